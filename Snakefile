@@ -1,0 +1,23 @@
+# decoders-bench: exact and approximate decoders for structured NLP problems, on real corpora.
+# This file only sets up: configuration, its validation, the rule files and the default target.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/corpora.smk"
+include: "workflow/rules/tables.smk"
+
+
+report: "workflow/report/workflow.rst"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

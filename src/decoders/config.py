@@ -1,0 +1,116 @@
+"""Load and check the workflow configuration: JSON-schema validation plus the cross-references a schema can't see.
+
+Errors name the offending key as a dotted path (``datasets.wsj.limit``), so a typo in config.yaml is found at
+load time, before any job runs.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from decoders.errors import ConfigError
+
+
+def load_yaml(path: str | Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: file not found") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+
+
+def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str, Any]:
+    """Return a copy of ``config`` with schema defaults filled in; raise ConfigError naming the bad key."""
+    schema = load_yaml(schema_path)
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator = validator_cls(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))
+    if errors:
+        raise ConfigError("invalid configuration:\n" + "\n".join(_describe(e) for e in _leaves(errors)))
+    config = copy.deepcopy(config)
+    _fill_defaults(config, schema, schema)
+    check_references(config)
+    return config
+
+
+def check_references(config: dict[str, Any]) -> None:
+    """Every corpus file a dataset reads is listed under corpora; experiments name existing datasets."""
+    problems = []
+    corpora = config["corpora"]
+    for name, dataset in config["datasets"].items():
+        for role, ref in dataset.get("files", {}).items():
+            corpus, _, path = ref.partition("/")
+            if corpus not in corpora or path not in corpora[corpus]["files"]:
+                problems.append(f"datasets.{name}.files.{role}: {ref!r} is not listed under corpora")
+        for source, corpus in dataset.get("sources", {}).items():
+            if corpus not in corpora:
+                problems.append(
+                    f"datasets.{name}.sources.{source}: corpus {corpus!r} is not listed under corpora"
+                )
+        graph = dataset.get("graph")
+        if graph is not None and config["datasets"].get(graph, {}).get("reader") != "wikispeedia":
+            problems.append(f"datasets.{name}.graph: {graph!r} is not a wikispeedia dataset")
+    for experiment, spec in config["experiments"].items():
+        for dataset in spec["datasets"]:
+            if dataset not in config["datasets"]:
+                problems.append(f"experiments.{experiment}.datasets: unknown dataset {dataset!r}")
+    if problems:
+        raise ConfigError("invalid configuration:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _leaves(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
+    """The most specific errors: for a failed if/then or oneOf, the errors inside it."""
+    out = []
+    for error in errors:
+        if error.context:
+            best = jsonschema.exceptions.best_match(error.context)
+            out.append(best if best is not None else error)
+        else:
+            out.append(error)
+    return out
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    return f"  {key}: {error.message}"
+
+
+def _fill_defaults(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> None:
+    """Set ``default`` values of the schema's properties that the instance leaves out (in place)."""
+    schema = _resolve(schema, root)
+    if not isinstance(instance, dict):
+        return
+    for sub in schema.get("allOf", []):
+        cond = sub.get("if")
+        if cond is None or jsonschema.validators.validator_for(root)(cond).is_valid(instance):
+            _fill_defaults(instance, sub.get("then", sub), root)
+    for key, prop in schema.get("properties", {}).items():
+        if not isinstance(prop, dict):
+            continue
+        prop = _resolve(prop, root)
+        if key not in instance and "default" in prop:
+            instance[key] = copy.deepcopy(prop["default"])
+        if key in instance:
+            _fill_defaults(instance[key], prop, root)
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        known = set(schema.get("properties", {}))
+        for key, value in instance.items():
+            if key not in known:
+                _fill_defaults(value, extra, root)
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    while isinstance(schema, dict) and "$ref" in schema:
+        node: Any = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema

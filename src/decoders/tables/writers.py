@@ -1,0 +1,31 @@
+"""Write one table three ways: CSV (for tools), Markdown (for the results page), LaTeX (for papers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from decoders.io import write_text_atomic
+
+TABLE_SUFFIXES = (".csv", ".md", ".tex")
+
+
+def write_table(frame: pd.DataFrame, stem: str | Path, *, title: str, notes: list[str] = ()) -> list[Path]:
+    """Write ``<stem>.csv``, ``<stem>.md`` and ``<stem>.tex``; return their paths.
+
+    Missing values print as empty cells; the Markdown and LaTeX versions carry the title and the notes (what
+    the table's numbers are, where the paper's come from) under the table.
+    """
+    stem = Path(stem)
+    paths = [stem.with_suffix(s) for s in TABLE_SUFFIXES]
+    write_text_atomic(paths[0], frame.to_csv(index=False))
+    shown = frame.astype(object).where(frame.notna(), "")
+    md = [f"### {title}", "", shown.to_markdown(index=False, floatfmt="g"), ""]
+    md += [f"- {note}" for note in notes]
+    write_text_atomic(paths[1], "\n".join(md).rstrip() + "\n")
+    latex = shown.to_latex(index=False, caption=title, label=f"tab:{stem.name}", escape=True, longtable=False)
+    if notes:
+        latex += "% " + "\n% ".join(notes) + "\n"
+    write_text_atomic(paths[2], latex)
+    return paths

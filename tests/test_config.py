@@ -1,0 +1,82 @@
+"""config.yaml validation: unknown keys, wrong types and dangling references fail naming the key."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from decoders.config import load_yaml, validate_config
+from decoders.errors import ConfigError
+
+
+@pytest.fixture(scope="module")
+def config(repo_root):
+    return load_yaml(repo_root / "config.yaml")
+
+
+@pytest.fixture(scope="module")
+def schema(repo_root):
+    return repo_root / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def test_default_config_is_valid_and_gets_defaults(config, schema):
+    raw = copy.deepcopy(config)
+    del raw["harness"]["warmup"]
+    checked = validate_config(raw, schema)
+    assert checked["harness"]["warmup"] == 1
+    assert "warmup" not in raw["harness"]  # the input is not modified
+    assert set(checked["experiments"]) == {"titles", "chains", "bnb", "ppc", "linking"}
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "words"),
+    [
+        (lambda c: c["datasets"]["wsj"].update(limt=3), "datasets.wsj", "'limt' was unexpected"),
+        (lambda c: c.update(bogus=1), "(top level)", "'bogus' was unexpected"),
+        (lambda c: c["harness"].update(shards="four"), "harness.shards", "not of type 'integer'"),
+        (lambda c: c["harness"].update(time_limit=0), "harness.time_limit", "less than or equal"),
+        (lambda c: c["datasets"]["ewt"].update(reader="conlu"), "datasets.ewt.reader", "is not one of"),
+        (lambda c: c["datasets"]["ewt"].update(limit=-1), "datasets.ewt.limit", "less than the minimum"),
+        (lambda c: c["experiments"].update(tagging={"datasets": ["wsj"]}), "experiments", "'tagging'"),
+    ],
+)
+def test_bad_values_name_the_key(config, schema, change, key, words):
+    bad = copy.deepcopy(config)
+    change(bad)
+    with pytest.raises(ConfigError) as info:
+        validate_config(bad, schema)
+    assert f"{key}: " in str(info.value) and words in str(info.value)
+
+
+def test_bad_sha256_names_the_file(config, schema):
+    bad = copy.deepcopy(config)
+    bad["corpora"]["wikispeedia"]["files"]["links.tsv"] = "not-a-hash"
+    with pytest.raises(ConfigError, match=r"corpora\.wikispeedia\.files\.links\.tsv"):
+        validate_config(bad, schema)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda c: c["datasets"]["ewt"]["files"].update(train="ud_english_ewt/missing.conllu"),
+            "datasets.ewt.files.train: 'ud_english_ewt/missing.conllu' is not listed under corpora",
+        ),
+        (
+            lambda c: c["experiments"]["chains"].update(datasets=["wsj", "nope"]),
+            "experiments.chains.datasets: unknown dataset 'nope'",
+        ),
+        (lambda c: c["datasets"]["elevant"].update(graph="ewt"), "datasets.elevant.graph: 'ewt'"),
+        (
+            lambda c: c["datasets"]["textbooks"]["sources"].update(ods="textbook_nope"),
+            "datasets.textbooks.sources.ods: corpus 'textbook_nope'",
+        ),
+    ],
+)
+def test_dangling_references(config, schema, change, message):
+    bad = copy.deepcopy(config)
+    change(bad)
+    with pytest.raises(ConfigError) as info:
+        validate_config(bad, schema)
+    assert message in str(info.value)

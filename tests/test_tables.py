@@ -1,0 +1,76 @@
+"""Tables: the papers' numbers, the three table formats, the corpora table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from decoders.io import write_json_atomic
+from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
+from decoders.tables.papers import paper_rows, paper_value
+from decoders.tables.writers import write_table
+
+
+def test_paper_numbers_match_the_shared_transcription(repo_root):
+    shared = repo_root.parent / "shared" / "docs" / "paper-numbers.yaml"
+    if not shared.is_file():
+        pytest.skip("shared/docs not beside the repository")
+    import yaml
+
+    ours = yaml.safe_load(
+        (repo_root / "src" / "decoders" / "tables" / "paper_numbers.yaml").read_text(encoding="utf-8")
+    )
+    theirs = yaml.safe_load(shared.read_text(encoding="utf-8"))
+    assert {k: v for k, v in ours.items() if k != "cited_corpora"} == theirs
+
+
+def test_paper_value_and_rows():
+    assert paper_value("chains.setup.test_sentences") == 5463
+    assert paper_value("titles.corpus.sections") == 547
+    rows = paper_rows("chains", "table1_pos")
+    assert rows[0] == {"decoder": "viterbi", "exact_pct": 100, "sent_per_s": 3144.6}
+    with pytest.raises(KeyError, match="'chains.setup.nope'"):
+        paper_value("chains.setup.nope")
+    with pytest.raises(KeyError, match="not a table"):
+        paper_rows("chains", "setup")
+
+
+def test_write_table_three_formats(tmp_path):
+    frame = pd.DataFrame({"decoder": ["cg", "viterbi_p"], "sent_per_s": [8227.6, None], "n": [1, 2]})
+    paths = write_table(frame, tmp_path / "t1", title="Speed", notes=["measured on 2 cores"])
+    assert [p.name for p in paths] == ["t1.csv", "t1.md", "t1.tex"]
+    assert pd.read_csv(paths[0]).shape == (2, 3)
+    md = paths[1].read_text()
+    assert "### Speed" in md and "| cg " in md and "- measured on 2 cores" in md and "nan" not in md
+    tex = paths[2].read_text()
+    assert r"\begin{tabular}" in tex and r"viterbi\_p" in tex and r"\caption{Speed}" in tex
+
+
+def test_corpora_table(tmp_path):
+    write_json_atomic(
+        tmp_path / "a.json",
+        {
+            "dataset": "wsj",
+            "reader": "wsj",
+            "splits": {"train": {"sentences": 10, "tokens": 200}, "test": {"sentences": 2, "tokens": 30}},
+            "notes": ["documents wsj_0180-0199 are the test split"],
+        },
+    )
+    write_json_atomic(
+        tmp_path / "b.json",
+        {"dataset": "wikispeedia", "reader": "wikispeedia", "splits": {"graph": {"nodes": 5, "edges": 4}}},
+    )
+    stats = load_stats([tmp_path / "a.json", tmp_path / "b.json"])
+    table = corpora_table(stats, {"chains": {"datasets": ["wsj"]}, "bnb": {"datasets": ["wsj"]}})
+    assert list(table["dataset"]) == ["wsj", "wsj", "wikispeedia"]
+    assert list(table["used_by"]) == ["chains, bnb", "chains, bnb", ""]
+    assert table.loc[2, "nodes"] == 5 and pd.isna(table.loc[0, "nodes"])
+    assert "5,463" in table.loc[1, "paper"] and "Belanger" in table.loc[1, "paper"]
+    assert "3,685,351" in table.loc[2, "paper"]
+    assert paper_sizes("wsj", "train") == ""
+
+
+def test_corpora_table_rejects_unknown_counts():
+    stats = [{"dataset": "x", "splits": {"all": {"sentenses": 3}}}]
+    with pytest.raises(ValueError, match="sentenses"):
+        corpora_table(stats, {})

@@ -1,0 +1,68 @@
+# Helpers shared by the rule files: the validated configuration and the paths every stage agrees on.
+
+import re
+from pathlib import Path
+
+from decoders.config import validate_config
+
+# Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference.
+config.update(validate_config(config, workflow.source_path("../schemas/config.schema.yaml")))
+
+DATASETS = config["datasets"]
+
+# The files each kind of prepared dataset consists of (besides stats.json), under data/prepared/<dataset>/.
+PREPARED_FILES = {
+    "conllu": ["train.parquet", "dev.parquet", "test.parquet"],
+    "conllx": ["train.parquet", "test.parquet"],
+    "wsj": ["train.parquet", "test.parquet"],
+    "uner": ["train.parquet", "test.parquet"],
+    "textbooks": ["units.parquet", "train.parquet", "test.parquet"],
+    "wikispeedia": ["graph.npz", "articles.parquet"],
+    "elevant": ["documents.parquet", "mentions.parquet"],
+}
+
+
+def raw(ref):
+    """data/raw path of a corpus file named <corpus>/<path> in the configuration."""
+    return f"data/raw/{ref}"
+
+
+def corpus_outputs(corpus):
+    return [raw(f"{corpus}/{path}") for path in config["corpora"][corpus]["files"]]
+
+
+def datasets_read_by(*readers):
+    return [name for name, spec in DATASETS.items() if spec["reader"] in readers]
+
+
+def wildcard_choice(names):
+    """A wildcard constraint matching exactly these names (never empty: an empty set matches nothing)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+def workflow_file(path):
+    """A file shipped with the workflow (e.g. workflow/resources/...), wherever Snakemake runs."""
+    return str(Path(workflow.basedir) / path)
+
+
+def prepared(dataset, name):
+    return f"data/prepared/{dataset}/{name}"
+
+
+def prepared_outputs(dataset):
+    files = PREPARED_FILES[DATASETS[dataset]["reader"]]
+    return [prepared(dataset, f) for f in files] + [prepared(dataset, "stats.json")]
+
+
+def dataset_files(wildcards):
+    """Named inputs of a prepare job: the dataset's corpus files by role."""
+    return {role: raw(ref) for role, ref in DATASETS[wildcards.dataset]["files"].items()}
+
+
+def all_targets():
+    return ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
+
+
+def textbook_files(wildcards):
+    """Named inputs of the textbooks job: each textbook's chapter files, in the configured (book) order."""
+    return {source: corpus_outputs(corpus) for source, corpus in DATASETS[wildcards.dataset]["sources"].items()}

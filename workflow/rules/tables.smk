@@ -1,0 +1,21 @@
+# Tables: aggregate what the earlier stages measured into CSV / Markdown / LaTeX tables for the report.
+
+
+rule corpora_table:
+    input:
+        stats=[prepared(dataset, "stats.json") for dataset in DATASETS],
+    output:
+        csv=report(
+            "results/tables/corpora.csv",
+            caption="../report/corpora.rst",
+            category="Corpora",
+            labels={"table": "prepared datasets"},
+        ),
+        md="results/tables/corpora.md",
+        tex="results/tables/corpora.tex",
+    params:
+        experiments=config["experiments"],
+    log:
+        "results/logs/tables/corpora.log",
+    script:
+        "../scripts/corpora_table.py"
