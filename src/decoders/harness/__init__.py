@@ -1,0 +1,47 @@
+"""The benchmark harness: decoder protocol and registry, runner with hard time limits, records, provenance, shards.
+
+An experiment plugs in by registering decoders in ``decoders.<experiment>.decoders`` with
+``@register(experiment, name)``; a workflow script then calls :func:`run_instances`, :func:`write_records` and
+:func:`write_provenance`.
+"""
+
+from decoders.harness.protocol import STATUSES, Decoder, Solution, get_decoder, known_decoders, register
+from decoders.harness.provenance import collect_provenance, config_hash, thread_settings, write_provenance
+from decoders.harness.records import (
+    RECORD_COLUMNS,
+    RecordError,
+    make_record,
+    mark_exact,
+    read_records,
+    records_frame,
+    validate_records,
+    write_records,
+)
+from decoders.harness.runner import WorkerError, run_instances
+from decoders.harness.sharding import gather_shards, shard_of, split_into_shards
+
+__all__ = [
+    "RECORD_COLUMNS",
+    "STATUSES",
+    "Decoder",
+    "RecordError",
+    "Solution",
+    "WorkerError",
+    "collect_provenance",
+    "config_hash",
+    "gather_shards",
+    "get_decoder",
+    "known_decoders",
+    "make_record",
+    "mark_exact",
+    "read_records",
+    "records_frame",
+    "register",
+    "run_instances",
+    "shard_of",
+    "split_into_shards",
+    "thread_settings",
+    "validate_records",
+    "write_provenance",
+    "write_records",
+]

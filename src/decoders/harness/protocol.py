@@ -1,0 +1,132 @@
+"""The decoder protocol shared by every experiment: the Solution a decoder returns, and the registry of decoders.
+
+A decoder is a callable ``decoder(instance, *, deadline=None, **params) -> Solution``. Decoders register under
+``(experiment, name)`` with :func:`register` when their module is imported; :func:`get_decoder` imports an
+experiment's decoder module (``decoders.<experiment>.decoders`` unless told otherwise) on demand, so that a worker
+process that receives only names can look the callable up without anything being pickled.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from decoders.errors import ConfigError
+
+STATUSES: tuple[str, ...] = ("optimal", "feasible", "timeout", "error")
+"""``optimal``: certified optimum; ``feasible``: a valid structure, optimality not certified; ``timeout``: the
+deadline passed (best structure and bound so far, or nothing); ``error``: the decoder raised or its worker died."""
+
+
+@dataclass
+class Solution:
+    """What a decoder returns for one instance.
+
+    ``structure`` is the decoded object (path, tag sequence, heads, chosen candidates) as a numpy array or list,
+    or None when nothing was found; ``objective`` its score (NaN, or None, when nothing is known); ``bound`` a certified
+    upper bound on the optimum (maximisation) or None; ``stats`` counters such as iterations or parts scored.
+    """
+
+    structure: Any
+    objective: float
+    bound: float | None = None
+    status: str = "feasible"
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"Solution.status must be one of {', '.join(STATUSES)}; got {self.status!r}")
+        if not isinstance(self.stats, dict):
+            raise TypeError(f"Solution.stats must be a dict; got {type(self.stats).__name__}")
+        self.objective = math.nan if self.objective is None else float(self.objective)
+        if self.bound is not None:
+            self.bound = float(self.bound)
+        if self.status == "optimal" and math.isnan(self.objective):
+            raise ValueError("Solution.status is 'optimal' but the objective is NaN")
+
+
+class Decoder(Protocol):
+    """A decoder: maps a scored instance to a Solution.
+
+    ``deadline`` is an absolute :func:`time.perf_counter` value; a decoder that can stop early returns its best
+    solution and bound so far with status ``timeout`` once it has passed (the cooperative limit; the runner also
+    enforces a hard limit by killing the worker process).
+    """
+
+    def __call__(self, instance: Any, *, deadline: float | None = None, **params: Any) -> Solution: ...
+
+
+D = TypeVar("D", bound=Callable[..., Solution])
+
+_REGISTRY: dict[str, dict[str, Callable[..., Solution]]] = {}
+
+
+def default_decoder_module(experiment: str) -> str:
+    """The module whose import registers an experiment's decoders."""
+    return f"decoders.{experiment}.decoders"
+
+
+def register(experiment: str, name: str) -> Callable[[D], D]:
+    """Decorator: register a decoder under ``(experiment, name)``.
+
+    Registering a different callable under a name already taken is an error; registering the same function
+    again (a module imported twice, e.g. by a reload) replaces the entry.
+    """
+
+    def decorator(func: D) -> D:
+        table = _REGISTRY.setdefault(experiment, {})
+        previous = table.get(name)
+        if previous is not None and _qualified_name(previous) != _qualified_name(func):
+            raise ConfigError(
+                f"decoder {name!r} of experiment {experiment!r} is already registered "
+                f"({_qualified_name(previous)}); cannot register {_qualified_name(func)} under the same name"
+            )
+        table[name] = func
+        return func
+
+    return decorator
+
+
+def load_decoder_module(experiment: str, module: str | None = None) -> None:
+    """Import the module that registers ``experiment``'s decoders.
+
+    Without ``module`` the default ``decoders.<experiment>.decoders`` is tried and its absence is not an error
+    (the experiment may have no decoders yet); an explicitly named module that cannot be found is a ConfigError.
+    A module that exists but fails to import (e.g. a missing dependency of it) raises as usual.
+    """
+    name = module or default_decoder_module(experiment)
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if not (missing == name or name.startswith(missing + ".")):
+            raise
+        if module is not None:
+            raise ConfigError(f"decoder module {module!r} for experiment {experiment!r} not found") from exc
+
+
+def known_decoders(experiment: str, module: str | None = None) -> list[str]:
+    """Sorted names of the decoders registered for ``experiment`` (after importing its decoder module)."""
+    load_decoder_module(experiment, module)
+    return sorted(_REGISTRY.get(experiment, {}))
+
+
+def get_decoder(experiment: str, name: str, module: str | None = None) -> Callable[..., Solution]:
+    """The decoder registered as ``(experiment, name)``; ConfigError listing the known ones if there is none."""
+    known = known_decoders(experiment, module)
+    if name not in known:
+        listing = ", ".join(known) if known else "none registered"
+        where = module or default_decoder_module(experiment)
+        raise ConfigError(
+            f"unknown decoder {name!r} for experiment {experiment!r} (module {where}); known decoders: {listing}"
+        )
+    return _REGISTRY[experiment][name]
+
+
+def _qualified_name(func: Callable[..., Any]) -> str:
+    module = getattr(func, "__module__", "?")
+    qualname = getattr(func, "__qualname__", type(func).__qualname__)
+    return f"{module}.{qualname}"

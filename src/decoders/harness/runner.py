@@ -1,0 +1,450 @@
+"""Run one decoder variant over a sequence of scored instances, with warm-up, timing and hard time limits.
+
+With ``isolate=True`` every decode call runs in a persistent worker process that the parent kills when it
+overruns ``time_limit + grace``; the parent then records a ``timeout`` and continues with a fresh (warmed-up)
+worker. The worker is a new interpreter started with :mod:`subprocess` (``python -c``, one thread per numeric
+library via the environment, its own process group so that killing it also kills its children) and talks to
+the parent over two pipes with :class:`multiprocessing.connection.Connection`. It does not use the
+multiprocessing "spawn"/"forkserver" start methods because those re-import the parent's ``__main__``: a
+Snakemake ``script:`` (which has no ``if __name__ == "__main__"`` guard) would run again inside the worker.
+The worker receives only names, ``(experiment, decoder, decoder_module)``, plus the parent's ``sys.path``, and
+looks the decoder up in the registry after importing ``decoder_module`` (default
+``decoders.<experiment>.decoders``; tests pass a module of toy decoders). Instances and solutions are pickled.
+Isolation relies on POSIX process groups (Linux, macOS); ``isolate=False`` works everywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from decoders.errors import ConfigError, DecodersError
+from decoders.harness.protocol import Solution, get_decoder
+from decoders.harness.provenance import THREAD_ENV_VARS, thread_settings
+from decoders.harness.records import make_record, records_frame, to_json
+
+log = logging.getLogger(__name__)
+
+WORKER_THREAD_ENV: dict[str, str] = dict.fromkeys(THREAD_ENV_VARS, "1")
+"""Set in the worker's environment before it starts, hence before numpy or numba are imported."""
+
+STARTUP_TIMEOUT = 300.0
+"""Seconds allowed for a worker to start and import the decoder module (numba imports can be slow)."""
+
+TRANSFER_TIMEOUT = 120.0
+"""Seconds allowed for a worker to receive (unpickle) an instance before the clock of the hard limit starts."""
+
+Instance = tuple[str, int, Any]
+Evaluate = Callable[[Any, Solution], Mapping[str, float]]
+
+_BOOTSTRAP = """\
+# decoders-bench decoding worker (decoders.harness.runner)
+import sys
+from multiprocessing.connection import Connection
+inbox = Connection(int(sys.argv[1]), writable=False)
+outbox = Connection(int(sys.argv[2]), readable=False)
+setup = inbox.recv()
+sys.path[:] = setup["sys_path"]
+from decoders.harness.runner import serve_worker
+serve_worker(inbox, outbox, setup)
+"""
+
+
+class WorkerError(DecodersError):
+    """The decoding worker could not be started (not: a decoder failed on an instance, which is recorded)."""
+
+
+def default_grace(time_limit: float) -> float:
+    """Extra seconds the parent waits beyond the time limit before killing the worker."""
+    return max(1.0, 0.2 * time_limit)
+
+
+def error_solution(message: str, **stats: Any) -> Solution:
+    """The Solution recorded when no solution exists because something failed."""
+    return Solution(
+        structure=None, objective=math.nan, bound=None, status="error", stats={"error": message, **stats}
+    )
+
+
+def timed_call(
+    decoder: Callable[..., Solution], instance: Any, params: Mapping[str, Any], time_limit: float
+) -> tuple[float, Solution]:
+    """Call ``decoder`` once with ``deadline = start + time_limit``; return (seconds, Solution).
+
+    Only the decode call is inside the :func:`time.perf_counter` interval. An exception, or a return value that
+    is not a Solution, becomes an ``error`` Solution carrying the message and traceback in its stats.
+    """
+    start = time.perf_counter()
+    try:
+        solution = decoder(instance, deadline=start + time_limit, **params)
+    except Exception as exc:
+        seconds = time.perf_counter() - start
+        return seconds, error_solution(f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+    seconds = time.perf_counter() - start
+    if not isinstance(solution, Solution):
+        return seconds, error_solution(f"decoder returned {type(solution).__name__}, not a Solution")
+    return seconds, solution
+
+
+def serve_worker(inbox: Connection, outbox: Connection, setup: dict[str, Any]) -> None:
+    """Worker side: resolve the decoder by name, then answer warm-up and decode requests until told to stop."""
+    _watch_parent(setup["parent_pid"])
+    try:
+        decoder = get_decoder(setup["experiment"], setup["decoder"], setup["module"])
+    except Exception as exc:
+        outbox.send(("failed", f"{type(exc).__name__}: {exc}"))
+        return
+    outbox.send(("ready", {"pid": os.getpid(), "threads": thread_settings()}))
+    while True:
+        try:
+            message = inbox.recv()
+        except EOFError:
+            return
+        kind = message[0]
+        if kind == "stop":
+            return
+        if kind == "warmup":
+            _, instance, params, count, time_limit = message
+            outbox.send(("started",))
+            for _ in range(count):
+                timed_call(decoder, instance, params, time_limit)
+            outbox.send(("warm",))
+        elif kind == "decode":
+            _, instance, params, time_limit = message
+            outbox.send(("started",))
+            seconds, solution = timed_call(decoder, instance, params, time_limit)
+            try:
+                outbox.send(("done", seconds, solution))
+            except Exception as exc:
+                outbox.send(
+                    ("done", seconds, error_solution(f"cannot send the solution to the parent: {exc}"))
+                )
+        else:
+            raise RuntimeError(f"decoding worker received an unknown request {kind!r}")
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Kill the worker's process group if the parent dies (e.g. SIGKILL from a scheduler) during a decode."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(1.0)
+        with contextlib.suppress(OSError):
+            os.killpg(os.getpgid(0), signal.SIGKILL)
+        os._exit(70)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+class _WorkerDied(Exception):
+    """The worker's pipe closed: the process exited or was killed."""
+
+
+@dataclass
+class _Worker:
+    """Parent side of one worker process."""
+
+    process: subprocess.Popen
+    to_worker: Connection
+    from_worker: Connection
+    threads: dict[str, Any]
+    exit_code: int | None = None
+    killed: bool = False
+
+    @classmethod
+    def start(cls, setup: dict[str, Any]) -> _Worker:
+        child_in, to_worker_fd = os.pipe()
+        from_worker_fd, child_out = os.pipe()
+        process = subprocess.Popen(
+            [sys.executable, "-c", _BOOTSTRAP, str(child_in), str(child_out)],
+            pass_fds=(child_in, child_out),
+            env={**os.environ, **WORKER_THREAD_ENV},
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        os.close(child_in)
+        os.close(child_out)
+        worker = cls(
+            process, Connection(to_worker_fd, readable=False), Connection(from_worker_fd, writable=False), {}
+        )
+        try:
+            worker.to_worker.send(setup)
+            reply = worker.receive(STARTUP_TIMEOUT)
+        except _WorkerDied:
+            code = worker.kill()
+            raise WorkerError(f"decoding worker exited during start-up (exit code {code})") from None
+        if reply is None:
+            worker.kill()
+            raise WorkerError(f"decoding worker did not start within {STARTUP_TIMEOUT:.0f} s")
+        if reply[0] != "ready":
+            worker.kill()
+            raise WorkerError(f"decoding worker could not load its decoder: {reply[1]}")
+        worker.threads = reply[1]["threads"]
+        return worker
+
+    def receive(self, timeout: float) -> tuple | None:
+        """The next message, None if none arrived within ``timeout`` seconds; _WorkerDied on a closed pipe."""
+        try:
+            if not self.from_worker.poll(max(timeout, 0.0)):
+                return None
+            return self.from_worker.recv()
+        except (EOFError, OSError) as exc:
+            raise _WorkerDied from exc
+
+    def send(self, message: tuple) -> None:
+        try:
+            self.to_worker.send(message)
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise _WorkerDied from exc
+
+    def kill(self) -> int | None:
+        """Kill the worker and everything in its process group (once); return its exit code."""
+        if not self.killed:
+            self.killed = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)  # before wait(): the unreaped leader keeps the id
+            self.exit_code = self.process.wait()
+            self.to_worker.close()
+            self.from_worker.close()
+        return self.exit_code
+
+    def stop(self) -> None:
+        """Ask the worker to exit, then make sure it and its children are gone."""
+        with contextlib.suppress(_WorkerDied, OSError):
+            self.send(("stop",))
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5.0)
+        self.kill()
+
+
+def _check_arguments(time_limit: float, warmup: int, grace: float | None, params: Mapping[str, Any]) -> float:
+    if not isinstance(time_limit, int | float) or not math.isfinite(time_limit) or time_limit <= 0:
+        raise ConfigError(f"time_limit must be a positive number of seconds; got {time_limit!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ConfigError(f"warmup must be a non-negative integer; got {warmup!r}")
+    grace = default_grace(time_limit) if grace is None else grace
+    if not isinstance(grace, int | float) or not math.isfinite(grace) or grace < 0:
+        raise ConfigError(f"grace must be a non-negative number of seconds; got {grace!r}")
+    try:
+        to_json(dict(params))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"decoder params must be JSON-serialisable: {exc}") from exc
+    return float(grace)
+
+
+def warmup_index(sizes: Sequence[int]) -> int:
+    """Index of the instance used for warm-up: the (lower) median size, ties by position.
+
+    A median-size instance exercises the decoder's general code path (tiny instances may short-cut before the
+    compiled kernels) while keeping the untimed warm-up, repeated after every hard timeout, cheap.
+    """
+    order = sorted(range(len(sizes)), key=lambda index: (sizes[index], index))
+    return order[(len(order) - 1) // 2]
+
+
+def run_instances(
+    experiment: str,
+    dataset: str,
+    variant: str,
+    decoder: str,
+    params: Mapping[str, Any],
+    instances: Sequence[Instance],
+    *,
+    time_limit: float,
+    evaluate: Evaluate | None = None,
+    warmup: int = 1,
+    isolate: bool = True,
+    progress: bool = True,
+    decoder_module: str | None = None,
+    grace: float | None = None,
+) -> pd.DataFrame:
+    """Decode every ``(instance_id, size, instance)`` with the registered decoder ``(experiment, decoder)``.
+
+    Returns a validated record frame (see :mod:`decoders.harness.records`), one row per instance in input order,
+    with ``evaluate(instance, solution)``'s columns where a structure was returned (NaN elsewhere).
+    ``frame.attrs["threads"]`` holds the thread settings of the decoding process and ``frame.attrs["harness"]``
+    the limits used, for the provenance file.
+
+    Before timing, the decoder runs ``warmup`` times (untimed) on the median-size instance so that JIT compilation
+    never enters a timing; every decode call gets ``deadline = start + time_limit`` (cooperative limit). With
+    ``isolate=True`` the parent also kills a worker that has not answered ``time_limit + grace`` seconds after it
+    started decoding (hard limit; default grace ``max(1, 0.2 * time_limit)``): the row gets status ``timeout``,
+    objective and bound NaN, and a fresh worker (warmed up again) continues. A decoder exception, or a worker that
+    dies, is recorded as ``error`` with the message in ``stats["error"]``. ``isolate=False`` decodes in this
+    process with the cooperative limit only.
+    """
+    grace = _check_arguments(time_limit, warmup, grace, params)
+    params = dict(params)
+    items = list(instances)
+    ids = [str(item[0]) for item in items]
+    if len(set(ids)) != len(ids):
+        duplicates = sorted(name for name, count in Counter(ids).items() if count > 1)
+        raise ValueError(f"instance ids must be unique; repeated: {', '.join(duplicates[:20])}")
+    decode_fn = get_decoder(experiment, decoder, decoder_module)  # unknown names fail here, before any worker
+
+    rows: list[dict[str, Any]] = []
+    harness = {"time_limit": float(time_limit), "grace": grace, "warmup": warmup, "isolate": isolate}
+    bar = tqdm(total=len(items), desc=f"{experiment}/{dataset}/{variant}", unit="inst", disable=not progress)
+    counts = {"timeout": 0, "error": 0}
+
+    def record(instance_id: str, size: int, instance: Any, seconds: float, solution: Solution) -> None:
+        evaluation = (
+            evaluate(instance, solution) if evaluate is not None and solution.structure is not None else {}
+        )
+        rows.append(
+            make_record(
+                experiment=experiment,
+                dataset=dataset,
+                variant=variant,
+                params=params,
+                instance_id=instance_id,
+                size=size,
+                seconds=seconds,
+                solution=solution,
+                evaluation=evaluation,
+            )
+        )
+        if solution.status in counts:
+            counts[solution.status] += 1
+            bar.set_postfix(counts, refresh=False)
+        bar.update(1)
+
+    threads: dict[str, Any] = thread_settings()
+    try:
+        if items:
+            warm = items[warmup_index([int(item[1]) for item in items])][2]
+            if isolate:
+                setup = {
+                    "experiment": experiment,
+                    "decoder": decoder,
+                    "module": decoder_module,
+                    "sys_path": list(sys.path),
+                    "parent_pid": os.getpid(),
+                }
+                limits = (time_limit, time_limit + grace)
+                threads = _run_isolated(items, record, params, limits, warmup, warm, setup)
+            else:
+                for _ in range(warmup):
+                    timed_call(decode_fn, warm, params, time_limit)
+                for instance_id, size, instance in items:
+                    seconds, solution = timed_call(decode_fn, instance, params, time_limit)
+                    record(str(instance_id), int(size), instance, seconds, solution)
+    finally:
+        bar.close()
+    frame = records_frame(rows)
+    frame.attrs["threads"] = threads
+    frame.attrs["harness"] = harness
+    return frame
+
+
+def _run_isolated(
+    items: list[Instance],
+    record: Callable[[str, int, Any, float, Solution], None],
+    params: dict[str, Any],
+    limits: tuple[float, float],
+    warmup: int,
+    warm: Any,
+    setup: dict[str, Any],
+) -> dict[str, Any]:
+    """Decode ``items`` in worker processes, restarting the worker after a hard timeout or a crash.
+
+    ``limits`` is (cooperative time limit, hard limit); returns the first worker's thread settings.
+    """
+    time_limit, hard_limit = limits
+    worker: _Worker | None = None
+    threads: dict[str, Any] | None = None
+    warm_workers = warmup > 0
+    cold = False
+    try:
+        for instance_id, size, instance in items:
+            if worker is None:
+                worker = _Worker.start(setup)
+                threads = threads or worker.threads
+                cold = not warm_workers
+                if warm_workers and not _warm_up(worker, warm, params, warmup, time_limit, hard_limit):
+                    log.warning(
+                        "warm-up exceeded the hard limit of %.1f s; later workers start cold (timings may "
+                        "include JIT compilation; such rows have stats['harness_cold_start'])",
+                        hard_limit,
+                    )
+                    worker.kill()
+                    worker = _Worker.start(setup)
+                    warm_workers, cold = False, True
+            seconds, solution, alive = _decode_in(worker, instance, params, time_limit, hard_limit)
+            if cold:
+                solution.stats["harness_cold_start"] = True
+            record(str(instance_id), int(size), instance, seconds, solution)
+            if not alive:
+                worker.kill()
+                worker = None
+    except BaseException:
+        if worker is not None:  # interrupted (e.g. Ctrl-C) or failed: do not wait for a running decode
+            worker.kill()
+            worker = None
+        raise
+    finally:
+        if worker is not None:
+            worker.stop()
+    return threads if threads is not None else thread_settings()
+
+
+def _warm_up(
+    worker: _Worker, instance: Any, params: dict[str, Any], count: int, time_limit: float, hard_limit: float
+) -> bool:
+    """Run the untimed warm-up calls; False when they overran ``count`` hard limits or the worker died."""
+    try:
+        worker.send(("warmup", instance, params, count, time_limit))
+        if worker.receive(TRANSFER_TIMEOUT) is None:
+            return False
+        return worker.receive(count * hard_limit) is not None
+    except _WorkerDied:
+        return False
+
+
+def _decode_in(
+    worker: _Worker, instance: Any, params: dict[str, Any], time_limit: float, hard_limit: float
+) -> tuple[float, Solution, bool]:
+    """One decode call in ``worker``: (seconds, Solution, whether the worker is still usable).
+
+    For a hard timeout or a dead worker, seconds is the wall time the parent waited after the worker started.
+    """
+    clock: float | None = None
+    try:
+        worker.send(("decode", instance, params, time_limit))
+        if worker.receive(TRANSFER_TIMEOUT) is None:
+            message = f"worker did not receive the instance within {TRANSFER_TIMEOUT:.0f} s"
+            return 0.0, error_solution(message), False
+        clock = time.perf_counter()
+        reply = worker.receive(hard_limit)
+    except _WorkerDied:
+        waited = 0.0 if clock is None else time.perf_counter() - clock
+        code = worker.kill()
+        return waited, error_solution(f"decoding worker died (exit code {code})"), False
+    if reply is None:
+        waited = time.perf_counter() - clock
+        solution = Solution(
+            structure=None,
+            objective=math.nan,
+            bound=None,
+            status="timeout",
+            stats={"killed": True, "hard_limit_seconds": hard_limit},
+        )
+        return waited, solution, False
+    _, seconds, solution = reply
+    return seconds, solution, True

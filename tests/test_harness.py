@@ -1,0 +1,311 @@
+"""Harness: decoder protocol and registry, result records, exactness, provenance and sharding."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import harness_toys
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from decoders.errors import ConfigError
+from decoders.harness.protocol import Solution, get_decoder, known_decoders, register
+from decoders.harness.provenance import (
+    PACKAGES,
+    PROVENANCE_KEYS,
+    THREAD_ENV_VARS,
+    collect_provenance,
+    config_hash,
+    write_provenance,
+)
+from decoders.harness.records import (
+    RECORD_COLUMNS,
+    RecordError,
+    make_record,
+    mark_exact,
+    read_records,
+    records_frame,
+    validate_records,
+    write_records,
+)
+from decoders.harness.sharding import gather_shards, shard_of, split_into_shards
+
+# --- protocol -------------------------------------------------------------------------------------------------
+
+
+def test_solution_validates_status():
+    solution = Solution(structure=[1, 2], objective=3, bound=None, status="optimal")
+    assert solution.objective == 3.0 and solution.stats == {}
+    with pytest.raises(
+        ValueError, match="status must be one of optimal, feasible, timeout, error; got 'done'"
+    ):
+        Solution(structure=[1], objective=1.0, status="done")
+    with pytest.raises(ValueError, match="optimal.*NaN"):
+        Solution(structure=None, objective=math.nan, status="optimal")
+    assert math.isnan(Solution(structure=None, objective=None, status="timeout").objective)
+
+
+def test_registry_finds_toy_decoders_and_lists_known_ones_for_unknown_names():
+    assert get_decoder("toy", "argmax", harness_toys.MODULE) is harness_toys.argmax
+    assert known_decoders("toy", harness_toys.MODULE) == ["anytime", "argmax", "not_a_solution", "slow_first"]
+    with pytest.raises(ConfigError) as caught:
+        get_decoder("toy", "viterbi", harness_toys.MODULE)
+    message = str(caught.value)
+    assert "unknown decoder 'viterbi'" in message
+    assert "known decoders: anytime, argmax, not_a_solution, slow_first" in message
+
+
+def test_registry_handles_experiments_without_decoder_module():
+    # decoders.nosuchexperiment.decoders does not exist: no decoders, but no import error either
+    assert known_decoders("nosuchexperiment") == []
+    with pytest.raises(ConfigError, match=r"unknown decoder 'x' .*known decoders: none registered"):
+        get_decoder("nosuchexperiment", "x")
+    with pytest.raises(
+        ConfigError, match="decoder module 'no_such_module_xyz' for experiment 'toy' not found"
+    ):
+        get_decoder("toy", "argmax", "no_such_module_xyz")
+
+
+def test_registry_does_not_hide_a_missing_dependency_of_a_decoder_module(tmp_path, monkeypatch):
+    (tmp_path / "toy_broken_decoders.py").write_text("import no_such_dependency_xyz\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_xyz"):
+        get_decoder("toy_broken", "x", "toy_broken_decoders")
+
+
+def test_register_rejects_a_second_decoder_under_the_same_name():
+    @register("toy_duplicates", "first")
+    def first(instance, *, deadline=None):
+        return Solution([0], 0.0)
+
+    def other(instance, *, deadline=None):
+        return Solution([1], 1.0)
+
+    with pytest.raises(ConfigError, match="'first' of experiment 'toy_duplicates' is already registered"):
+        register("toy_duplicates", "first")(other)
+    assert register("toy_duplicates", "first")(first) is first  # the same function again is fine
+
+
+# --- records --------------------------------------------------------------------------------------------------
+
+
+def _row(variant, instance_id, status="optimal", objective=1.0, bound=None, evaluation=None, size=3):
+    solution = Solution(
+        structure=np.arange(size, dtype=np.int32),
+        objective=objective,
+        bound=bound,
+        status=status,
+        stats={"iterations": np.int64(4), "gap": 0.5},
+    )
+    return make_record(
+        experiment="chains",
+        dataset="ewt",
+        variant=variant,
+        params={"beam": 5, "alpha": 0.1},
+        instance_id=instance_id,
+        size=size,
+        seconds=0.25,
+        solution=solution,
+        evaluation=evaluation if evaluation is not None else {"correct": 2, "total": size},
+    )
+
+
+def _frame(rows):
+    return records_frame(rows)
+
+
+def test_records_have_the_contract_columns_and_round_trip_through_parquet(tmp_path):
+    frame = _frame(
+        [
+            _row("viterbi", "s1", bound=1.0),
+            _row("viterbi", "s2", status="timeout", objective=math.nan),
+            _row("viterbi", "s3", status="feasible", objective=-2.5, evaluation={"correct": 1, "total": 4}),
+        ]
+    )
+    assert list(frame.columns) == [*RECORD_COLUMNS, "correct", "total"]
+    assert frame.loc[0, "params"] == '{"alpha":0.1,"beam":5}'
+    assert frame.loc[0, "structure"] == "[0,1,2]"
+    assert json.loads(frame.loc[0, "stats"]) == {"gap": 0.5, "iterations": 4}
+    assert math.isnan(frame.loc[1, "bound"]) and math.isnan(frame.loc[1, "objective"])
+    assert frame["size"].dtype == np.int64 and frame["total"].dtype == np.int64
+    path = tmp_path / "runs" / "shard-0.parquet"
+    write_records(path, frame)
+    pd.testing.assert_frame_equal(read_records(path), frame)
+    assert [p.name for p in path.parent.iterdir()] == ["shard-0.parquet"]  # no temporary file left
+
+
+def test_empty_records_keep_the_schema(tmp_path):
+    frame = records_frame([])
+    assert list(frame.columns) == list(RECORD_COLUMNS)
+    write_records(tmp_path / "empty.parquet", frame)
+    pd.testing.assert_frame_equal(read_records(tmp_path / "empty.parquet"), frame)
+
+
+def test_validate_records_names_the_missing_column_and_the_bad_status():
+    frame = _frame([_row("viterbi", "s1"), _row("viterbi", "s2")])
+    validate_records(frame)
+    with pytest.raises(RecordError, match="lack the column.* bound"):
+        validate_records(frame.drop(columns="bound"))
+    bad = frame.copy()
+    bad.loc[1, "status"] = "solved"
+    with pytest.raises(RecordError, match="column 'status' holds 'solved'; allowed: optimal, feasible"):
+        validate_records(bad)
+    with pytest.raises(RecordError, match="column 'seconds' must be numeric"):
+        validate_records(frame.astype({"seconds": "str"}))
+    with pytest.raises(RecordError, match="recorded twice for the same variant: s1"):
+        validate_records(pd.concat([frame, frame.iloc[:1]], ignore_index=True))
+
+
+def test_make_record_rejects_non_numeric_evaluation():
+    with pytest.raises(RecordError, match="evaluation column 'rouge' of instance 's1' must be a number"):
+        _row("v", "s1", evaluation={"rouge": "high"})
+    with pytest.raises(RecordError, match="clashes"):
+        _row("v", "s1", evaluation={"size": 3})
+
+
+def test_read_records_names_an_unreadable_file(tmp_path):
+    path = tmp_path / "shard-0.parquet"
+    path.write_text("not parquet", encoding="utf-8")
+    with pytest.raises(RecordError, match="shard-0.parquet: cannot read result records"):
+        read_records(path)
+
+
+def test_mark_exact_compares_with_the_certified_reference():
+    frame = _frame(
+        [
+            _row("viterbi", "s1", objective=1000.0),
+            _row("beam1", "s1", status="feasible", objective=1000.0 * (1 + 5e-10)),
+            _row("beam2", "s1", status="feasible", objective=1000.0 * (1 - 1e-6)),
+            _row("cg", "s1", status="timeout", objective=math.nan),
+            _row("viterbi", "s2", status="timeout", objective=5.0),  # no certificate for s2
+            _row("beam1", "s2", status="feasible", objective=5.0),
+            _row("viterbi", "s3", objective=0.0),
+            _row("beam1", "s3", status="feasible", objective=1e-12),
+        ]
+    )
+    marked = mark_exact(frame, "viterbi")
+    assert str(marked["exact"].dtype) == "boolean"
+    assert marked["exact"].tolist() == [True, True, False, False, pd.NA, pd.NA, True, True]
+    assert "exact" not in frame.columns
+    with pytest.raises(RecordError, match="reference variant 'ilp' not in the records"):
+        mark_exact(frame, "ilp")
+
+
+# --- provenance -----------------------------------------------------------------------------------------------
+
+
+def test_provenance_has_every_key_and_a_stable_config_hash(tmp_path):
+    config = {"seed": 7, "experiments": {"chains": {"beam": [1, 5], "timeout": 60}}, "shards": 4}
+    reordered = {"shards": 4, "experiments": {"chains": {"timeout": 60, "beam": [1, 5]}}, "seed": 7}
+    prov = collect_provenance(seed=7, config=config, repo_dir=tmp_path, extra={"variant": "viterbi"})
+    assert set(prov) == set(PROVENANCE_KEYS)
+    assert set(prov["packages"]) == set(PACKAGES)
+    assert prov["packages"]["numpy"] == np.__version__ and prov["packages"]["pandas"] == pd.__version__
+    assert prov["git_commit"] is None and prov["git_dirty"] is None  # tmp_path is not a git checkout
+    assert set(THREAD_ENV_VARS) <= set(prov["threads"]) and "numba_config_num_threads" in prov["threads"]
+    assert prov["seed"] == 7 and prov["extra"] == {"variant": "viterbi"}
+    assert prov["cpu_count"] >= 1 and prov["python"].startswith("3.")
+    assert prov["config_hash"] == config_hash(reordered) != config_hash({**config, "seed": 8})
+    assert len(prov["config_hash"]) == 64
+    threads = {"OMP_NUM_THREADS": "1"}
+    assert collect_provenance(seed=None, config={}, threads=threads, repo_dir=tmp_path)["threads"] == threads
+    write_provenance(tmp_path / "prov.json", prov)
+    assert json.loads((tmp_path / "prov.json").read_text(encoding="utf-8")) == prov
+
+
+# --- sharding -------------------------------------------------------------------------------------------------
+
+shard_inputs = st.tuples(st.lists(st.integers(0, 1000), max_size=60), st.integers(1, 9))
+
+
+@settings(max_examples=150, deadline=None)
+@given(shard_inputs)
+def test_round_robin_shards_are_deterministic_disjoint_and_complete(case):
+    sizes, n_shards = case
+    items = list(range(len(sizes)))
+    shards = split_into_shards(items, n_shards)
+    assert shards == split_into_shards(items, n_shards)
+    assert len(shards) == n_shards
+    assert sorted(i for shard in shards for i in shard) == items
+    assert all(shard == sorted(shard) for shard in shards)
+    assert max(map(len, shards)) - min(map(len, shards)) <= 1
+    assert all(shard_of(i, n_shards) == k for k, shard in enumerate(shards) for i in shard)
+
+
+@settings(max_examples=150, deadline=None)
+@given(shard_inputs)
+def test_size_balanced_shards_spread_the_load(case):
+    sizes, n_shards = case
+    items = list(range(len(sizes)))
+    shards = split_into_shards(items, n_shards, size=lambda i: sizes[i])
+    assert shards == split_into_shards(items, n_shards, size=lambda i: sizes[i])
+    assert len(shards) == n_shards
+    assert sorted(i for shard in shards for i in shard) == items
+    assert all(shard == sorted(shard) for shard in shards)
+    loads = [sum(sizes[i] for i in shard) for shard in shards]
+    assert max(loads) - min(loads) <= max(sizes, default=0)  # greedy to the lightest shard
+
+
+def test_size_balanced_shards_spread_long_instances():
+    sizes = [100, 1, 1, 90, 1, 80, 1, 1]
+    shards = split_into_shards(list(range(8)), 3, size=lambda i: sizes[i])
+    assert shards == [[0], [3], [1, 2, 4, 5, 6, 7]]
+    with pytest.raises(ValueError, match="n_shards must be a positive integer"):
+        split_into_shards([1], 0)
+
+
+def _shard_frames():
+    ids = [f"s{i}" for i in range(1, 12)]
+    shards = split_into_shards(ids, 3)
+    return ids, [_frame([_row("viterbi", i) for i in shard]) for shard in shards]
+
+
+def test_gather_shards_restores_instance_order_from_frames_and_paths(tmp_path):
+    ids, frames = _shard_frames()
+    gathered = gather_shards(frames[::-1], expected_ids=ids)
+    assert gathered["instance_id"].tolist() == ids
+    paths = []
+    for k, frame in enumerate(frames):
+        paths.append(tmp_path / f"shard-{k}.parquet")
+        write_records(paths[-1], frame)
+    paths.append(tmp_path / "shard-3.parquet")
+    write_records(paths[-1], records_frame([]))  # more shards than instances leaves empty shards
+    pd.testing.assert_frame_equal(gather_shards(paths, expected_ids=ids), gathered)
+    assert gather_shards(paths)["instance_id"].tolist() == ids  # natural order: s2 before s10
+
+
+def test_gather_shards_names_duplicate_missing_and_unexpected_ids():
+    ids, frames = _shard_frames()
+    with pytest.raises(RecordError, match="present in more than one shard: s4"):
+        gather_shards([*frames, frames[0].iloc[1:2]])
+    with pytest.raises(RecordError, match="missing from the shards of chains/ewt/viterbi: s2, s5, s8, s11"):
+        gather_shards([frames[0], frames[2]], expected_ids=ids)
+    with pytest.raises(RecordError, match="not expected: s11"):
+        gather_shards(frames, expected_ids=ids[:-1])
+
+
+def test_records_follow_the_workflow_record_schema(repo_root):
+    """workflow/schemas/records.schema.yaml and RECORD_COLUMNS agree; real records validate against it."""
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load((repo_root / "workflow" / "schemas" / "records.schema.yaml").read_text())
+    assert schema["required"] == list(RECORD_COLUMNS)
+    frame = _frame(
+        [
+            _row("viterbi", "s1", bound=1.0),
+            _row("viterbi", "s3", status="feasible", objective=-2.5, evaluation={"correct": 1, "total": 4}),
+        ]
+    )
+    for row in frame.to_dict("records"):
+        row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        row = {k: v for k, v in row.items() if v is not None}  # NaN (nothing known) is a missing number
+        schema_without_nan = {**schema, "required": [c for c in schema["required"] if c in row]}
+        jsonschema.validate(row, schema_without_nan)
+    bad = {**frame.to_dict("records")[0], "status": "solved"}
+    with pytest.raises(jsonschema.ValidationError, match="solved"):
+        jsonschema.validate(bad, schema)

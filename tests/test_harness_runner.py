@@ -1,0 +1,163 @@
+"""Harness runner: warm-up outside the timing, cooperative and hard time limits, errors, worker isolation."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from pathlib import Path
+
+import harness_toys
+import numpy as np
+import pytest
+from harness_toys import ToyInstance
+
+from decoders.errors import ConfigError
+from decoders.harness.records import RECORD_COLUMNS, validate_records
+from decoders.harness.runner import run_instances, warmup_index
+
+
+def _toy(n: int, **kwargs) -> ToyInstance:
+    return ToyInstance(scores=np.linspace(0.0, 1.0, n)[::-1].copy(), **kwargs)
+
+
+def _count_correct(instance: ToyInstance, solution) -> dict[str, int]:
+    return {"correct": int(int(solution.structure[0]) == int(np.argmax(instance.scores))), "total": 1}
+
+
+def _run(decoder, instances, **kwargs):
+    options = {"time_limit": 5.0, "isolate": False, "progress": False, "decoder_module": harness_toys.MODULE}
+    return run_instances(
+        "toy", "synthetic", decoder, decoder, kwargs.pop("params", {}), instances, **options | kwargs
+    )
+
+
+def test_in_process_run_records_solutions_errors_and_evaluation():
+    instances = [("a", 3, _toy(3)), ("b", 4, _toy(4, fail=True)), ("c", 5, _toy(5))]
+    frame = _run("argmax", instances, params={"offset": 0.5}, evaluate=_count_correct)
+    validate_records(frame)
+    assert list(frame.columns) == [*RECORD_COLUMNS, "correct", "total"]
+    assert frame["instance_id"].tolist() == ["a", "b", "c"]
+    assert frame["status"].tolist() == ["optimal", "error", "optimal"]
+    assert frame["objective"].tolist()[::2] == [1.5, 1.5]
+    assert frame["structure"].tolist()[::2] == ["[0]", "[0]"]
+    assert frame["params"].unique().tolist() == ['{"offset":0.5}']
+    error = json.loads(frame.loc[1, "stats"])
+    assert error["error"] == "ValueError: toy failure on 4 scores" and "Traceback" in error["traceback"]
+    assert math.isnan(frame.loc[1, "objective"]) and math.isnan(frame.loc[1, "correct"])
+    assert frame["correct"].tolist()[::2] == [1.0, 1.0]
+
+
+def test_cooperative_timeout_keeps_objective_and_bound():
+    scores = np.zeros(2000)
+    scores[1500] = 9.0
+    frame = _run("anytime", [("slow", 2000, ToyInstance(scores=scores))], time_limit=0.05, warmup=0)
+    row = frame.iloc[0]
+    assert row["status"] == "timeout"
+    assert row["objective"] == 0.0 and row["bound"] == 9.0
+    assert 0 < json.loads(row["stats"])["scanned"] < 2000
+    assert 0.05 <= row["seconds"] < 1.0
+
+
+def test_warm_up_calls_are_not_timed():
+    instances = [("a", 2, _toy(2)), ("b", 2, _toy(2))]
+    warmed = _run("slow_first", instances, params={"token": uuid.uuid4().hex}, warmup=1)
+    assert warmed["seconds"].max() < 0.1
+    cold = _run("slow_first", instances, params={"token": uuid.uuid4().hex}, warmup=0)
+    assert cold.loc[0, "seconds"] >= 0.3 and cold.loc[1, "seconds"] < 0.1
+
+
+def test_run_rejects_unknown_decoders_bad_limits_and_duplicate_ids():
+    with pytest.raises(ConfigError, match="unknown decoder 'beam'.*known decoders: anytime, argmax"):
+        _run("beam", [("a", 2, _toy(2))], isolate=True)  # fails before any worker starts
+    with pytest.raises(ConfigError, match="time_limit must be a positive number"):
+        _run("argmax", [("a", 2, _toy(2))], time_limit=0)
+    with pytest.raises(ConfigError, match="params must be JSON-serialisable"):
+        _run("argmax", [("a", 2, _toy(2))], params={"offset": object()})
+    with pytest.raises(ValueError, match="instance ids must be unique; repeated: a"):
+        _run("argmax", [("a", 2, _toy(2)), ("a", 3, _toy(3))])
+
+
+def test_wrong_return_type_is_an_error_and_empty_runs_keep_the_schema():
+    frame = _run("not_a_solution", [("a", 2, _toy(2))])
+    assert frame.loc[0, "status"] == "error"
+    assert json.loads(frame.loc[0, "stats"])["error"] == "decoder returned ndarray, not a Solution"
+    assert list(_run("argmax", []).columns) == list(RECORD_COLUMNS)
+
+
+def test_warmup_instance_is_the_median_size():
+    assert warmup_index([5, 1, 3]) == 2
+    assert warmup_index([2, 2, 1, 9]) == 0
+    assert warmup_index([7]) == 0
+
+
+def _process_gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (absent, or a zombie awaiting its reaper)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in {"Z", "X"}
+
+
+def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
+    child_pid_file = tmp_path / "child.pid"
+    instances = [
+        ("fast-1", 3, _toy(3)),  # the median-size instance: used for warm-up
+        ("sleeps", 1, _toy(1, sleep=30.0, child_pid_file=str(child_pid_file))),
+        ("fast-2", 3, _toy(3)),
+        ("raises", 1, _toy(1, fail=True)),
+        ("exits", 1, _toy(1, die=True)),
+        ("fast-3", 3, _toy(3)),
+        ("fast-4", 4, _toy(4)),
+    ]
+    frame = _run("argmax", instances, isolate=True, time_limit=0.3, grace=0.4, evaluate=_count_correct)
+    validate_records(frame)
+    by_id = frame.set_index("instance_id")
+    assert frame["instance_id"].tolist() == [item[0] for item in instances]
+    assert frame["status"].tolist() == [
+        "optimal",
+        "timeout",
+        "optimal",
+        "error",
+        "error",
+        "optimal",
+        "optimal",
+    ]
+
+    killed = by_id.loc["sleeps"]
+    assert math.isnan(killed["objective"]) and math.isnan(killed["bound"]) and math.isnan(killed["correct"])
+    assert json.loads(killed["stats"]) == {"hard_limit_seconds": pytest.approx(0.7), "killed": True}
+    assert 0.7 <= killed["seconds"] < 5.0
+    assert _process_gone(int(child_pid_file.read_text(encoding="utf-8")))  # the worker's child died with it
+
+    assert json.loads(by_id.loc["raises", "stats"])["error"] == "ValueError: toy failure on 1 scores"
+    assert json.loads(by_id.loc["exits", "stats"])["error"] == "decoding worker died (exit code 3)"
+
+    fast = by_id.loc[["fast-1", "fast-2", "fast-3", "fast-4"]]
+    assert fast["correct"].tolist() == [1, 1, 1, 1]
+    assert fast["seconds"].max() < 0.05  # numba compiled during the untimed warm-up of every fresh worker
+    assert all("harness_cold_start" not in json.loads(stats) for stats in fast["stats"])
+
+    assert frame.attrs["threads"] == {
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMBA_NUM_THREADS": "1",
+        "numba_config_num_threads": 1,
+    }
+    assert frame.attrs["harness"] == {"time_limit": 0.3, "grace": 0.4, "warmup": 1, "isolate": True}
+
+
+def test_isolated_run_continues_cold_when_warm_up_overruns():
+    instances = [
+        ("small", 1, _toy(1)),
+        ("sleeps", 2, _toy(2, sleep=30.0)),  # the median-size instance: its warm-up overruns
+        ("large", 3, _toy(3)),
+    ]
+    # the limit leaves room for the JIT compilation that cold workers do inside the timed call
+    frame = _run("argmax", instances, isolate=True, time_limit=1.5, grace=0.5)
+    assert frame["status"].tolist() == ["optimal", "timeout", "optimal"]
+    stats = [json.loads(text) for text in frame["stats"]]
+    assert stats[0] == {"calls": 1, "harness_cold_start": True}
+    assert stats[2] == {"calls": 1, "harness_cold_start": True}
