@@ -1,4 +1,4 @@
-# Helpers shared by the rule files: the validated configuration and the paths every stage agrees on.
+# Helpers shared by every .smk file of the workflow: the validated configuration and the paths stages agree on.
 
 import re
 from pathlib import Path
@@ -9,6 +9,12 @@ from decoders.config import validate_config
 config.update(validate_config(config, workflow.source_path("../schemas/config.schema.yaml")))
 
 DATASETS = config["datasets"]
+
+# Every job runs in the project's pinned environment: with --use-conda the one environment.yml describes,
+# otherwise the Python environment running Snakemake (where `pip install -e .` put the package). A conda
+# environment lacks the package itself: scripts then import it through workflow/scripts/decoders, a link to
+# src/decoders (Snakemake puts the scripts' folder on their import path, after installed packages).
+CONDA_ENV = "../../environment.yml"
 
 # The files each kind of prepared dataset consists of (besides stats.json), under data/prepared/<dataset>/.
 PREPARED_FILES = {
@@ -65,4 +71,6 @@ def all_targets():
 
 def textbook_files(wildcards):
     """Named inputs of the textbooks job: each textbook's chapter files, in the configured (book) order."""
-    return {source: corpus_outputs(corpus) for source, corpus in DATASETS[wildcards.dataset]["sources"].items()}
+    return {
+        source: corpus_outputs(corpus) for source, corpus in DATASETS[wildcards.dataset]["sources"].items()
+    }

@@ -9,12 +9,14 @@ for _corpus in config["corpora"]:
             f"fetch_{_corpus}"
         output:
             corpus_outputs(_corpus),
+        log:
+            f"results/logs/fetch/{_corpus}.log",
+        conda:
+            CONDA_ENV
         params:
             corpus=_corpus,
             mirror=config["mirror"],
             base_dir=workflow.basedir,
-        log:
-            f"results/logs/fetch/{_corpus}.log",
         script:
             "../scripts/fetch.py"
 
@@ -27,12 +29,15 @@ rule prepare_conllu:
         dev=prepared("{dataset}", "dev.parquet"),
         test=prepared("{dataset}", "test.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("conllu")),
-    params:
-        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("conllu")),
+    conda:
+        CONDA_ENV
+    params:
+        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
+        tags=lambda wildcards: DATASETS[wildcards.dataset]["tags"],
     script:
         "../scripts/prepare_conllu.py"
 
@@ -45,12 +50,14 @@ rule prepare_conllx:
         train=prepared("{dataset}", "train.parquet"),
         test=prepared("{dataset}", "test.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("conllx")),
-    params:
-        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("conllx")),
+    conda:
+        CONDA_ENV
+    params:
+        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     script:
         "../scripts/prepare_conllx.py"
 
@@ -62,12 +69,14 @@ rule prepare_wsj:
         train=prepared("{dataset}", "train.parquet"),
         test=prepared("{dataset}", "test.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("wsj")),
-    params:
-        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("wsj")),
+    conda:
+        CONDA_ENV
+    params:
+        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     script:
         "../scripts/prepare_wsj.py"
 
@@ -79,12 +88,14 @@ rule prepare_uner:
         train=prepared("{dataset}", "train.parquet"),
         test=prepared("{dataset}", "test.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("uner")),
-    params:
-        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("uner")),
+    conda:
+        CONDA_ENV
+    params:
+        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     script:
         "../scripts/prepare_uner.py"
 
@@ -97,12 +108,14 @@ rule prepare_textbooks:
         train=prepared("{dataset}", "train.parquet"),
         test=prepared("{dataset}", "test.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("textbooks")),
-    params:
-        spec=lambda wildcards: DATASETS[wildcards.dataset],
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("textbooks")),
+    conda:
+        CONDA_ENV
+    params:
+        spec=lambda wildcards: DATASETS[wildcards.dataset],
     script:
         "../scripts/prepare_textbooks.py"
 
@@ -114,10 +127,12 @@ rule prepare_wikispeedia:
         graph=prepared("{dataset}", "graph.npz"),
         articles=prepared("{dataset}", "articles.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("wikispeedia")),
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("wikispeedia")),
+    conda:
+        CONDA_ENV
     script:
         "../scripts/prepare_wikispeedia.py"
 
@@ -130,11 +145,13 @@ rule prepare_elevant:
         documents=prepared("{dataset}", "documents.parquet"),
         mentions=prepared("{dataset}", "mentions.parquet"),
         stats=prepared("{dataset}", "stats.json"),
-    wildcard_constraints:
-        dataset=wildcard_choice(datasets_read_by("elevant")),
-    params:
-        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     log:
         "results/logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(datasets_read_by("elevant")),
+    conda:
+        CONDA_ENV
+    params:
+        limit=lambda wildcards: DATASETS[wildcards.dataset]["limit"],
     script:
         "../scripts/prepare_elevant.py"

@@ -13,9 +13,11 @@ rule corpora_table:
         ),
         md="results/tables/corpora.md",
         tex="results/tables/corpora.tex",
-    params:
-        experiments=config["experiments"],
     log:
         "results/logs/tables/corpora.log",
+    conda:
+        CONDA_ENV
+    params:
+        experiments=config["experiments"],
     script:
         "../scripts/corpora_table.py"

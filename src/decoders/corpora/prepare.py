@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from decoders.corpora import elevant, wikispeedia
+from decoders.corpora import conll, elevant, textbooks, uner, wikispeedia, wsj
+from decoders.corpora.sentences import sentence_stats
 from decoders.io import write_json_atomic, write_parquet_atomic
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,136 @@ def _write_stats(path: str | Path, dataset: str, reader: str, splits, details=No
     }
     write_json_atomic(path, stats)
     return stats
+
+
+def _table_counts(stats: dict[str, Any]) -> dict[str, Any]:
+    """The corpora-table columns of a sentence split's stats."""
+    keys = ("documents", "sentences", "tokens", "tags", "joint_labels")
+    return {key: stats[key] for key in keys if key in stats}
+
+
+def _write_sentence_splits(
+    dataset: str,
+    reader: str,
+    splits: dict[str, pd.DataFrame],
+    outputs: Paths,
+    limit: int | None,
+    notes=(),
+    whole: pd.DataFrame | None = None,
+) -> dict[str, Any]:
+    """Write each split (its first ``limit`` sentences) to parquet, and the stats of what was written.
+
+    ``whole``: the corpus before we split it ourselves, described as the split ``all`` (its published size).
+    """
+    details, rows = {}, {}
+    if whole is not None:
+        details["all"] = sentence_stats(whole)
+        rows["all"] = _table_counts(details["all"])
+    for name, frame in splits.items():
+        frame = frame.iloc[:limit] if limit is not None else frame
+        write_parquet_atomic(outputs[name], frame)
+        details[name] = {**sentence_stats(frame), **{k: v for k, v in frame.attrs.items() if k != "source"}}
+        rows[name] = _table_counts(details[name])
+        log.info("%s/%s: %s", dataset, name, rows[name])
+    if limit is not None:
+        notes = [*notes, f"limited to the first {limit} sentences of each split (test configuration)"]
+    return _write_stats(outputs["stats"], dataset, reader, rows, details, notes)
+
+
+def prepare_conllu(
+    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None, tags: str = "xpos"
+) -> dict[str, Any]:
+    """A UD treebank with its own train/dev/test files."""
+    splits = {
+        name: conll.read_conllu(inputs[name], limit=limit, tags_from=tags)
+        for name in ("train", "dev", "test")
+    }
+    notes = [] if tags == "xpos" else [f"tags are {tags.upper()} (the treebank has no XPOS)"]
+    return _write_sentence_splits(dataset, "conllu", splits, outputs, limit, notes)
+
+
+def prepare_conllx(
+    dataset: str, inputs: Paths, outputs: Paths, *, documents: str | Path, limit: int | None = None
+) -> dict[str, Any]:
+    """The CoNLL-X Danish treebank, split by documents (see :func:`decoders.corpora.conll.split_cdt`)."""
+    frame = conll.read_conllx(inputs["treebank"])
+    splits = conll.split_cdt(frame, documents)
+    test_docs = splits["test"]["doc_id"]
+    notes = [
+        f"no split upstream: documents {test_docs.iloc[0]}..{test_docs.iloc[-1]} (the last ones, until >= "
+        f"{conll.CDT_TEST_SENTENCES} sentences, the CoNLL-X 2006 test size) are test, the rest train"
+    ]
+    return _write_sentence_splits(dataset, "conllx", splits, outputs, limit, notes, whole=frame)
+
+
+def prepare_wsj(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None) -> dict[str, Any]:
+    """The NLTK WSJ sample: words, PTB tags and heads, split by documents (see :func:`wsj.split_wsj`)."""
+    frame = wsj.read_wsj(inputs["dependency"], inputs.get("treebank"))
+    splits = wsj.split_wsj(frame)
+    for split in splits.values():
+        split.attrs = {k: v for k, v in frame.attrs.items() if k != "source"}
+    test_docs = splits["test"]["doc_id"]
+    notes = [
+        f"document-based split: {test_docs.iloc[0]}..{test_docs.iloc[-1]} are test (the last documents, "
+        f"until >= {wsj.WSJ_TEST_FRACTION:.0%} of the sentences), the rest train"
+    ]
+    return _write_sentence_splits(dataset, "wsj", splits, outputs, limit, notes, whole=frame)
+
+
+def prepare_uner(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None) -> dict[str, Any]:
+    """UniversalNER tags joined with the UD treebank's tags on sentence id: labels (tag, IOB2 tag)."""
+    splits = {
+        name: uner.join_uner_ud(uner.read_iob2(inputs[name]), conll.read_conllu(inputs[f"ud_{name}"]))
+        for name in ("train", "test")
+    }
+    notes = [
+        f"train = {Path(inputs['train']).name}, test = {Path(inputs['test']).name} (UNER files), joined with "
+        "UD XPOS by sent_id; sentences whose tokens differ between the two releases are dropped (see details)"
+    ]
+    return _write_sentence_splits(dataset, "uner", splits, outputs, limit, notes)
+
+
+def prepare_textbooks(
+    dataset: str,
+    sources: Mapping[str, list[str | Path]],
+    outputs: Paths,
+    *,
+    min_body_words: int,
+    min_title_content_words: int,
+    train_fraction: float,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """Section units of every textbook, the units kept for title generation, and their train/test split."""
+    units = pd.concat(
+        [textbooks.read_textbook(source, [Path(p) for p in paths]) for source, paths in sources.items()],
+        ignore_index=True,
+    )
+    kept = textbooks.select_units(units, min_body_words, min_title_content_words)
+    if limit is not None:
+        kept = kept.groupby("source", sort=False).head(limit)
+    splits = textbooks.split_units(kept, train_fraction)
+    write_parquet_atomic(outputs["units"], units)
+    details = {"read": textbooks.textbook_stats(units), "all": textbooks.textbook_stats(kept)}
+    for name, frame in splits.items():
+        write_parquet_atomic(outputs[name], frame)
+        details[name] = textbooks.textbook_stats(frame)
+    rows = {
+        name: {
+            "units": stats["sections"],
+            "mean_title_words": round(stats["mean_title_words"], 2),
+            "mean_body_words": round(stats["mean_section_words"], 1),
+        }
+        for name, stats in details.items()
+        if name != "read"
+    }
+    notes = [
+        f"{details['read']['sections']} sections read; kept those with >= {min_body_words} body words and >= "
+        f"{min_title_content_words} title content word(s); within each book, the first "
+        f"{train_fraction:.0%} in book order are train, the rest test (as the paper's first 382 of 547).",
+    ]
+    if limit is not None:
+        notes.append(f"limited to the first {limit} kept units of each book (test configuration)")
+    return _write_stats(outputs["stats"], dataset, "textbooks", rows, details, notes)
 
 
 def prepare_wikispeedia(dataset: str, inputs: Paths, outputs: Paths) -> dict[str, Any]:

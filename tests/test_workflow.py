@@ -1,0 +1,152 @@
+"""The workflow end to end on the small test configuration: dry run, real run, report, and failure modes."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from decoders.config import load_yaml
+
+BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.workflow
+
+
+def snakemake(repo_root: Path, workdir: Path, *args: str, mirror: Path | None = None, timeout: int = 900):
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    command = [
+        str(BIN / "snakemake"),
+        "--snakefile",
+        str(repo_root / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",  # a --configfile replaces the Snakefile's configfile: give both, the overlay last
+        str(repo_root / "config.yaml"),
+        str(repo_root / "tests" / "workflow" / "config.yaml"),
+        "--config",
+        f"mirror={mirror}" if mirror is not None else "mirror=null",
+        *args,
+    ]
+    return subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_default_config_dry_run(repo_root, tmp_path):
+    """`snakemake -n` on the default configuration plans every fetch, prepare and table job."""
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    command = [str(BIN / "snakemake"), "-n", "--quiet", "rules", "--directory", str(tmp_path)]
+    command += ["--snakefile", str(repo_root / "Snakefile"), "--configfile", str(repo_root / "config.yaml")]
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for corpus in load_yaml(repo_root / "config.yaml")["corpora"]:
+        assert f"fetch_{corpus}" in result.stdout
+    for rule in ("prepare_conllu", "prepare_conllx", "prepare_wsj", "prepare_uner", "prepare_textbooks"):
+        assert rule in result.stdout
+    for rule in ("prepare_wikispeedia", "prepare_elevant", "corpora_table"):
+        assert rule in result.stdout
+
+
+@pytest.fixture(scope="module")
+def finished_run(repo_root, mirror, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    result = snakemake(repo_root, workdir, "--cores", "2", mirror=mirror)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-10000:]
+    return workdir
+
+
+def test_run_prepares_every_dataset(finished_run, repo_root):
+    table = pd.read_csv(finished_run / "results" / "tables" / "corpora.csv")
+    expected = {
+        "wsj",
+        "ewt",
+        "ewt-ner",
+        "gsd",
+        "ddt",
+        "partut",
+        "szeged",
+        "textbooks",
+        "wikispeedia",
+        "elevant",
+    }
+    assert set(table["dataset"]) == expected
+    sentences = table.set_index(["dataset", "split"])["sentences"]
+    assert sentences["ewt", "train"] == 40 and sentences["wsj", "test"] == 40
+    nodes = table.set_index(["dataset", "split"])["nodes"]
+    assert nodes["wikispeedia", "directed"] == 4604
+    for suffix in ("md", "tex"):
+        assert (finished_run / "results" / "tables" / f"corpora.{suffix}").stat().st_size > 0
+    assert (finished_run / "data" / "prepared" / "wikispeedia" / "graph.npz").is_file()
+
+
+def test_report(finished_run, repo_root, mirror):
+    result = snakemake(repo_root, finished_run, "--report", "results/report.html", mirror=mirror)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    html = (finished_run / "results" / "report.html").read_text(encoding="utf-8", errors="replace")
+    assert "corpora.csv" in html and "Prepared corpora" in html
+
+
+def test_corrupted_mirror_fails_fetch_and_leaves_nothing(repo_root, mirror, tmp_path):
+    broken = tmp_path / "mirror"
+    shutil.copytree(mirror / "ud_english_ewt", broken / "ud_english_ewt")
+    dev = broken / "ud_english_ewt" / "en_ewt-ud-dev.conllu"
+    dev.write_bytes(dev.read_bytes().replace(b"\tNOUN\t", b"\tVERB\t", 1))
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    result = snakemake(repo_root, workdir, "--cores", "1", "fetch_ud_english_ewt", mirror=broken)
+    log = (workdir / "results" / "logs" / "fetch" / "ud_english_ewt.log").read_text()
+    assert result.returncode != 0
+    assert str(dev) in log and "expected 531a54ff" in log
+    assert "UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/en_ewt-ud-dev.conllu" in log
+    raw = workdir / "data" / "raw" / "ud_english_ewt"
+    assert not raw.exists() or list(raw.iterdir()) == []
+
+
+def test_malformed_conllu_fails_prepare_naming_file_and_line(repo_root, mirror, tmp_path):
+    """A CoNLL-U line with a bad head in a (consistently hashed) corpus file fails prepare at that line."""
+    workdir = tmp_path / "run"
+    raw = workdir / "data" / "raw" / "ud_english_ewt"
+    raw.mkdir(parents=True)
+    lines = (mirror / "ud_english_ewt" / "en_ewt-ud-dev.conllu").read_text(encoding="utf-8").splitlines(True)
+    bad_line = next(i for i, line in enumerate(lines) if line[:1].isdigit() and "\t" in line)
+    columns = lines[bad_line].split("\t")
+    columns[6] = "x"
+    lines[bad_line] = "\t".join(columns)
+    (raw / "en_ewt-ud-dev.conllu").write_text("".join(lines), encoding="utf-8")
+    (raw / "en_ewt-ud-test.conllu").write_bytes(
+        (mirror / "ud_english_ewt" / "en_ewt-ud-test.conllu").read_bytes()
+    )
+    (raw / "en_ewt-ud-train.conllu").write_bytes(
+        gzip.decompress((mirror / "ud_english_ewt" / "en_ewt-ud-train.conllu.gz").read_bytes())
+    )
+    # the files are taken as they are (no fetch job runs): their outputs exist and nothing is older than them
+    result = snakemake(
+        repo_root,
+        workdir,
+        "--cores",
+        "1",
+        "data/prepared/ewt/dev.parquet",
+        "--allowed-rules",
+        "prepare_conllu",
+    )
+    log = (workdir / "results" / "logs" / "prepare" / "ewt.log").read_text()
+    assert result.returncode != 0
+    assert f"en_ewt-ud-dev.conllu, line {bad_line + 1}" in log
+    assert not (workdir / "data" / "prepared" / "ewt" / "dev.parquet").exists()
+
+
+def test_unknown_config_key_fails_at_load(repo_root, tmp_path):
+    overlay = tmp_path / "bad.yaml"
+    overlay.write_text("datasets:\n  wsj:\n    limt: 3\n")
+    result = snakemake(
+        repo_root, tmp_path, "-n", "--configfile", str(repo_root / "config.yaml"), str(overlay)
+    )
+    assert result.returncode != 0
+    assert (
+        "datasets.wsj: Additional properties are not allowed ('limt' was unexpected)"
+        in result.stdout + result.stderr
+    )
