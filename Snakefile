@@ -11,6 +11,7 @@ configfile: "config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpora.smk"
+include: "workflow/rules/decode.smk"
 include: "workflow/rules/tables.smk"
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -18,8 +20,16 @@ BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.workflow
 
 
-def snakemake(repo_root: Path, workdir: Path, *args: str, mirror: Path | None = None, timeout: int = 900):
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+def snakemake(
+    repo_root: Path,
+    workdir: Path,
+    *args: str,
+    mirror: Path | None = None,
+    overlays: tuple[Path, ...] = (),
+    timeout: int = 900,
+    env: dict[str, str] | None = None,
+):
+    env = {**os.environ, **(env or {}), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     command = [
         str(BIN / "snakemake"),
         "--snakefile",
@@ -29,6 +39,7 @@ def snakemake(repo_root: Path, workdir: Path, *args: str, mirror: Path | None = 
         "--configfile",  # a --configfile replaces the Snakefile's configfile: give both, the overlay last
         str(repo_root / "config.yaml"),
         str(repo_root / "tests" / "workflow" / "config.yaml"),
+        *map(str, overlays),
         "--config",
         f"mirror={mirror}" if mirror is not None else "mirror=null",
         *args,
@@ -142,11 +153,57 @@ def test_malformed_conllu_fails_prepare_naming_file_and_line(repo_root, mirror, 
 def test_unknown_config_key_fails_at_load(repo_root, tmp_path):
     overlay = tmp_path / "bad.yaml"
     overlay.write_text("datasets:\n  wsj:\n    limt: 3\n")
-    result = snakemake(
-        repo_root, tmp_path, "-n", "--configfile", str(repo_root / "config.yaml"), str(overlay)
-    )
+    result = snakemake(repo_root, tmp_path, "-n", overlays=(overlay,))
     assert result.returncode != 0
     assert (
         "datasets.wsj: Additional properties are not allowed ('limt' was unexpected)"
         in result.stdout + result.stderr
     )
+
+
+def test_decode_and_gather_a_sharded_instance_set(repo_root, tmp_path):
+    """decode.smk: one job per shard (hard time limit, provenance), then a gather in instance-set order."""
+    from harness_toys import ToyInstance
+
+    from decoders.harness.instances import write_instance_shards
+    from decoders.harness.records import read_records
+
+    rng = np.random.default_rng(7)
+    instances = [
+        (f"s{i}", n, ToyInstance(scores=rng.normal(size=n))) for i, n in enumerate([5, 50, 7, 30, 2])
+    ]
+    instances.insert(2, ("slow", 3, ToyInstance(scores=np.ones(3), sleep=60.0)))
+    base = tmp_path / "results" / "instances" / "chains" / "toyset"
+    write_instance_shards(instances, [base / f"shard-{i}.pkl" for i in range(2)], base / "index.tsv")
+    overlay = tmp_path / "decode.yaml"
+    overlay.write_text(
+        "harness: {time_limit: 1, shards: 2}\n"
+        "experiments:\n  chains:\n    variants:\n"
+        "      toy: {decoder: toy-argmax, params: {offset: 0.5}, module: workflow_toys}\n"
+    )
+    target = "results/runs/chains/toyset/toy.parquet"
+    env = {"PYTHONPATH": str(repo_root / "tests")}
+    result = snakemake(repo_root, tmp_path, "--cores", "2", target, overlays=(overlay,), env=env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    records = read_records(tmp_path / target)
+    assert list(records["instance_id"]) == [item[0] for item in instances]
+    by_id = records.set_index("instance_id")
+    assert by_id.loc["slow", "status"] == "timeout" and np.isnan(by_id.loc["slow", "objective"])
+    solved = by_id.drop(index="slow")
+    assert (solved["status"] == "optimal").all() and (solved["correct"] == 1).all()
+    for instance_id, _, instance in instances:
+        if instance_id != "slow":
+            assert by_id.loc[instance_id, "objective"] == pytest.approx(instance.scores.max() + 0.5)
+    assert set(records["params"]) == {'{"offset":0.5}'}
+    for shard in range(2):
+        provenance = json.loads(
+            (tmp_path / "results/runs/chains/toyset/toy" / f"shard-{shard}.json").read_text()
+        )
+        assert provenance["threads"]["NUMBA_NUM_THREADS"] == "1" and provenance["seed"] == 13
+        assert provenance["extra"]["variant"]["decoder"] == "toy-argmax"
+
+
+def test_unknown_variant_is_named(repo_root, tmp_path):
+    result = snakemake(repo_root, tmp_path, "-n", "results/runs/chains/toyset/nope.parquet")
+    assert result.returncode != 0
+    assert "experiments.chains.variants: no variant 'nope'" in result.stdout + result.stderr

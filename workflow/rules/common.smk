@@ -74,3 +74,32 @@ def textbook_files(wildcards):
     return {
         source: corpus_outputs(corpus) for source, corpus in DATASETS[wildcards.dataset]["sources"].items()
     }
+
+
+# Decoding (decode.smk): instance sets and result records of (experiment, dataset, variant).
+wildcard_constraints:
+    experiment="|".join(config["experiments"]),
+    dataset=r"[^/]+",
+    variant=r"[^/]+",
+    shard=r"\d+",
+
+
+INSTANCES = "results/instances/{experiment}/{dataset}"
+RUNS = "results/runs/{experiment}/{dataset}/{variant}"
+
+
+def variant_spec(wildcards):
+    """The variant's entry in config.yaml: decoder name, its parameters, optionally the module defining it."""
+    variants = config["experiments"][wildcards.experiment].get("variants", {})
+    if wildcards.variant not in variants:
+        known = ", ".join(sorted(variants)) or "none"
+        raise ValueError(
+            f"experiments.{wildcards.experiment}.variants: no variant {wildcards.variant!r} (known: {known})"
+        )
+    return variants[wildcards.variant]
+
+
+def shard_records(wildcards):
+    """The shard record files of a variant (which must exist in config.yaml) to gather."""
+    variant_spec(wildcards)
+    return expand(f"{RUNS}/shard-{{shard}}.parquet", shard=range(config["harness"]["shards"]), **wildcards)

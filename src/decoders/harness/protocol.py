@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -130,3 +131,14 @@ def _qualified_name(func: Callable[..., Any]) -> str:
     module = getattr(func, "__module__", "?")
     qualname = getattr(func, "__qualname__", type(func).__qualname__)
     return f"{module}.{qualname}"
+
+
+def get_evaluator(experiment: str, module: str | None = None) -> Callable[[Any, Solution], dict] | None:
+    """The task's ``evaluate(instance, solution) -> dict`` defined beside the decoders, or None if there is none.
+
+    An experiment's decoder module may define it to add evaluation columns (correct tokens, ROUGE-L, ...) to
+    every result record.
+    """
+    load_decoder_module(experiment, module)
+    loaded = sys.modules.get(module or default_decoder_module(experiment))
+    return getattr(loaded, "evaluate", None)

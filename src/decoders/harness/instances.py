@@ -1,0 +1,64 @@
+"""Scored instance sets on disk: an experiment writes them in shards, each decode job reads one shard.
+
+``results/instances/<experiment>/<dataset>/shard-<i>.pkl`` holds a list of ``(instance_id, size, instance)``
+(pickled: the files are made and read by this workflow only); ``index.tsv`` beside them lists every instance
+id, size and shard in the set's order, so that the gather step knows what to expect without loading instances.
+Shards are balanced by instance size (:func:`decoders.harness.sharding.split_into_shards`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from decoders.errors import CorpusFormatError
+from decoders.harness.sharding import split_into_shards
+from decoders.io import atomic_path, write_text_atomic
+
+Instance = tuple[str, int, Any]
+
+
+def write_instance_shards(
+    instances: Sequence[Instance], shard_paths: Sequence[str | Path], index_path
+) -> None:
+    """Deal ``instances`` into ``len(shard_paths)`` size-balanced shards; write them and the index."""
+    items = [(str(i), int(size), instance) for i, size, instance in instances]
+    ids = [item[0] for item in items]
+    if len(set(ids)) != len(ids):
+        raise ValueError("instance ids must be unique within an instance set")
+    shards = split_into_shards(items, len(shard_paths), size=lambda item: item[1])
+    shard_of = {}
+    for number, (shard, path) in enumerate(zip(shards, shard_paths, strict=True)):
+        with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+            pickle.dump(shard, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        shard_of.update({item[0]: number for item in shard})
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer.writerow(["instance_id", "size", "shard"])
+    writer.writerows((i, size, shard_of[i]) for i, size, _ in items)
+    write_text_atomic(index_path, buffer.getvalue())
+
+
+def read_instance_shard(path: str | Path) -> list[Instance]:
+    """The ``(instance_id, size, instance)`` list of one shard file; CorpusFormatError names a bad file."""
+    try:
+        with open(path, "rb") as handle:
+            items = pickle.load(handle)
+    except (OSError, pickle.UnpicklingError, EOFError) as exc:
+        raise CorpusFormatError(path, None, f"not an instance shard: {exc}") from exc
+    if not isinstance(items, list) or not all(isinstance(item, tuple) and len(item) == 3 for item in items):
+        raise CorpusFormatError(path, None, "not an instance shard: expected a list of (id, size, instance)")
+    return items
+
+
+def read_instance_index(path: str | Path) -> list[str]:
+    """Instance ids of a set, in order, from its ``index.tsv``."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    if rows and "instance_id" not in rows[0]:
+        raise CorpusFormatError(path, 1, "expected a header with an 'instance_id' column")
+    return [row["instance_id"] for row in rows]

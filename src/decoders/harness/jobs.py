@@ -1,0 +1,84 @@
+"""What one decode job and one gather job of the workflow do (workflow/rules/decode.smk calls these).
+
+A decode job runs one decoder variant over one shard of an instance set and writes its result records and a
+provenance JSON; a gather job joins the shards of a variant, checking that every instance of the set was
+decoded exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from decoders.errors import ConfigError
+from decoders.harness.instances import read_instance_index, read_instance_shard
+from decoders.harness.protocol import get_evaluator
+from decoders.harness.provenance import collect_provenance, write_provenance
+from decoders.harness.records import write_records
+from decoders.harness.runner import run_instances
+from decoders.harness.sharding import gather_shards
+
+log = logging.getLogger(__name__)
+
+VARIANT_KEYS = {"decoder", "params", "module"}
+
+
+def decode_shard(
+    *,
+    experiment: str,
+    dataset: str,
+    variant: str,
+    spec: Mapping[str, Any],
+    instances: str | Path,
+    records: str | Path,
+    provenance: str | Path,
+    harness: Mapping[str, Any],
+    seed: int,
+    config: Mapping[str, Any],
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Decode one shard with the variant ``spec`` (``decoder``, optional ``params`` and ``module``)."""
+    unknown = set(spec) - VARIANT_KEYS
+    if unknown or "decoder" not in spec:
+        raise ConfigError(
+            f"experiments.{experiment}.variants.{variant}: needs 'decoder'"
+            + (f"; unknown keys {sorted(unknown)}" if unknown else "")
+        )
+    module = spec.get("module")
+    items = read_instance_shard(instances)
+    frame = run_instances(
+        experiment,
+        dataset,
+        variant,
+        spec["decoder"],
+        spec.get("params", {}),
+        items,
+        time_limit=harness["time_limit"],
+        evaluate=get_evaluator(experiment, module),
+        warmup=harness.get("warmup", 1),
+        isolate=harness.get("isolate", True),
+        progress=progress,
+        decoder_module=module,
+    )
+    write_records(records, frame)
+    prov = collect_provenance(
+        seed=seed,
+        config=dict(config),
+        threads=frame.attrs.get("threads"),
+        extra={"harness": frame.attrs.get("harness"), "instances": str(instances), "variant": dict(spec)},
+    )
+    write_provenance(provenance, prov)
+    statuses = frame["status"].value_counts().to_dict()
+    log.info("%s/%s/%s: %d instances %s", experiment, dataset, variant, len(frame), statuses)
+    return frame
+
+
+def gather_runs(shards: Sequence[str | Path], index: str | Path, output: str | Path) -> pd.DataFrame:
+    """Join the shard records of one variant in instance-set order; every instance exactly once."""
+    frame = gather_shards(list(shards), expected_ids=read_instance_index(index))
+    write_records(output, frame)
+    return frame
