@@ -1,5 +1,6 @@
 # Helpers shared by every .smk file of the workflow: the validated configuration and the paths stages agree on.
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -26,6 +27,20 @@ PREPARED_FILES = {
     "wikispeedia": ["graph.npz", "articles.parquet"],
     "elevant": ["documents.parquet", "mentions.parquet"],
 }
+
+
+def code_hash(*parts):
+    """sha256 of package code (files or folders under src/decoders) that jobs run. Given as a parameter, a
+    change to that code reruns the jobs, as Snakemake does by itself only for changes to their script. A part
+    that does not exist (an experiment without a package yet) adds nothing."""
+    root = Path(workflow.basedir) / "src" / "decoders"
+    digest = hashlib.sha256()
+    for part in ("errors.py", "io.py", "workflow.py", *parts):
+        path = root / part
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []:
+            digest.update(file.relative_to(root).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
 
 
 def raw(ref):
@@ -55,25 +70,30 @@ def prepared(dataset, name):
     return f"data/prepared/{dataset}/{name}"
 
 
-def prepared_outputs(dataset):
-    files = PREPARED_FILES[DATASETS[dataset]["reader"]]
-    return [prepared(dataset, f) for f in files] + [prepared(dataset, "stats.json")]
+def prepare_inputs(wildcards):
+    """Named inputs of a prepare job: corpus files by role (a list of chapters per textbook), plus the document
+    index of a CoNLL-X treebank and the Wikispeedia articles that ELEVANT names are mapped to."""
+    spec = DATASETS[wildcards.dataset]
+    inputs = {role: raw(ref) for role, ref in spec.get("files", {}).items()}
+    inputs.update({source: corpus_outputs(corpus) for source, corpus in spec.get("sources", {}).items()})
+    if "documents" in spec:
+        inputs["documents"] = workflow_file(spec["documents"])
+    if "graph" in spec:
+        inputs["articles"] = prepared(spec["graph"], "articles.parquet")
+    return inputs
 
 
-def dataset_files(wildcards):
-    """Named inputs of a prepare job: the dataset's corpus files by role."""
-    return {role: raw(ref) for role, ref in DATASETS[wildcards.dataset]["files"].items()}
+def prepare_options(dataset):
+    """Keyword options of a dataset's prepare function: its config entry less what names inputs."""
+    return {
+        key: value
+        for key, value in DATASETS[dataset].items()
+        if key not in ("reader", "files", "sources", "documents", "graph")
+    }
 
 
 def all_targets():
     return ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
-
-
-def textbook_files(wildcards):
-    """Named inputs of the textbooks job: each textbook's chapter files, in the configured (book) order."""
-    return {
-        source: corpus_outputs(corpus) for source, corpus in DATASETS[wildcards.dataset]["sources"].items()
-    }
 
 
 # Decoding (decode.smk): instance sets and result records of (experiment, dataset, variant).

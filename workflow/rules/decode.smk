@@ -19,6 +19,7 @@ rule decode:
         spec=variant_spec,
         harness=config["harness"],
         seed=config["seed"],
+        code=lambda wildcards: code_hash("harness", wildcards.experiment),
     script:
         "../scripts/decode.py"
 
@@ -33,5 +34,7 @@ rule gather_runs:
         "results/logs/gather/{experiment}/{dataset}/{variant}.log",
     conda:
         CONDA_ENV
+    params:
+        code=code_hash("harness"),
     script:
         "../scripts/gather_runs.py"

@@ -19,5 +19,6 @@ rule corpora_table:
         CONDA_ENV
     params:
         experiments=config["experiments"],
+        code=code_hash("tables"),
     script:
         "../scripts/corpora_table.py"

@@ -49,15 +49,16 @@ def _write_sentence_splits(
     outputs: Paths,
     limit: int | None,
     notes=(),
-    whole: pd.DataFrame | None = None,
+    with_all: bool = False,
 ) -> dict[str, Any]:
     """Write each split (its first ``limit`` sentences) to parquet, and the stats of what was written.
 
-    ``whole``: the corpus before we split it ourselves, described as the split ``all`` (its published size).
+    ``with_all``: also describe the whole corpus as the split ``all`` (its published size), for corpora that we
+    split ourselves.
     """
     details, rows = {}, {}
-    if whole is not None:
-        details["all"] = sentence_stats(whole)
+    if with_all:
+        details["all"] = sentence_stats(pd.concat(splits.values(), ignore_index=True))
         rows["all"] = _table_counts(details["all"])
     for name, frame in splits.items():
         frame = frame.iloc[:limit] if limit is not None else frame
@@ -83,17 +84,16 @@ def prepare_conllu(
 
 
 def prepare_conllx(
-    dataset: str, inputs: Paths, outputs: Paths, *, documents: str | Path, limit: int | None = None
+    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None
 ) -> dict[str, Any]:
-    """The CoNLL-X Danish treebank, split by documents (see :func:`decoders.corpora.conll.split_cdt`)."""
-    frame = conll.read_conllx(inputs["treebank"])
-    splits = conll.split_cdt(frame, documents)
+    """The CoNLL-X Danish treebank, split by the documents ``inputs["documents"]`` lists (see ``split_cdt``)."""
+    splits = conll.split_cdt(conll.read_conllx(inputs["treebank"]), inputs["documents"])
     test_docs = splits["test"]["doc_id"]
     notes = [
         f"no split upstream: documents {test_docs.iloc[0]}..{test_docs.iloc[-1]} (the last ones, until >= "
         f"{conll.CDT_TEST_SENTENCES} sentences, the CoNLL-X 2006 test size) are test, the rest train"
     ]
-    return _write_sentence_splits(dataset, "conllx", splits, outputs, limit, notes, whole=frame)
+    return _write_sentence_splits(dataset, "conllx", splits, outputs, limit, notes, with_all=True)
 
 
 def prepare_wsj(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def prepare_wsj(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | Non
         f"document-based split: {test_docs.iloc[0]}..{test_docs.iloc[-1]} are test (the last documents, "
         f"until >= {wsj.WSJ_TEST_FRACTION:.0%} of the sentences), the rest train"
     ]
-    return _write_sentence_splits(dataset, "wsj", splits, outputs, limit, notes, whole=frame)
+    return _write_sentence_splits(dataset, "wsj", splits, outputs, limit, notes, with_all=True)
 
 
 def prepare_uner(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None) -> dict[str, Any]:
@@ -125,7 +125,7 @@ def prepare_uner(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | No
 
 def prepare_textbooks(
     dataset: str,
-    sources: Mapping[str, list[str | Path]],
+    inputs: Mapping[str, list[str | Path]],
     outputs: Paths,
     *,
     min_body_words: int,
@@ -133,9 +133,10 @@ def prepare_textbooks(
     train_fraction: float,
     limit: int | None = None,
 ) -> dict[str, Any]:
-    """Section units of every textbook, the units kept for title generation, and their train/test split."""
+    """Section units of every textbook (``inputs``: textbook -> chapter files in book order), the units kept
+    for title generation, and their train/test split."""
     units = pd.concat(
-        [textbooks.read_textbook(source, [Path(p) for p in paths]) for source, paths in sources.items()],
+        [textbooks.read_textbook(source, [Path(p) for p in paths]) for source, paths in inputs.items()],
         ignore_index=True,
     )
     kept = textbooks.select_units(units, min_body_words, min_title_content_words)
@@ -189,11 +190,14 @@ def prepare_wikispeedia(dataset: str, inputs: Paths, outputs: Paths) -> dict[str
 
 
 def prepare_elevant(
-    dataset: str, inputs: Paths, outputs: Paths, *, articles: str | Path, limit: int | None = None
+    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None
 ) -> dict[str, Any]:
-    """Documents and gold mentions of every benchmark, gold names mapped to Wikispeedia articles."""
+    """Documents and gold mentions of every benchmark (``inputs``: benchmark -> file), gold names mapped to the
+    Wikispeedia articles ``inputs["articles"]``."""
     documents, mentions = [], []
     for benchmark, path in inputs.items():
+        if benchmark == "articles":
+            continue
         docs = elevant.read_documents(path, benchmark)
         ments = elevant.read_benchmark(path, benchmark)
         if limit is not None:
@@ -203,7 +207,7 @@ def prepare_elevant(
         mentions.append(ments)
     documents_frame = pd.concat(documents, ignore_index=True)
     mentions_frame = pd.concat(mentions, ignore_index=True)
-    titles = pd.read_parquet(articles, columns=["node", "title"]).set_index("node")["title"]
+    titles = pd.read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
     mentions_frame["node"] = elevant.map_to_titles(mentions_frame, titles)
     details = elevant.elevant_stats(documents_frame, mentions_frame, mentions_frame["node"])
     write_parquet_atomic(outputs["documents"], documents_frame)
@@ -218,3 +222,15 @@ def prepare_elevant(
         "normalisation); NIL mentions never map.",
     ]
     return _write_stats(outputs["stats"], dataset, "elevant", splits, details, notes)
+
+
+# The prepare step of each reader kind (config.yaml: datasets.<name>.reader).
+PREPARERS = {
+    "conllu": prepare_conllu,
+    "conllx": prepare_conllx,
+    "wsj": prepare_wsj,
+    "uner": prepare_uner,
+    "textbooks": prepare_textbooks,
+    "wikispeedia": prepare_wikispeedia,
+    "elevant": prepare_elevant,
+}

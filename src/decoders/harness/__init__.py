@@ -1,8 +1,10 @@
 """The benchmark harness: decoder protocol and registry, runner with hard time limits, records, provenance, shards.
 
 An experiment plugs in by registering decoders in ``decoders.<experiment>.decoders`` with
-``@register(experiment, name)``; a workflow script then calls :func:`run_instances`, :func:`write_records` and
-:func:`write_provenance`.
+``@register(experiment, name)`` (and, optionally, an ``evaluate(instance, solution)`` there), writing its scored
+instance set with :func:`decoders.harness.instances.write_instance_shards` and naming its variants in
+config.yaml; workflow/rules/decode.smk then runs :func:`decoders.harness.jobs.decode_shard` per (variant, shard)
+and :func:`decoders.harness.jobs.gather_runs` per variant.
 """
 
 from decoders.harness.protocol import STATUSES, Decoder, Solution, get_decoder, known_decoders, register
