@@ -199,6 +199,25 @@ def _require_tag(value: str | None, name: str, path: Path, line: int, hint: str 
     return value
 
 
+def _row(sent_id: str, doc_id: str, words: list[tuple[Any, int]], coarse: list[str], tags: list[str]) -> dict:
+    """A sentence-table row from the checked word tokens (with their line numbers) of a sentence."""
+    return {
+        "sent_id": sent_id,
+        "doc_id": doc_id,
+        "words": [token["form"] for token, _ in words],
+        "coarse_tags": coarse,
+        "tags": tags,
+        "heads": [token["head"] for token, _ in words],
+        "deprels": [token["deprel"] for token, _ in words],
+    }
+
+
+def _frame(rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
+    frame = sentence_frame(rows, source=path)
+    frame.attrs["source"] = str(path)
+    return frame
+
+
 def read_conllu(
     path: str | Path, limit: int | None = None, tags_from: Literal["xpos", "upos"] = "xpos"
 ) -> pd.DataFrame:
@@ -234,22 +253,10 @@ def read_conllu(
             tags = [_require_tag(token["xpos"], "XPOS", path, line, hint) for token, line in words]
         else:
             tags = upos
-        rows.append(
-            {
-                "sent_id": sent_id,
-                "doc_id": sentence_doc,
-                "words": [token["form"] for token, _ in words],
-                "coarse_tags": upos,
-                "tags": list(tags),
-                "heads": [token["head"] for token, _ in words],
-                "deprels": [token["deprel"] for token, _ in words],
-            }
-        )
+        rows.append(_row(sent_id, sentence_doc, words, upos, list(tags)))
         if limit is not None and len(rows) >= limit:
             break
-    frame = sentence_frame(rows, source=path)
-    frame.attrs["source"] = str(path)
-    return frame
+    return _frame(rows, path)
 
 
 def read_conllx(
@@ -274,22 +281,10 @@ def read_conllx(
             tags = [_require_tag(token["postag"], "POSTAG", path, line) for token, line in words]
         else:
             tags = list(coarse)
-        rows.append(
-            {
-                "sent_id": f"{stem}-{len(rows) + 1}",
-                "doc_id": stem,
-                "words": [token["form"] for token, _ in words],
-                "coarse_tags": coarse,
-                "tags": tags,
-                "heads": [token["head"] for token, _ in words],
-                "deprels": [token["deprel"] for token, _ in words],
-            }
-        )
+        rows.append(_row(f"{stem}-{len(rows) + 1}", stem, words, coarse, tags))
         if limit is not None and len(rows) >= limit:
             break
-    frame = sentence_frame(rows, source=path)
-    frame.attrs["source"] = str(path)
-    return frame
+    return _frame(rows, path)
 
 
 def read_cdt_sources(path: str | Path) -> pd.DataFrame:
