@@ -12,6 +12,7 @@ configfile: "config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpora.smk"
 include: "workflow/rules/decode.smk"
+include: "workflow/rules/chains.smk"
 include: "workflow/rules/tables.smk"
 
 

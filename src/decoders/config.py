@@ -61,8 +61,33 @@ def check_references(config: dict[str, Any]) -> None:
         for dataset in spec["datasets"]:
             if dataset not in config["datasets"]:
                 problems.append(f"experiments.{experiment}.datasets: unknown dataset {dataset!r}")
+    chains = config["experiments"].get("chains")
+    if chains is not None:
+        problems += _chains_references(chains)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _chains_references(chains: dict[str, Any]) -> list[str]:
+    """The chains experiment's names refer to its own datasets, models and variants."""
+    problems = []
+    for key in ("pos", "joint"):
+        problems += [
+            f"experiments.chains.{key}: {d!r} is not one of its datasets"
+            for d in chains[key]
+            if d not in chains["datasets"]
+        ]
+    figure = chains["figure2"]
+    for key, name, where in [
+        ("model", chains["model"], "models"),
+        ("figure2.dataset", figure["dataset"], "datasets"),
+        *(("figure2.models", m, "models") for m in figure["models"]),
+        *(("figure2.variants", v, "variants") for v in figure["variants"]),
+        *((f"runs.{run}", v, "variants") for run, names in chains["runs"].items() for v in names),
+    ]:
+        if name not in chains[where]:
+            problems.append(f"experiments.chains.{key}: {name!r} is not one of experiments.chains.{where}")
+    return problems
 
 
 def _leaves(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:

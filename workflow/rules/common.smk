@@ -93,7 +93,10 @@ def prepare_options(dataset):
 
 
 def all_targets():
-    return ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
+    targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
+    if CHAINS:
+        targets.append("results/tables/chains/table1.csv")
+    return targets
 
 
 # Decoding (decode.smk): instance sets and result records of (experiment, dataset, variant).
@@ -123,3 +126,58 @@ def shard_records(wildcards):
     """The shard record files of a variant (which must exist in config.yaml) to gather."""
     variant_spec(wildcards)
     return expand(f"{RUNS}/shard-{{shard}}.parquet", shard=range(config["harness"]["shards"]), **wildcards)
+
+
+def instance_shards(experiment):
+    """The shard files of an instance set ({set} wildcard) of an experiment."""
+    return expand(
+        f"results/instances/{experiment}/{{{{set}}}}/shard-{{shard}}.pkl",
+        shard=range(config["harness"]["shards"]),
+    )
+
+
+# chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
+# "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
+CHAINS = config["experiments"].get("chains", {})
+
+
+def chains_set_pattern():
+    datasets = wildcard_choice(CHAINS.get("datasets", []))
+    models = wildcard_choice([*CHAINS.get("models", {}), "features"])
+    return f"({datasets})(~({models}))?"
+
+
+def chains_set(name):
+    """(dataset, model, features?) of an instance-set name."""
+    dataset, _, suffix = name.partition("~")
+    if suffix == "features":
+        return dataset, CHAINS["model"], True
+    return dataset, suffix or CHAINS["model"], False
+
+
+def chains_instance_inputs(wildcards):
+    dataset, model, features = chains_set(wildcards.set)
+    inputs = {
+        "test": prepared(dataset, "test.parquet"),
+        "model": f"results/models/chains/{dataset}/{model}.npz",
+    }
+    if features:
+        inputs["crfsuite"] = f"results/models/chains/{dataset}/crfsuite.model"
+    return inputs
+
+
+def chains_runs():
+    """Gathered records of every (instance set, variant) the chains tables and figures read."""
+    runs = CHAINS.get("runs", {})
+    pairs = [
+        (d, v) for d in CHAINS.get("datasets", []) for v in runs.get("table1", []) + runs.get("table2a", [])
+    ]
+    pairs += [(d, v) for d in CHAINS.get("pos", []) for v in runs.get("table2b", [])]
+    pairs += [(f"{d}~features", v) for d in CHAINS.get("datasets", []) for v in runs.get("peer", [])]
+    figure = CHAINS.get("figure2", {})
+    pairs += [
+        (figure["dataset"] if m == CHAINS["model"] else f"{figure['dataset']}~{m}", v)
+        for m in figure.get("models", [])
+        for v in figure.get("variants", [])
+    ]
+    return [f"results/runs/chains/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]

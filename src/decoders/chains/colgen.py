@@ -1,0 +1,880 @@
+"""Exact MAP inference in chains by column generation (Belanger et al. 2012, sections 3-5, Fig. 1), numba kernels.
+
+Column generation (CG) solves the chain LP over *restricted domains* ``D_i`` (initially ``{argmax theta_i}``) by
+max-product messages, asks a reduced-cost oracle for labels that could improve the objective, adds them, and
+repeats until no edge setting has positive reduced cost: the restricted solution is then the exact optimum.
+
+**Messages.** Positions are ``0..n-1``, edge ``i`` joins ``i`` and ``i+1``; the objective is
+``sum_i theta_i(y_i) + sum_i tau(y_i, y_{i+1})``.  Eq. 7 and eq. 11 are
+``alpha_0 = 0``, ``alpha_{i+1}(b) = max_{a in D_i} alpha_i(a) + theta_i(a) + tau(a, b)`` and
+``beta_{n-1} = 0``, ``beta_{i-1}(a) = max_{b in D_i} beta_i(b) + theta_i(b) + tau(a, b)``.  Labels outside
+``D_i`` get their duals from the same update over the neighbour's restricted domain (section 4.2), so that
+un-generated labels have informative reduced costs.  Messages are stored *normalised*: ``alpha_i = O_i +
+a_i`` with ``O_{i+1} = O_i + M_i`` and ``M_i = max_{x in D_i} a_i(x) + theta_i(x)``, i.e.
+``a_{i+1}(b) = max_{a in D_i} (a_i(a) + theta_i(a) - M_i) + tau(a, b)`` (``beta`` likewise with ``K_i``).  Every
+reduced cost is free of the offsets ``O``, and the restricted optimum is ``N+ = sum_i M_i``.  This is what makes
+the warm start of section 4.2 cheap: behind a domain of size one ``a_{i+1} = tau(d, .)`` whatever happens
+upstream, so a change in one domain re-computes messages only until they come out identical again, and the
+oracle re-prices only edges whose messages changed (section 4.3).
+
+**Reduced costs** ``R_i(a, b) = w tau(a, b) + P_i(a) + Q_{i+1}(b)`` (the eq. 13 split), oracle scale:
+
+* eq. 12 (``reduced_cost=0``, the paper's CG; the value is ``2R``, ``w = 2``):
+  ``P_i = theta_i + a_i - b_i - M_i``, ``Q_{i+1} = theta_{i+1} + b_{i+1} - a_{i+1} - K_{i+1}``;
+* eq. 8 (``reduced_cost=1``, CG-alpha, ``w = 1``): ``P_i = a_i + theta_i - M_i``, ``Q_{i+1} = -a_{i+1}``;
+* eq. 9 (``reduced_cost=2``, CG-alpha+theta, ``w = 1``): the LP that bills half of each local score to either
+  adjacent edge (phantom edges at both ends); its forward messages are
+  ``a'_{i+1}(b) = max_a (a'_i(a) + theta_i(a) / 2 - M'_i) + tau(a, b) + theta_{i+1}(b) / 2``, ``a'_0 = theta_0 / 2``,
+  ``P_i = a'_i + theta_i / 2 - M'_i``, ``Q_{i+1} = theta_{i+1} / 2 - a'_{i+1}``.  With max-product duals
+  ``a' = a + theta / 2``, so eq. 9 prices every pair exactly as eq. 8 does (up to rounding, which ``eps``
+  below absorbs): the two LPs differ only in how they are written down and generate the same columns.
+
+**Certified bound.** Telescoping the sums of ``R`` along any sequence ``y`` gives, for *any* message values,
+
+    score(y) = N + sum_i R_i(y_i, y_{i+1}) + rho_start(y_0) + rho_end(y_{n-1})                          (*)
+
+(``R`` in its own units, i.e. half the oracle value for eq. 12).  For eq. 8 and 9: ``N = N+``,
+``rho_end(x) = a_{n-1}(x) + g theta_{n-1}(x) - M_{n-1}`` (``g = 1``, resp. ``1/2``), ``rho_start = 0``.  For
+eq. 12: ``N = (N+ + N-) / 2`` with ``N- = sum_i K_i``, ``rho_end = (a_{n-1} + theta_{n-1} - M_{n-1}) / 2`` and
+``rho_start = (b_0 + theta_0 - K_0) / 2``.  Proof for eq. 8: ``sum_{i<n-1} alpha_i(y_i) + theta_i(y_i) +
+tau(y_i, y_{i+1}) - alpha_{i+1}(y_{i+1})`` telescopes to ``score(y) - theta_{n-1}(y_{n-1}) - alpha_{n-1}(y_{n-1})``
+because ``alpha_0 = 0``, and ``alpha_{n-1} = O_{n-1} + a_{n-1}`` with ``O_{n-1} + M_{n-1} = N+``; the beta sum
+telescopes the same way from the right, eq. 12 averages the two, eq. 9 is eq. 8 with halves.  The ``rho`` are
+the reduced costs of the LP's phantom edges at the chain's ends, and the oracle prices them like edges (for
+eq. 8 this is necessary: without them the last label could never change).  Hence
+
+    max_y score(y) <= N + sum_i max_{a,b} R_i(a, b) + max_x rho_start(x) + max_x rho_end(x),
+
+the Lagrangian (dual) bound that CG-DG uses.  Pairs inside the restricted LP have ``R <= 0`` (the messages
+maximise over them) and the oracle finds every pair above its threshold ``eps`` (Fig. 1 discards only pairs
+whose upper bound is ``<= eps``), so each maximum is known exactly when it exceeds ``eps`` and is ``<= eps``
+otherwise.  ``eps = 1e-11 (1 + max |theta| + max |tau|)`` absorbs rounding (eq. 9's tight pairs otherwise
+come out at ``+-1 ulp`` and would be generated for nothing); at convergence the bound equals the score up to
+``(n + 1) eps``, and is reported as the score.
+
+**Eq. 14 pruning** restricts the oracle and the out-of-domain messages to labels that are not provably
+suboptimal: ``x'`` at position ``i`` is dropped when some ``x`` has ``theta_i(x) + in_min(x) + out_min(x) >
+theta_i(x') + in_max(x') + out_max(x') + margin`` (transition terms omitted at the chain's ends): swapping
+``x'`` for ``x`` then gains more than ``margin`` in any sequence.  The best lower bound over all ``x`` is used;
+section 4.3 takes the local argmax's, which keeps half as many labels again at 343 labels.  With ``margin = 0`` every optimal sequence
+uses kept labels only, so the maxima above may be taken over kept labels; the 2-best oracle uses
+``margin = delta``, which keeps every label of every sequence within ``delta`` of the optimum.
+
+**Entry points.** :func:`column_generation` and :func:`cg_two_best` (Python, rich results with statistics);
+:func:`cg_kernel` and :func:`two_best_kernel` (the same as single numba calls, usable inside numba loops);
+:func:`cg_labels` (labels and score only: the leanest call, for timing).  All scores must be finite (give a
+forbidden transition a large negative weight, not ``-inf``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+#: ``reduced_cost`` codes: eq. 12 (two-sided, the default CG), eq. 8 (CG-alpha), eq. 9 (CG-alpha+theta).
+EQ12, EQ8, EQ9 = 0, 1, 2
+
+_SOLVED, _PENDING = 1, 2  # in_dom: 0 = not generated, 1 = in the solved restricted LP, 2 = added this round
+_EPS = 1e-11  # rounding tolerance, relative to the scale of the scores (see the module docstring)
+
+# Work arrays, packed so that kernels take few arrays and make no views (see the performance note below):
+_A, _B, _P, _Q = 0, 1, 2, 3  # msg (4, n, L) float: normalised alpha and beta, the oracle's P and Q (eq. 13)
+_BP, _DOM, _KEPT = 0, 1, 2  # lab (3, n, L) int32: back-pointers, domain lists, eq. 14 survivors
+_M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
+_DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
+# flags (3, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed
+_GROWN, _FWD, _BWD = 0, 1, 2
+_BASE = 7  # scr (8, L) float: rows 0-6 the transition terms of eq. 14, row 7 scratch for the message passes
+
+
+class CGResult(NamedTuple):
+    """Column generation's answer and its statistics (section 7 reports all of them)."""
+
+    labels: np.ndarray  # int64[n], the best sequence found (optimal when ``converged``)
+    score: float  # its model score
+    bound: float  # certified upper bound on the optimum (dual objective); == score when converged
+    converged: bool  # False only when CG-DG stopped on the duality gap
+    iterations: int  # restricted LP solves (= oracle rounds)
+    oracle_calls: int  # edge oracles run (edges whose reduced costs cannot have changed are skipped)
+    oracle_candidates: np.ndarray  # int64[oracle_calls]: candidate pairs |C| x |C'| evaluated by each call
+    domain_sizes: np.ndarray  # int64[n], final |D_i|
+    messages_recomputed: int  # position message vectors (a_i or b_i) computed over all iterations
+
+
+class TwoBestResult(NamedTuple):
+    """The 0/1-loss oracle's answer: the best sequence and the best other sequence within ``delta`` of it."""
+
+    best: np.ndarray  # int64[n]
+    best_score: float
+    second: np.ndarray | None  # int64[n], or None when no other sequence scores >= best_score - delta
+    second_score: float | None
+    domain_sizes: np.ndarray  # int64[n], |D_i| after the delta expansion (the 2-best search space)
+    cg: CGResult  # the column generation run that certified the best sequence
+
+
+# --------------------------------------------------------------------------- set-up
+#
+# Performance note: at 45 labels the arithmetic is so cheap that bookkeeping dominates.  Kernels are called once
+# per round (never per edge or label), index packed arrays directly instead of taking views, and avoid ``break``
+# out of loops: every view, and every array argument of a kernel whose reference counts numba cannot prune (a
+# ``break`` prevents the pruning), costs a pair of atomic reference-count updates.
+
+
+@numba.njit(cache=True, nogil=True)
+def _setup(theta, in_min, in_max, out_min, out_max, prune, margin, lab, cnt, in_dom, scr):
+    """Seed ``D_i = {argmax theta_i}`` (first maximum), list the labels eq. 14 keeps (``margin`` as in the module
+    docstring; the seed is always kept) and return ``eps``, or -1 if a score is not finite (a sum is NaN or
+    infinite iff a term is, barring absurdly large scores).  Rows 0-6 of ``scr`` receive the transition terms of
+    eq. 14 (none for a single token, one side at either end).  Four running maxima break the dependency chain
+    of the maximisations."""
+    n, n_labels = theta.shape
+    tau_scale = 0.0
+    bad = False
+    for x in range(n_labels):
+        scr[0, x] = 0.0
+        scr[1, x] = out_min[x]
+        scr[2, x] = out_max[x]
+        scr[3, x] = in_min[x]
+        scr[4, x] = in_max[x]
+        scr[5, x] = in_min[x] + out_min[x]
+        scr[6, x] = in_max[x] + out_max[x]
+        bad |= scr[5, x] - scr[5, x] != 0.0 or scr[6, x] - scr[6, x] != 0.0
+        tau_scale = max(tau_scale, max(abs(in_min[x]), abs(in_max[x])))
+    theta_scale = 0.0
+    for i in range(n):
+        if n == 1:
+            r_lo = r_hi = 0
+        elif i == 0:
+            r_lo, r_hi = 1, 2
+        elif i == n - 1:
+            r_lo, r_hi = 3, 4
+        else:
+            r_lo, r_hi = 5, 6
+        m0 = m1 = m2 = m3 = -np.inf
+        l0 = l1 = l2 = l3 = -np.inf
+        s0 = s1 = s2 = s3 = 0.0  # a sum is NaN or infinite iff some term is
+        x = 0
+        while x + 3 < n_labels:
+            v0 = theta[i, x]
+            v1 = theta[i, x + 1]
+            v2 = theta[i, x + 2]
+            v3 = theta[i, x + 3]
+            s0 += v0
+            s1 += v1
+            s2 += v2
+            s3 += v3
+            m0 = max(m0, v0)
+            m1 = max(m1, v1)
+            m2 = max(m2, v2)
+            m3 = max(m3, v3)
+            l0 = max(l0, v0 + scr[r_lo, x])
+            l1 = max(l1, v1 + scr[r_lo, x + 1])
+            l2 = max(l2, v2 + scr[r_lo, x + 2])
+            l3 = max(l3, v3 + scr[r_lo, x + 3])
+            x += 4
+        while x < n_labels:
+            v0 = theta[i, x]
+            s0 += v0
+            m0 = max(m0, v0)
+            l0 = max(l0, v0 + scr[r_lo, x])
+            x += 1
+        total = (s0 + s1) + (s2 + s3)
+        bad |= total - total != 0.0
+        if bad:
+            continue  # reported below (a ``break`` here would defeat numba's reference-count pruning)
+        top = max(max(m0, m1), max(m2, m3))
+        lo = max(max(l0, l1), max(l2, l3))
+        theta_scale = max(theta_scale, abs(top))
+        k = 0
+        if prune:
+            cut = lo - margin - 1e-9 * (1.0 + abs(lo))  # the slack only keeps more labels
+            for x in range(n_labels):
+                lab[_KEPT, i, k] = x
+                k += theta[i, x] + scr[r_hi, x] >= cut
+        else:
+            for x in range(n_labels):
+                lab[_KEPT, i, x] = x
+            k = n_labels
+        arg = -1
+        for q in range(k):  # the first maximum is almost always kept: look there first
+            x = lab[_KEPT, i, q]
+            if theta[i, x] == top:
+                arg = x
+                break
+        if arg < 0:
+            arg = 0
+            while theta[i, arg] != top:
+                arg += 1
+            lab[_KEPT, i, k] = arg
+            k += 1
+        lab[_DOM, i, 0] = arg
+        cnt[_DSZ, i] = 1
+        cnt[_NKEPT, i] = k
+        in_dom[i, arg] = _SOLVED
+    return -1.0 if bad else _EPS * (1.0 + theta_scale + tau_scale)
+
+
+# --------------------------------------------------------------------------- restricted LP (messages)
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_round(theta, tau, rc, g, h, msg, vec, lab, cnt):
+    """The first restricted LP (all domains singletons ``{d_j}``) in closed form, fused with the oracle's ``P``
+    and ``Q``: ``a_j = tau(d_{j-1}, .) + h theta_j``, ``b_j = tau(., d_{j+1})``, bit-identical to what
+    :func:`_forward` and :func:`_backward` compute.  Returns the number of message vectors computed."""
+    n = theta.shape[0]
+    two = rc == EQ12
+    for j in range(n):
+        dl = lab[_DOM, j - 1, 0] if j > 0 else -1
+        dj = lab[_DOM, j, 0]
+        dr = lab[_DOM, j + 1, 0] if j < n - 1 else -1
+        # M_j and K_j exactly as the general passes compute them (their normalising base is exactly 0 here)
+        mj = ((0.0 + tau[dl, dj] if dl >= 0 else 0.0) + h * theta[j, dj]) + g * theta[j, dj]
+        kj = (0.0 + tau[dj, dr] if dr >= 0 else 0.0) + theta[j, dj]
+        vec[_M, j] = mj
+        vec[_K, j] = kj
+        u = -np.inf
+        for k in range(cnt[_NKEPT, j]):
+            x = lab[_KEPT, j, k]
+            t = theta[j, x]
+            al = (0.0 + tau[dl, x] if dl >= 0 else 0.0) + h * t
+            msg[_A, j, x] = al
+            lab[_BP, j, x] = dl
+            if two:
+                be = 0.0 + tau[x, dr] if dr >= 0 else 0.0
+                msg[_B, j, x] = be
+                p = t + al - be - mj
+                msg[_Q, j, x] = t + be - al - kj
+            else:
+                p = al + g * t - mj
+                msg[_Q, j, x] = h * t - al
+            msg[_P, j, x] = p
+            u = p if p > u else u
+        vec[_U, j] = u
+    return 2 * n if two else n
+
+
+@numba.njit(cache=True, nogil=True)
+def _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
+    """Re-solve the forward messages (eq. 7; eq. 9's when ``g = h = 1/2``) and ``M`` after domains grew, where
+    they can have changed; ``flags[_FWD, j]`` tells whether ``a_j`` or ``M_j`` changed.  Returns the number of
+    position vectors recomputed.  A label newly added to ``D_j`` keeps its value: it was computed by the same
+    update as an out-of-domain dual.  Ties go to the smaller label id."""
+    n = theta.shape[0]
+    recomputed = 0
+    prop = False  # a_{j-1} changed on D_{j-1}, or M_{j-1} changed
+    for j in range(n):
+        any_changed = False
+        dom_changed = False
+        if j > 0 and (flags[_GROWN, j - 1] or prop):
+            recomputed += 1
+            d = cnt[_DSZ, j - 1]
+            mm = vec[_M, j - 1]
+            for m in range(d):
+                a = lab[_DOM, j - 1, m]
+                scr[_BASE, m] = msg[_A, j - 1, a] + g * theta[j - 1, a] - mm
+            for k in range(cnt[_NKEPT, j]):
+                x = lab[_KEPT, j, k]
+                best = -np.inf
+                arg = -1
+                for m in range(d):
+                    a = lab[_DOM, j - 1, m]
+                    v = scr[_BASE, m] + tau[a, x]
+                    if v > best or (v == best and a < arg):
+                        best = v
+                        arg = a
+                v = best + h * theta[j, x]
+                if v != msg[_A, j, x]:
+                    any_changed = True
+                    dom_changed |= in_dom[j, x] == _SOLVED
+                msg[_A, j, x] = v
+                lab[_BP, j, x] = arg
+        m_changed = False
+        if dom_changed or flags[_GROWN, j]:
+            best = -np.inf
+            for m in range(cnt[_DSZ, j]):
+                x = lab[_DOM, j, m]
+                best = max(best, msg[_A, j, x] + g * theta[j, x])
+            m_changed = best != vec[_M, j]
+            vec[_M, j] = best
+        flags[_FWD, j] = any_changed or m_changed
+        prop = dom_changed or m_changed
+    return recomputed
+
+
+@numba.njit(cache=True, nogil=True)
+def _backward(theta, tau, msg, vec, lab, cnt, in_dom, flags, scr):
+    """Re-solve the backward messages (eq. 11) and ``K`` like :func:`_forward`, from the right."""
+    n = theta.shape[0]
+    recomputed = 0
+    prop = False
+    for j in range(n - 1, -1, -1):
+        any_changed = False
+        dom_changed = False
+        if j < n - 1 and (flags[_GROWN, j + 1] or prop):
+            recomputed += 1
+            d = cnt[_DSZ, j + 1]
+            kk = vec[_K, j + 1]
+            for m in range(d):
+                b = lab[_DOM, j + 1, m]
+                scr[_BASE, m] = msg[_B, j + 1, b] + theta[j + 1, b] - kk
+            for k in range(cnt[_NKEPT, j]):
+                x = lab[_KEPT, j, k]
+                best = -np.inf
+                for m in range(d):
+                    best = max(best, scr[_BASE, m] + tau[x, lab[_DOM, j + 1, m]])
+                if best != msg[_B, j, x]:
+                    any_changed = True
+                    dom_changed |= in_dom[j, x] == _SOLVED
+                msg[_B, j, x] = best
+        k_changed = False
+        if dom_changed or flags[_GROWN, j]:
+            best = -np.inf
+            for m in range(cnt[_DSZ, j]):
+                x = lab[_DOM, j, m]
+                best = max(best, msg[_B, j, x] + theta[j, x])
+            k_changed = best != vec[_K, j]
+            vec[_K, j] = best
+        flags[_BWD, j] = any_changed or k_changed
+        prop = dom_changed or k_changed
+    return recomputed
+
+
+# --------------------------------------------------------------------------- reduced-cost oracle
+
+
+@numba.njit(cache=True, nogil=True)
+def _oracle_round(
+    theta, tau, in_max, out_max, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every, fresh, thr, cc, log, at
+):
+    """One round of Fig. 1's ReducedCostOracle over the edges: generate both labels of every pair whose reduced
+    cost (oracle scale) exceeds ``thr``.  Labels join as pending (``in_dom = 2``), so that the whole round prices
+    one restricted LP.
+
+    Per edge ``i``, bounding first, with the offline bounds ``U_tau(., b) = in_max[b]``, ``U_tau(a, .) =
+    out_max[a]``: ``C'`` = labels ``b`` that could exceed ``thr`` paired with the best ``P``, ``C`` = labels
+    ``a`` that could with the best ``Q`` over ``C'``; every pair above ``thr`` lies in ``C x C'``, where ``R`` is
+    evaluated exactly (pairs already in the restricted LP are skipped).  Unless ``every``, edges whose messages
+    did not change since they were last priced are skipped (section 4.3): their reduced costs are unchanged and
+    all positive ones were generated then.  ``P``, ``Q`` and ``max P`` come from :func:`_first_round` when
+    ``fresh``, else they are computed here from the messages.  ``log[at:]`` receives ``|C| |C'|`` per edge.
+    Returns ``(edges priced, sum of their largest reduced costs above thr, number of such edges)``.
+    """
+    n = theta.shape[0]
+    two = rc == EQ12
+    w = 2.0 if two else 1.0
+    calls = 0
+    found = 0.0
+    n_found = 0
+    for i in range(n - 1):
+        j = i + 1
+        if not (every or flags[_FWD, i] or flags[_FWD, j] or (two and (flags[_BWD, i] or flags[_BWD, j]))):
+            continue
+        if fresh:
+            u = vec[_U, i]
+        else:
+            mi = vec[_M, i]
+            u = -np.inf
+            if two:
+                kj = vec[_K, j]
+                for k in range(cnt[_NKEPT, i]):
+                    a = lab[_KEPT, i, k]
+                    p = theta[i, a] + msg[_A, i, a] - msg[_B, i, a] - mi
+                    msg[_P, i, a] = p
+                    u = p if p > u else u
+                for k in range(cnt[_NKEPT, j]):
+                    b = lab[_KEPT, j, k]
+                    msg[_Q, j, b] = theta[j, b] + msg[_B, j, b] - msg[_A, j, b] - kj
+            else:
+                for k in range(cnt[_NKEPT, i]):
+                    a = lab[_KEPT, i, k]
+                    p = msg[_A, i, a] + g * theta[i, a] - mi
+                    msg[_P, i, a] = p
+                    u = p if p > u else u
+                for k in range(cnt[_NKEPT, j]):
+                    b = lab[_KEPT, j, k]
+                    msg[_Q, j, b] = h * theta[j, b] - msg[_A, j, b]
+        # C' (branch-free: most labels fail) and U' = max Q over C'; then C
+        n2 = 0
+        u2 = -np.inf
+        for k in range(cnt[_NKEPT, j]):
+            b = lab[_KEPT, j, k]
+            q = msg[_Q, j, b]
+            cc[1, n2] = b
+            ok = q + u + w * in_max[b] > thr
+            n2 += ok
+            u2 = q if ok and q > u2 else u2
+        n1 = 0
+        if n2 > 0:
+            for k in range(cnt[_NKEPT, i]):
+                a = lab[_KEPT, i, k]
+                cc[0, n1] = a
+                n1 += msg[_P, i, a] + u2 + w * out_max[a] > thr
+        log[at + calls] = n1 * n2
+        calls += 1
+        best = -np.inf
+        for s in range(n1):
+            a = cc[0, s]
+            pa = msg[_P, i, a]
+            a_in = in_dom[i, a] == _SOLVED
+            for t in range(n2):
+                b = cc[1, t]
+                if a_in and in_dom[j, b] == _SOLVED:
+                    continue  # already a column of the restricted LP
+                r = w * tau[a, b] + pa + msg[_Q, j, b]
+                if r > thr:
+                    best = max(best, r)
+                    if in_dom[i, a] == 0:
+                        in_dom[i, a] = _PENDING
+                        lab[_DOM, i, cnt[_DSZ, i]] = a
+                        cnt[_DSZ, i] += 1
+                        flags[_GROWN, i] = True
+                    if in_dom[j, b] == 0:
+                        in_dom[j, b] = _PENDING
+                        lab[_DOM, j, cnt[_DSZ, j]] = b
+                        cnt[_DSZ, j] += 1
+                        flags[_GROWN, j] = True
+        if best > thr:
+            found += best
+            n_found += 1
+    return calls, found, n_found
+
+
+@numba.njit(cache=True, nogil=True)
+def _price_end(theta, g, msg, vec, lab, cnt, in_dom, flags, thr):
+    """Price the phantom edge after the last position (``rho_end``, oracle scale): generate every label above
+    ``thr``; return the largest value (``-inf`` if none)."""
+    last = theta.shape[0] - 1
+    mm = vec[_M, last]
+    best = -np.inf
+    for k in range(cnt[_NKEPT, last]):
+        x = lab[_KEPT, last, k]
+        if in_dom[last, x] != _SOLVED:
+            r = msg[_A, last, x] + g * theta[last, x] - mm
+            if r > thr:
+                best = max(best, r)
+                if in_dom[last, x] == 0:
+                    in_dom[last, x] = _PENDING
+                    lab[_DOM, last, cnt[_DSZ, last]] = x
+                    cnt[_DSZ, last] += 1
+                    flags[_GROWN, last] = True
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _price_start(theta, msg, vec, lab, cnt, in_dom, flags, thr):
+    """Price the phantom edge before the first position (``rho_start`` of eq. 12), like :func:`_price_end`."""
+    kk = vec[_K, 0]
+    best = -np.inf
+    for k in range(cnt[_NKEPT, 0]):
+        x = lab[_KEPT, 0, k]
+        if in_dom[0, x] != _SOLVED:
+            r = msg[_B, 0, x] + theta[0, x] - kk
+            if r > thr:
+                best = max(best, r)
+                if in_dom[0, x] == 0:
+                    in_dom[0, x] = _PENDING
+                    lab[_DOM, 0, cnt[_DSZ, 0]] = x
+                    cnt[_DSZ, 0] += 1
+                    flags[_GROWN, 0] = True
+    return best
+
+
+# --------------------------------------------------------------------------- column generation
+
+
+@numba.njit(cache=True, nogil=True)
+def _score(theta, tau, labels):
+    """The model score of ``labels``, summed in sequence order."""
+    total = theta[0, labels[0]]
+    for i in range(1, labels.shape[0]):
+        total += tau[labels[i - 1], labels[i]] + theta[i, labels[i]]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _workspace(n, n_labels):
+    """The packed work arrays of one chain (``in_dom`` and ``flags`` zeroed)."""
+    msg = np.empty((4, n, n_labels))
+    lab = np.empty((3, n, n_labels), dtype=np.int32)
+    vec = np.empty((3, n))
+    cnt = np.empty((2, n), dtype=np.int64)
+    in_dom = np.zeros((n, n_labels), dtype=np.int8)
+    flags = np.zeros((3, n), dtype=np.int8)
+    scr = np.empty((8, n_labels))
+    cc = np.empty((2, n_labels), dtype=np.int32)
+    return msg, lab, vec, cnt, in_dom, flags, scr, cc
+
+
+@numba.njit(cache=True, nogil=True)
+def _run(
+    theta,
+    tau,
+    in_min,
+    in_max,
+    out_min,
+    out_max,
+    rc,
+    gap,
+    prune,
+    margin,
+    msg,
+    lab,
+    vec,
+    cnt,
+    in_dom,
+    flags,
+    scr,
+    cc,
+):
+    """Column generation on a fresh workspace.  Returns ``(labels, score, bound, converged, iterations,
+    oracle_calls, oracle_candidates, messages_recomputed, eps)``; the workspace holds the final restricted LP."""
+    if rc != EQ12 and rc != EQ8 and rc != EQ9:
+        raise ValueError("reduced_cost must be 0 (eq. 12), 1 (eq. 8) or 2 (eq. 9)")
+    eps = _setup(theta, in_min, in_max, out_min, out_max, prune, margin, lab, cnt, in_dom, scr)
+    if eps < 0.0:
+        raise ValueError("column generation needs finite scores (theta, tau and its bounds)")
+    n = theta.shape[0]
+    two = rc == EQ12
+    g = 0.5 if rc == EQ9 else 1.0
+    h = 0.5 if rc == EQ9 else 0.0
+    w = 2.0 if two else 1.0
+    terms = n + 1 if two else n  # priced terms: n - 1 edges and one (eq. 8, 9) or two (eq. 12) phantom ends
+    log = np.empty(4 * n + 8, dtype=np.int64)  # |C| |C'| of every oracle call (grown when needed)
+    n_log = 0
+    iterations = 0
+    messages = 0
+    first = True
+    converged = False
+    stop = False
+    bound = np.inf
+    while not stop:  # (no ``break``: it would defeat numba's reference-count pruning)
+        iterations += 1
+        if first:
+            messages += _first_round(theta, tau, rc, g, h, msg, vec, lab, cnt)
+        else:
+            messages += _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr)
+            if two:
+                messages += _backward(theta, tau, msg, vec, lab, cnt, in_dom, flags, scr)
+        flags[_GROWN, :] = 0
+        if n_log + n > log.shape[0]:
+            grown = np.empty(2 * (n_log + n), dtype=np.int64)
+            grown[:n_log] = log[:n_log]
+            log = grown
+        calls, found, n_found = _oracle_round(
+            theta,
+            tau,
+            in_max,
+            out_max,
+            rc,
+            g,
+            h,
+            msg,
+            vec,
+            lab,
+            cnt,
+            in_dom,
+            flags,
+            first,
+            first,
+            eps,
+            cc,
+            log,
+            n_log,
+        )
+        n_log += calls
+        if first or flags[_FWD, n - 1]:  # section 4.3 again: unchanged ends need no pricing
+            best = _price_end(theta, g, msg, vec, lab, cnt, in_dom, flags, eps)
+            if best > eps:
+                found += best
+                n_found += 1
+        if two and (first or flags[_BWD, 0]):
+            best = _price_start(theta, msg, vec, lab, cnt, in_dom, flags, eps)
+            if best > eps:
+                found += best
+                n_found += 1
+        if n_found == 0:
+            converged = stop = True
+        else:
+            score = 0.0
+            other = 0.0
+            for j in range(n):
+                score += vec[_M, j]
+                other += vec[_K, j]
+            centre = 0.5 * (score + other) if two else score
+            bound = centre + (found + (terms - n_found) * eps) / w
+            stop = gap > 0.0 and bound - score <= gap * abs(bound)
+        if not stop:
+            for i in range(n):  # promote this round's labels into the restricted LP
+                if flags[_GROWN, i]:
+                    for k in range(cnt[_DSZ, i]):
+                        x = lab[_DOM, i, k]
+                        if in_dom[i, x] == _PENDING:
+                            in_dom[i, x] = _SOLVED
+            first = False
+
+    labels = np.empty(n, dtype=np.int64)
+    last = n - 1
+    top = -np.inf
+    for k in range(cnt[_DSZ, last]):
+        x = lab[_DOM, last, k]
+        if in_dom[last, x] == _SOLVED:
+            v = msg[_A, last, x] + g * theta[last, x]
+            if v > top or (v == top and x < labels[last]):
+                top = v
+                labels[last] = x
+    for j in range(last, 0, -1):
+        labels[j - 1] = lab[_BP, j, labels[j]]
+    score = _score(theta, tau, labels)
+    bound = score if converged else max(bound, score)
+    return labels, score, bound, converged, iterations, n_log, log[:n_log], messages, eps
+
+
+@numba.njit(cache=True, nogil=True)
+def cg_kernel(
+    theta: np.ndarray,
+    tau: np.ndarray,
+    in_min: np.ndarray,
+    in_max: np.ndarray,
+    out_min: np.ndarray,
+    out_max: np.ndarray,
+    reduced_cost: int,
+    gap: float,
+    prune: bool,
+) -> tuple:
+    """Column generation in one numba call (for batch loops in numba); see :func:`column_generation`.
+
+    Returns ``(labels, score, bound, converged, iterations, oracle_calls, oracle_candidates, domain_sizes,
+    messages_recomputed)``.
+    """
+    n, n_labels = theta.shape
+    msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
+    labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
+        theta, tau, in_min, in_max, out_min, out_max, reduced_cost, gap, prune, 0.0,
+        msg, lab, vec, cnt, in_dom, flags, scr, cc,
+    )  # fmt: skip
+    return labels, score, bound, converged, iterations, calls, log, cnt[_DSZ], messages
+
+
+@numba.njit(cache=True, nogil=True)
+def cg_labels(
+    theta: np.ndarray,
+    tau: np.ndarray,
+    in_min: np.ndarray,
+    in_max: np.ndarray,
+    out_min: np.ndarray,
+    out_max: np.ndarray,
+    reduced_cost: int,
+    gap: float,
+    prune: bool,
+) -> tuple[np.ndarray, float]:
+    """Like :func:`cg_kernel` but returns only ``(labels, score)``: the lean entry point for timing runs."""
+    n, n_labels = theta.shape
+    msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
+    result = _run(
+        theta, tau, in_min, in_max, out_min, out_max, reduced_cost, gap, prune, 0.0,
+        msg, lab, vec, cnt, in_dom, flags, scr, cc,
+    )  # fmt: skip
+    return result[0], result[1]
+
+
+# --------------------------------------------------------------------------- 0/1-loss oracle
+
+
+@numba.njit(cache=True, nogil=True)
+def _restricted_two_best(theta, tau, lab, cnt):
+    """Exact 2-best Viterbi inside the restricted domains: every state keeps its two best distinct paths.
+
+    Returns ``(best, best_score, second, second_score)``; ``second_score`` is ``-inf`` when the restricted space
+    holds a single sequence.
+    """
+    n = theta.shape[0]
+    width = 1
+    for i in range(n):
+        width = max(width, cnt[_DSZ, i])
+    s = np.full((n, width, 2), -np.inf)
+    back = np.zeros((n, width, 2), dtype=np.int64)  # predecessor state: index * 2 + rank
+    for k in range(cnt[_DSZ, 0]):
+        s[0, k, 0] = theta[0, lab[_DOM, 0, k]]
+    for j in range(1, n):
+        for kb in range(cnt[_DSZ, j]):
+            b = lab[_DOM, j, kb]
+            v1 = v2 = -np.inf
+            p1 = p2 = 0
+            for ka in range(cnt[_DSZ, j - 1]):
+                t = tau[lab[_DOM, j - 1, ka], b]
+                for r in range(2):
+                    v = s[j - 1, ka, r] + t
+                    if v > v1:
+                        v2, p2 = v1, p1
+                        v1, p1 = v, ka * 2 + r
+                    elif v > v2:
+                        v2, p2 = v, ka * 2 + r
+            s[j, kb, 0] = v1 + theta[j, b]
+            s[j, kb, 1] = v2 + theta[j, b]
+            back[j, kb, 0] = p1
+            back[j, kb, 1] = p2
+    e1 = e2 = -1
+    v1 = v2 = -np.inf
+    for k in range(cnt[_DSZ, n - 1]):
+        for r in range(2):
+            v = s[n - 1, k, r]
+            if v > v1:
+                v2, e2 = v1, e1
+                v1, e1 = v, k * 2 + r
+            elif v > v2:
+                v2, e2 = v, k * 2 + r
+    paths = np.empty((2, n), dtype=np.int64)
+    ends = (e1, e2)
+    for p in range(2):
+        state = ends[p]
+        if state < 0:
+            continue
+        for j in range(n - 1, -1, -1):
+            k = state // 2
+            paths[p, j] = lab[_DOM, j, k]
+            state = back[j, k, state % 2]
+    best = paths[0].copy()
+    if e2 < 0:
+        return best, _score(theta, tau, best), best, -np.inf
+    second = paths[1].copy()
+    return best, _score(theta, tau, best), second, _score(theta, tau, second)
+
+
+@numba.njit(cache=True, nogil=True)
+def two_best_kernel(
+    theta: np.ndarray,
+    tau: np.ndarray,
+    in_min: np.ndarray,
+    in_max: np.ndarray,
+    out_min: np.ndarray,
+    out_max: np.ndarray,
+    delta: float,
+    reduced_cost: int,
+    prune: bool,
+) -> tuple:
+    """The 0/1-loss oracle (section 5) in one numba call; see :func:`cg_two_best`.
+
+    Returns ``(best, best_score, second, second_score, has_second, domain_sizes, cg_stats, cg_domain_sizes)``:
+    ``has_second`` tells whether ``second`` scores ``>= best_score - delta``, ``domain_sizes`` are taken after
+    the delta expansion, ``cg_stats`` is ``(labels, score, bound, converged, iterations, oracle_calls,
+    oracle_candidates, messages_recomputed)`` of the column generation run.
+    """
+    if not delta >= 0.0 or not np.isfinite(delta):
+        raise ValueError("delta must be finite and >= 0")
+    rc = reduced_cost
+    n, n_labels = theta.shape
+    msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
+    labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
+        theta,
+        tau,
+        in_min,
+        in_max,
+        out_min,
+        out_max,
+        rc,
+        0.0,
+        prune,
+        delta,
+        msg,
+        lab,
+        vec,
+        cnt,
+        in_dom,
+        flags,
+        scr,
+        cc,
+    )
+    cg_sizes = cnt[_DSZ].copy()
+    g = 0.5 if rc == EQ9 else 1.0
+    h = 0.5 if rc == EQ9 else 0.0
+    w = 2.0 if rc == EQ12 else 1.0
+    # At convergence every term of (*) is <= eps and they sum to score(y) - optimum, so every edge and end of a
+    # sequence within delta of the optimum has reduced cost >= -delta - (n + 1) eps: generate all of those (in
+    # oracle scale), then search the resulting domains exactly.
+    thr = -w * (delta + (n + 2) * eps)
+    flags[_GROWN, :] = 0
+    _oracle_round(
+        theta, tau, in_max, out_max, rc, g, h, msg, vec, lab, cnt, in_dom, flags, True, False, thr, cc,
+        np.empty(n, dtype=np.int64), 0,
+    )  # fmt: skip
+    _price_end(theta, g, msg, vec, lab, cnt, in_dom, flags, thr)
+    if rc == EQ12:
+        _price_start(theta, msg, vec, lab, cnt, in_dom, flags, thr)
+    best, best_score, second, second_score = _restricted_two_best(theta, tau, lab, cnt)
+    has_second = second_score >= best_score - delta
+    stats = (labels, score, bound, converged, iterations, calls, log, messages)
+    return best, best_score, second, second_score, has_second, cnt[_DSZ].copy(), stats, cg_sizes
+
+
+# --------------------------------------------------------------------------- Python entry points
+
+
+def _check(theta: np.ndarray, tau: np.ndarray, bounds: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Shapes are checked here because the kernels do not bounds-check their indexing."""
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    n_labels = theta.shape[-1]
+    if theta.ndim != 2 or theta.shape[0] < 1 or tau.shape != (n_labels, n_labels):
+        raise ValueError(f"theta must be n x L with n >= 1 and tau L x L; got {theta.shape} and {tau.shape}")
+    for bound in bounds:
+        if bound.shape != (n_labels,):
+            raise ValueError(f"the transition bounds must have one entry per label ({n_labels})")
+    return theta
+
+
+def column_generation(
+    theta: np.ndarray,
+    tau: np.ndarray,
+    in_min: np.ndarray,
+    in_max: np.ndarray,
+    out_min: np.ndarray,
+    out_max: np.ndarray,
+    *,
+    reduced_cost: int = EQ12,
+    gap: float = 0.0,
+    prune: bool = True,
+) -> CGResult:
+    """MAP labels of one chain by column generation (Fig. 1): exact, or within ``gap`` of the optimum (CG-DG).
+
+    ``reduced_cost``: 0 = eq. 12 (two-sided, the paper's CG), 1 = eq. 8 (CG-alpha), 2 = eq. 9 (CG-alpha+theta).
+    ``gap`` is a fraction (the paper's 0.15% is ``0.0015``): stop once ``bound - score <= gap * |bound|`` for the
+    certified bound of the module docstring; ``gap = 0`` runs to convergence.  ``prune`` applies eq. 14 to the
+    oracle's search.  ``in_min, in_max, out_min, out_max`` are ``ChainScores``' offline bounds of ``tau``.
+    Under exact ties the optimal sequence returned may differ from :func:`viterbi`'s.
+    """
+    theta = _check(theta, tau, (in_min, in_max, out_min, out_max))
+    labels, score, bound, converged, iterations, calls, cand, dsz, messages = cg_kernel(
+        theta, tau, in_min, in_max, out_min, out_max, int(reduced_cost), float(gap), bool(prune)
+    )
+    return CGResult(labels, score, bound, converged, iterations, calls, cand, dsz, messages)
+
+
+def cg_two_best(
+    theta: np.ndarray,
+    tau: np.ndarray,
+    in_min: np.ndarray,
+    in_max: np.ndarray,
+    out_min: np.ndarray,
+    out_max: np.ndarray,
+    delta: float,
+    *,
+    reduced_cost: int = EQ12,
+    prune: bool = True,
+) -> TwoBestResult:
+    """The 0/1-loss oracle of section 5: the best sequence and, if one exists, the best *other* sequence whose
+    score is ``>= best_score - delta`` (exact and certified; otherwise ``second`` is None).
+
+    CG runs to convergence (eq. 14 pruning relaxed by ``delta``), every edge setting with reduced cost
+    ``>= -delta`` is generated, and exact 2-best search runs inside the resulting domains.
+    """
+    theta = _check(theta, tau, (in_min, in_max, out_min, out_max))
+    best, best_score, second, second_score, has_second, dsz, stats, cg_sizes = two_best_kernel(
+        theta, tau, in_min, in_max, out_min, out_max, float(delta), int(reduced_cost), bool(prune)
+    )
+    labels, score, bound, converged, iterations, calls, cand, messages = stats
+    cg = CGResult(labels, score, bound, converged, iterations, calls, cand, cg_sizes, messages)
+    if not has_second:
+        return TwoBestResult(best, best_score, None, None, dsz, cg)
+    return TwoBestResult(best, best_score, second, second_score, dsz, cg)

@@ -1,0 +1,155 @@
+"""The chains decoder variants, registered for the harness, and the task's evaluation (correct tokens).
+
+Every decoder takes a :class:`~decoders.chains.instance.ChainInstance` (scores precomputed; the timing is
+decoding only) except the ``+scoring`` variants and ``crfsuite``, which take a
+:class:`~decoders.chains.instance.FeatureInstance` and include scoring in their timing. Exact decoders return
+status ``optimal`` with their certificate as ``bound``; beam search returns ``feasible`` without a bound; CG-DG
+returns ``optimal`` only when it converged, else ``feasible`` with its certified bound.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from decoders.chains import crfsuite
+from decoders.chains.beam import beam_search
+from decoders.chains.colgen import EQ8, EQ9, EQ12, cg_kernel, two_best_kernel
+from decoders.chains.instance import ChainInstance, FeatureInstance
+from decoders.chains.model import ChainModel, gather_emissions
+from decoders.chains.viterbi import viterbi, viterbi_2best, viterbi_pruned, viterbi_pruned_2best
+from decoders.errors import ConfigError
+from decoders.harness.protocol import Solution, register
+
+EXPERIMENT = "chains"
+REDUCED_COSTS = {"eq12": EQ12, "eq8": EQ8, "eq9": EQ9}
+
+
+def _bounds(instance: ChainInstance) -> tuple[np.ndarray, ...]:
+    s = instance.scores
+    return s.tau, s.in_min, s.in_max, s.out_min, s.out_max
+
+
+@register(EXPERIMENT, "viterbi")
+def decode_viterbi(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
+    labels, score = viterbi(instance.theta, instance.scores.tau)
+    return Solution(labels, score, score, "optimal")
+
+
+@register(EXPERIMENT, "viterbi+p")
+def decode_viterbi_pruned(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
+    labels, score, sizes = viterbi_pruned(instance.theta, *_bounds(instance))
+    return Solution(labels, score, score, "optimal", {"domain_sizes": sizes})
+
+
+def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> Solution:
+    if reduced_cost not in REDUCED_COSTS:
+        raise ConfigError(f"reduced_cost must be one of {sorted(REDUCED_COSTS)}, got {reduced_cost!r}")
+    s = instance_scores
+    labels, score, bound, converged, iterations, calls, candidates, sizes, messages = cg_kernel(
+        theta, s.tau, s.in_min, s.in_max, s.out_min, s.out_max, REDUCED_COSTS[reduced_cost], gap, True
+    )
+    stats = {
+        "iterations": iterations,
+        "oracle_candidates": candidates,
+        "domain_sizes": sizes,
+        "messages": messages,
+    }
+    return Solution(labels, score, bound, "optimal" if converged else "feasible", stats)
+
+
+@register(EXPERIMENT, "cg")
+def decode_cg(
+    instance: ChainInstance, *, deadline: float | None = None, reduced_cost: str = "eq12", gap: float = 0.0
+) -> Solution:
+    """Column generation (Fig. 1) with the reduced cost of eq. 12, 8 or 9; CG-DG with ``gap`` > 0."""
+    return _cg(instance.theta, instance.scores, reduced_cost, float(gap))
+
+
+@register(EXPERIMENT, "beam")
+def decode_beam(instance: ChainInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
+    labels, score = beam_search(instance.theta, instance.scores.tau, int(width))
+    return Solution(labels, score, None, "feasible")
+
+
+def _two_best(best, best_score, second, second_score, stats: dict[str, Any]) -> Solution:
+    has_second = second is not None and math.isfinite(second_score)
+    stats = {
+        **stats,
+        "second": second if has_second else None,
+        "second_score": second_score if has_second else None,
+    }
+    return Solution(best, best_score, best_score, "optimal", stats)
+
+
+@register(EXPERIMENT, "viterbi-2best")
+def decode_viterbi_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
+    best, score1, second, score2 = viterbi_2best(instance.theta, instance.scores.tau)
+    return _two_best(best, score1, second, score2, {})
+
+
+@register(EXPERIMENT, "viterbi+p-2best")
+def decode_viterbi_pruned_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
+    best, score1, second, score2, sizes = viterbi_pruned_2best(instance.theta, *_bounds(instance))
+    return _two_best(best, score1, second, score2, {"domain_sizes": sizes})
+
+
+@register(EXPERIMENT, "cg-2best")
+def decode_cg_two_best(
+    instance: ChainInstance, *, deadline: float | None = None, delta: float = 1.0
+) -> Solution:
+    """The 0/1-loss oracle of section 5: the best sequence and the best other one within ``delta`` of it."""
+    best, score1, second, score2, has_second, sizes, cg_stats, _ = two_best_kernel(
+        instance.theta, *_bounds(instance), float(delta), EQ12, True
+    )
+    stats = {"iterations": cg_stats[4], "domain_sizes": sizes, "delta": float(delta)}
+    return _two_best(best, score1, second if has_second else None, score2, stats)
+
+
+@cache
+def _model(path: str) -> ChainModel:
+    """A trained model, loaded once per decoding process (during the untimed warm-up)."""
+    return ChainModel.load(path)
+
+
+def _theta(instance: FeatureInstance) -> tuple[np.ndarray, ChainModel]:
+    model = _model(instance.model)
+    theta = gather_emissions(
+        model.weights, model.start, model.end, instance.ids, instance.token_offsets, 0, instance.n_tokens
+    )
+    return theta, model
+
+
+@register(EXPERIMENT, "cg+scoring")
+def decode_cg_scoring(instance: FeatureInstance, *, deadline: float | None = None) -> Solution:
+    """Scoring from pre-extracted feature ids plus column generation: what tagging a sentence costs us."""
+    theta, model = _theta(instance)
+    return _cg(theta, model.scores, "eq12", 0.0)
+
+
+@register(EXPERIMENT, "viterbi+scoring")
+def decode_viterbi_scoring(instance: FeatureInstance, *, deadline: float | None = None) -> Solution:
+    theta, model = _theta(instance)
+    labels, score = viterbi(theta, model.tau)
+    return Solution(labels, score, score, "optimal")
+
+
+@register(EXPERIMENT, "crfsuite")
+def decode_crfsuite(instance: FeatureInstance, *, deadline: float | None = None) -> Solution:
+    """CRFsuite's Tagger.tag on the feature strings (a peer: its own model's score is not comparable)."""
+    if instance.crfsuite is None:
+        raise ConfigError("this instance set carries no CRFsuite model (build it as '<dataset>~features')")
+    tags = crfsuite.tagger(instance.crfsuite).tag(instance.strings)
+    index = _model(instance.model).label_index
+    return Solution(
+        np.fromiter((index[t] for t in tags), dtype=np.int64, count=len(tags)), None, None, "feasible"
+    )
+
+
+def evaluate(instance: ChainInstance | FeatureInstance, solution: Solution) -> dict[str, int]:
+    """Correctly tagged tokens against the gold labels."""
+    predicted = np.asarray(solution.structure, dtype=np.int64)
+    return {"correct": int((predicted == instance.gold).sum()), "total": int(len(instance.gold))}

@@ -1,0 +1,330 @@
+"""Tables and figures of the `chains` experiment (Belanger et al. 2012) from its gathered result records.
+
+Records carry, per sentence, the decode seconds, the objective and its certified bound, ``correct``/``total``
+tokens and the decoder's stats (``domain_sizes`` per token, ``iterations``, ``oracle_candidates`` per oracle
+call for column generation). Speeds are sentences per second of decoding time (the sum of the per-sentence
+timings of one job, one thread, JIT warmed up), so they compare decoders, not the machine's start-up costs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from decoders.harness.records import mark_exact
+from decoders.tables.papers import paper_rows, paper_value
+
+REFERENCE = "viterbi"
+
+# Our variant name -> the paper's row name, where the paper has the row.
+PAPER_NAMES = {"cg-01": "cg"}
+
+
+def variant_summary(records: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
+    """One row per (dataset, variant): sentences, % exact against the reference, sentences/s, token accuracy."""
+    frames = []
+    for _, group in records.groupby("dataset", sort=False):
+        has_reference = (group["variant"] == reference).any()
+        marked = mark_exact(group, reference) if has_reference else group.assign(exact=pd.NA)
+        frames.append(marked)
+    marked = pd.concat(frames, ignore_index=True)
+    rows = []
+    for (dataset, variant), group in marked.groupby(["dataset", "variant"], sort=False):
+        exact = group["exact"].astype("boolean")
+        seconds = group["seconds"].sum()
+        rows.append(
+            {
+                "dataset": dataset,
+                "variant": variant,
+                "sentences": len(group),
+                "exact_pct": 100.0 * float(exact.mean()) if exact.notna().all() else np.nan,
+                "sent_per_s": len(group) / seconds if seconds > 0 else np.nan,
+                "token_acc": _accuracy(group),
+                "timeouts": int((group["status"] == "timeout").sum()),
+                "errors": int((group["status"] == "error").sum()),
+            }
+        )
+    summary = pd.DataFrame(rows)
+    speed = summary.set_index(["dataset", "variant"])["sent_per_s"]
+    summary["speedup"] = [
+        row.sent_per_s / speed.get((row.dataset, reference), np.nan) for row in summary.itertuples()
+    ]
+    return summary
+
+
+def _accuracy(group: pd.DataFrame) -> float:
+    if "correct" not in group or "total" not in group or group["total"].sum() == 0:
+        return np.nan
+    return 100.0 * group["correct"].sum() / group["total"].sum()
+
+
+def with_paper(summary: pd.DataFrame, table: str, task: str) -> pd.DataFrame:
+    """Add the paper's % exact, sentences/s and speed-up over Viterbi (from ``chains.<table>``) beside ours."""
+    paper = {row["decoder"]: row for row in paper_rows("chains", table)}
+    viterbi = paper.get("viterbi", {}).get("sent_per_s")
+    out = summary.assign(task=task)
+    names = out["variant"].map(lambda v: PAPER_NAMES.get(v, v))
+    out["paper_exact_pct"] = names.map(lambda v: paper.get(v, {}).get("exact_pct"))
+    out["paper_sent_per_s"] = names.map(lambda v: paper.get(v, {}).get("sent_per_s"))
+    out["paper_speedup"] = out["paper_sent_per_s"] / viterbi if viterbi else np.nan
+    return out
+
+
+def table1(summary: pd.DataFrame, pos_datasets: Iterable[str], joint_datasets: Iterable[str]) -> pd.DataFrame:
+    """Table 1: exactness and speed of every one-best decoder, POS (left) and joint POS x NER (right)."""
+    one_best = summary[~summary["variant"].str.contains("2best|-01", regex=True)]
+    parts = [
+        with_paper(one_best[one_best["dataset"] == d], "table1_pos", "POS")
+        for d in pos_datasets
+        if d in set(one_best["dataset"])
+    ] + [
+        with_paper(one_best[one_best["dataset"] == d], "table1_pos_ner", "POS x NER")
+        for d in joint_datasets
+        if d in set(one_best["dataset"])
+    ]
+    columns = [
+        "task",
+        "dataset",
+        "variant",
+        "sentences",
+        "exact_pct",
+        "sent_per_s",
+        "speedup",
+        "token_acc",
+        "timeouts",
+        "paper_exact_pct",
+        "paper_sent_per_s",
+        "paper_speedup",
+    ]
+    return _rounded(pd.concat(parts, ignore_index=True)[columns]) if parts else pd.DataFrame(columns=columns)
+
+
+def table2a(
+    summary: pd.DataFrame, pos_datasets: Iterable[str], joint_datasets: Iterable[str]
+) -> pd.DataFrame:
+    """Table 2A: throughput of the 0/1-loss oracles (2-best decoding) beside the paper's."""
+    paper = {PAPER_NAMES.get(r["decoder"], r["decoder"]): r for r in paper_rows("chains", "table2a_two_best")}
+    oracle = summary[summary["variant"].str.contains("2best|-01", regex=True)].copy()
+    pos, joint = set(pos_datasets), set(joint_datasets)
+    oracle["task"] = oracle["dataset"].map(lambda d: "POS" if d in pos else "POS x NER" if d in joint else "")
+    key = oracle["variant"].map(lambda v: PAPER_NAMES.get(v, v))
+    oracle["paper_sent_per_s"] = [
+        paper.get(name, {}).get("pos_sent_per_s" if task == "POS" else "pos_ner_sent_per_s")
+        for name, task in zip(key, oracle["task"], strict=True)
+    ]
+    return _rounded(oracle[["task", "dataset", "variant", "sentences", "sent_per_s", "paper_sent_per_s"]])
+
+
+def table2b(summary: pd.DataFrame, pos_datasets: Iterable[str]) -> pd.DataFrame:
+    """Table 2B: column generation with the reduced costs of eqs. 12, 8 and 9 on POS."""
+    equations = {"cg": 12, "cg-alpha": 8, "cg-alpha+theta": 9}
+    paper = {row["decoder"]: row["sent_per_s"] for row in paper_rows("chains", "table2b_reduced_costs")}
+    rows = summary[summary["variant"].isin(equations) & summary["dataset"].isin(list(pos_datasets))].copy()
+    rows["equation"] = rows["variant"].map(equations)
+    rows["paper_sent_per_s"] = rows["variant"].map(paper)
+    return _rounded(
+        rows[["dataset", "variant", "equation", "sentences", "exact_pct", "sent_per_s", "paper_sent_per_s"]]
+    )
+
+
+def cg_statistics(records: pd.DataFrame) -> pd.DataFrame:
+    """The column-generation statistics the paper quotes (section 7), per dataset and CG variant."""
+    rows = []
+    for (dataset, variant), group in records.groupby(["dataset", "variant"], sort=False):
+        stats = [json.loads(s) for s in group["stats"]]
+        sizes = np.concatenate([np.asarray(s.get("domain_sizes", []), dtype=np.int64) for s in stats] or [[]])
+        if sizes.size == 0:
+            continue
+        row = {
+            "dataset": dataset,
+            "variant": variant,
+            "tokens": int(sizes.size),
+            "domain_1_pct": 100.0 * float((sizes == 1).mean()),
+            "domain_le3_pct": 100.0 * float((sizes <= 3).mean()),
+            "domain_le5_pct": 100.0 * float((sizes <= 5).mean()),
+        }
+        iterations = np.asarray([s["iterations"] for s in stats if "iterations" in s], dtype=np.int64)
+        if iterations.size:
+            row |= {
+                "mean_iterations": float(iterations.mean()),
+                "max_iterations": int(iterations.max()),
+                "one_iteration_pct": 100.0 * float((iterations == 1).mean()),
+            }
+        calls = [c for s in stats for c in s.get("oracle_candidates", [])]
+        if calls:
+            calls_arr = np.asarray(calls, dtype=np.int64)
+            row |= {
+                "oracle_calls": int(calls_arr.size),
+                "oracle_le5_pct": 100.0 * float((calls_arr <= 5).mean()),
+            }
+        rows.append(row)
+    text = paper_value("chains.text")
+    notes_row = {
+        "dataset": "paper (WSJ POS)",
+        "variant": "cg / viterbi+p",
+        "domain_1_pct": text["tokens_domain_size_1_pct"],
+        "domain_le3_pct": text["tokens_domain_size_le3_pct"],
+        "domain_le5_pct": text["viterbi_p_le5_labels_tokens_pct"],
+        "max_iterations": text["max_cg_iterations"],
+        "one_iteration_pct": text["cg_done_after_one_iteration_pct"],
+        "oracle_le5_pct": text["oracle_le5_candidates_pct"],
+    }
+    return _rounded(pd.DataFrame([*rows, notes_row]))
+
+
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype.kind == "f":
+            out[column] = out[column].round(2 if column.endswith(("pct", "acc", "speedup")) else 1)
+    return out.reset_index(drop=True)
+
+
+PEERS = ("crfsuite",)
+
+
+def load_runs(paths: Iterable[str]) -> pd.DataFrame:
+    from decoders.harness.records import read_records
+
+    return pd.concat([read_records(path) for path in paths], ignore_index=True)
+
+
+def peer_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Tagging throughput including scoring: our scorer + CG / Viterbi vs CRFsuite, on the same sentences."""
+    rows = summary[summary["dataset"].str.endswith("~features")].copy()
+    rows["dataset"] = rows["dataset"].str.removesuffix("~features")
+    crf = rows[rows["variant"] == "crfsuite"].set_index("dataset")["sent_per_s"]
+    rows["vs_crfsuite"] = rows["sent_per_s"] / rows["dataset"].map(crf)
+    return _rounded(rows[["dataset", "variant", "sentences", "sent_per_s", "vs_crfsuite", "token_acc"]])
+
+
+def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
+    """Accuracy vs column-generation speed as the transition L2 grows (paper's Fig. 2); returns the points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure = settings["figure2"]
+    models = settings["models"]
+    points = []
+    for model in figure["models"]:
+        name = figure["dataset"] if model == settings["model"] else f"{figure['dataset']}~{model}"
+        for variant in figure["variants"]:
+            match = summary[(summary["dataset"] == name) & (summary["variant"] == variant)]
+            if len(match):
+                row = match.iloc[0]
+                lam = models[model].get("lambda_t", np.nan)
+                points.append(
+                    {"model": model, "lambda_t": lam, "variant": variant, **row[["sent_per_s", "token_acc"]]}
+                )
+    frame = pd.DataFrame(points)
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    for variant, group in frame.groupby("variant", sort=False):
+        group = group.sort_values("lambda_t")
+        ax.plot(group["sent_per_s"], group["token_acc"], marker="o", label=variant)
+        for row in group.itertuples():
+            ax.annotate(
+                f"{row.lambda_t:g}",
+                (row.sent_per_s, row.token_acc),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=8,
+            )
+    ax.set_xlabel("sentences per second (one thread)")
+    ax.set_ylabel("token accuracy (%)")
+    ax.set_title(f"{figure['dataset']}: transition L2 (labels) vs speed and accuracy")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return frame
+
+
+def domain_size_figure(records: pd.DataFrame, path) -> None:
+    """Distribution of final restricted-domain sizes per token for CG and Viterbi+P, per dataset."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    chosen = records[records["variant"].isin(["cg", "viterbi+p"]) & ~records["dataset"].str.contains("~")]
+    datasets = list(dict.fromkeys(chosen["dataset"]))
+    fig, axes = plt.subplots(
+        1, max(len(datasets), 1), figsize=(4 * max(len(datasets), 1), 3.2), squeeze=False
+    )
+    for ax, dataset in zip(axes[0], datasets, strict=False):
+        for variant, group in chosen[chosen["dataset"] == dataset].groupby("variant", sort=False):
+            sizes = np.concatenate([np.asarray(json.loads(s)["domain_sizes"]) for s in group["stats"]])
+            clipped = np.minimum(sizes, 10)
+            counts = np.bincount(clipped, minlength=11)[1:] / len(sizes) * 100
+            ax.plot(range(1, 11), counts, marker="o", label=variant)
+        ax.set_xticks(range(1, 11), [*map(str, range(1, 10)), ">=10"])
+        ax.set_xlabel("labels left per token")
+        ax.set_ylabel("% of tokens")
+        ax.set_title(dataset)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, figures) -> None:
+    """Every chains table (CSV, Markdown, LaTeX) and figure from the gathered run records."""
+    from pathlib import Path
+
+    from decoders.tables.writers import write_table
+
+    tables, figures = Path(tables), Path(figures)
+    figures.mkdir(parents=True, exist_ok=True)
+    records = load_runs(run_paths)
+    summary = variant_summary(records)
+    pos, joint = settings["pos"], settings["joint"]
+    speed_note = (
+        "sent_per_s: sentences per second of decoding time, one thread, JIT warmed up, all variants in one run; "
+        "the paper's speeds come from other hardware and code, so compare speed-ups."
+    )
+    write_table(
+        table1(summary, pos, joint),
+        tables / "table1",
+        title="Table 1: exactness and speed",
+        notes=[
+            speed_note,
+            "exact_pct: share of sentences whose objective equals Viterbi's certified optimum (rel. tol. 1e-9).",
+            f"Datasets: POS {', '.join(pos)}; POS x NER {', '.join(joint)} (trained on UNER dev, tested on UNER test).",
+        ],
+    )
+    write_table(
+        table2a(summary, pos, joint),
+        tables / "table2a",
+        title="Table 2A: 0/1-loss oracles",
+        notes=[speed_note],
+    )
+    write_table(
+        table2b(summary, pos),
+        tables / "table2b",
+        title="Table 2B: reduced-cost formulations",
+        notes=[speed_note],
+    )
+    write_table(
+        cg_statistics(records),
+        tables / "cg_statistics",
+        title="Column generation statistics",
+        notes=[
+            "domain_*: final restricted domain sizes per token (Viterbi+P: labels left after eq. 14 pruning)."
+        ],
+    )
+    write_table(
+        peer_table(summary),
+        tables / "peer",
+        title="Tagging with scoring: ours vs CRFsuite",
+        notes=[
+            "Timing includes scoring: our feature-id gather-sum plus decoding, CRFsuite's Tagger.tag on the strings."
+        ],
+    )
+    points = figure2(summary, settings, figures / "figure2.png")
+    write_table(points, tables / "figure2", title="Figure 2: transition L2 vs speed and accuracy")
+    domain_size_figure(records, figures / "domain_sizes.png")

@@ -1,0 +1,102 @@
+# chains: MAP inference in linear chains by column generation (Belanger et al. 2012).
+# train scorers -> scored instance sets -> decode every variant (decode.smk) -> tables and figures.
+
+
+rule chains_train:
+    input:
+        train=prepared("{dataset}", "train.parquet"),
+    output:
+        model="results/models/chains/{dataset}/{model}.npz",
+        history="results/models/chains/{dataset}/{model}.history.json",
+    log:
+        "results/logs/chains/train/{dataset}/{model}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(CHAINS.get("datasets", [])),
+        model=wildcard_choice(CHAINS.get("models", {})),
+    conda:
+        CONDA_ENV
+    params:
+        spec=lambda wildcards: CHAINS["models"][wildcards.model],
+        min_count=CHAINS.get("min_count", 1),
+        seed=config["seed"],
+        code=code_hash("chains"),
+    script:
+        "../scripts/chains_train.py"
+
+
+rule chains_crfsuite:
+    input:
+        train=prepared("{dataset}", "train.parquet"),
+    output:
+        "results/models/chains/{dataset}/crfsuite.model",
+    log:
+        "results/logs/chains/crfsuite/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(CHAINS.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    params:
+        options=CHAINS.get("crfsuite", {}),
+        code=code_hash("chains"),
+    script:
+        "../scripts/chains_crfsuite.py"
+
+
+rule chains_instances:
+    input:
+        unpack(chains_instance_inputs),
+    output:
+        shards=instance_shards("chains"),
+        index=f"results/instances/chains/{{set}}/index.tsv",
+    log:
+        "results/logs/chains/instances/{set}.log",
+    wildcard_constraints:
+        set=chains_set_pattern(),
+    conda:
+        CONDA_ENV
+    params:
+        code=code_hash("chains"),
+    script:
+        "../scripts/chains_instances.py"
+
+
+rule chains_tables:
+    input:
+        runs=chains_runs(),
+    output:
+        table1=report(
+            "results/tables/chains/table1.csv",
+            caption="../report/chains_table1.rst",
+            category="chains",
+        ),
+        table2a=report(
+            "results/tables/chains/table2a.csv",
+            caption="../report/chains_table2.rst",
+            category="chains",
+        ),
+        table2b="results/tables/chains/table2b.csv",
+        cg_stats=report(
+            "results/tables/chains/cg_statistics.csv",
+            caption="../report/chains_cg_statistics.rst",
+            category="chains",
+        ),
+        peer="results/tables/chains/peer.csv",
+        figure2=report(
+            "results/figures/chains/figure2.png",
+            caption="../report/chains_figure2.rst",
+            category="chains",
+        ),
+        domains=report(
+            "results/figures/chains/domain_sizes.png",
+            caption="../report/chains_cg_statistics.rst",
+            category="chains",
+        ),
+    log:
+        "results/logs/chains/tables.log",
+    conda:
+        CONDA_ENV
+    params:
+        settings=CHAINS,
+        code=code_hash("tables"),
+    script:
+        "../scripts/chains_tables.py"

@@ -1,0 +1,14 @@
+"""The chains tables (1, 2A, 2B, CG statistics, peer) and figures (Fig. 2, domain sizes) from the records."""
+
+from pathlib import Path
+
+from decoders.tables.chains import write_chains_outputs
+from decoders.workflow import start_script
+
+start_script(snakemake)
+write_chains_outputs(
+    snakemake.input.runs,
+    snakemake.params.settings,
+    tables=Path(snakemake.output.table1).parent,
+    figures=Path(snakemake.output.figure2).parent,
+)
