@@ -146,7 +146,7 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "NUMBA_NUM_THREADS": "1",
         "numba_config_num_threads": 1,
     }
-    assert frame.attrs["harness"] == {"time_limit": 0.3, "grace": 0.4, "warmup": 1, "isolate": True}
+    assert frame.attrs["harness"] == {"time_limit": 0.3, "grace": 0.4, "warmup": 1, "isolate": True, "repeats": 1}
 
 
 def test_isolated_run_continues_cold_when_warm_up_overruns():
@@ -161,3 +161,18 @@ def test_isolated_run_continues_cold_when_warm_up_overruns():
     stats = [json.loads(text) for text in frame["stats"]]
     assert stats[0] == {"calls": 1, "harness_cold_start": True}
     assert stats[2] == {"calls": 1, "harness_cold_start": True}
+
+
+def test_repeats_record_the_median_time_of_solved_instances():
+    """With repeats, one slow call (a hiccup) among fast ones does not decide the recorded time."""
+    token = uuid.uuid4().hex
+    once = _run("slow_first", [("a", 3, _toy(3))], params={"token": token}, warmup=0)
+    assert once.loc[0, "seconds"] >= 0.25
+    token = uuid.uuid4().hex
+    median = _run("slow_first", [("a", 3, _toy(3))], params={"token": token}, warmup=0, repeats=3)
+    assert median.loc[0, "seconds"] < 0.05
+    assert json.loads(median.loc[0, "stats"])["timing_repeats"] == 3
+    failed = _run("argmax", [("f", 3, _toy(3, fail=True))], repeats=3)
+    assert failed.loc[0, "status"] == "error" and "timing_repeats" not in json.loads(failed.loc[0, "stats"])
+    with pytest.raises(ConfigError, match="repeats"):
+        _run("argmax", [("a", 3, _toy(3))], repeats=0)

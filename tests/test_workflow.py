@@ -94,11 +94,25 @@ def test_run_prepares_every_dataset(finished_run, repo_root):
     assert (finished_run / "data" / "prepared" / "wikispeedia" / "graph.npz").is_file()
 
 
+def test_run_decodes_every_chains_variant(finished_run):
+    """The chains tables come from real runs of every configured variant, exact ones agreeing with Viterbi."""
+    table1 = pd.read_csv(finished_run / "results" / "tables" / "chains" / "table1.csv")
+    assert set(table1["dataset"]) == {"wsj", "ewt", "ewt-ner"}
+    exact = table1[table1["variant"].isin(["viterbi", "viterbi+p", "cg"])]
+    assert (exact["exact_pct"] == 100.0).all() and (exact["sentences"] == 40).all()
+    for name in ("table2a", "table2b", "cg_statistics", "peer", "figure2"):
+        assert len(pd.read_csv(finished_run / "results" / "tables" / "chains" / f"{name}.csv")) > 0
+    for name in ("figure2", "domain_sizes"):
+        assert (finished_run / "results" / "figures" / "chains" / f"{name}.png").stat().st_size > 0
+    page = (finished_run / "results" / "RESULTS.md").read_text()
+    assert "| commit |" in page and "| CPU |" in page and "Table 1: exactness and speed" in page
+
+
 def test_report(finished_run, repo_root, mirror):
     result = snakemake(repo_root, finished_run, "--report", "results/report.html", mirror=mirror)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     html = (finished_run / "results" / "report.html").read_text(encoding="utf-8", errors="replace")
-    assert "corpora.csv" in html and "Prepared corpora" in html
+    assert "corpora.csv" in html and "Prepared corpora" in html and "table1.csv" in html
 
 
 def test_corrupted_mirror_fails_fetch_and_leaves_nothing(repo_root, mirror, tmp_path):

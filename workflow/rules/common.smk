@@ -95,7 +95,7 @@ def prepare_options(dataset):
 def all_targets():
     targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
     if CHAINS:
-        targets.append("results/tables/chains/table1.csv")
+        targets += ["results/tables/chains/table1.csv", "results/RESULTS.md"]
     return targets
 
 
@@ -181,3 +181,11 @@ def chains_runs():
         for v in figure.get("variants", [])
     ]
     return [f"results/runs/chains/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
+
+
+def chains_provenance():
+    """Provenance files of every chains decode job (the results page summarises them)."""
+    shards = range(config["harness"]["shards"])
+    return [
+        str(Path(run.removesuffix(".parquet")) / f"shard-{i}.json") for run in chains_runs() for i in shards
+    ]

@@ -17,7 +17,10 @@ rule decode:
     threads: config["harness"]["threads"]
     params:
         spec=variant_spec,
-        harness=config["harness"],
+        harness=lambda wildcards: {
+            **config["harness"],
+            **config["experiments"][wildcards.experiment].get("harness", {}),
+        },
         seed=config["seed"],
         code=lambda wildcards: code_hash("harness", wildcards.experiment),
     script:

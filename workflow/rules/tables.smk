@@ -22,3 +22,27 @@ rule corpora_table:
         code=code_hash("tables"),
     script:
         "../scripts/corpora_table.py"
+
+
+rule results_page:
+    input:
+        corpora="results/tables/corpora.md",
+        chains=(
+            expand(
+                "results/tables/chains/{table}.md",
+                table=["table1", "table2a", "table2b", "cg_statistics", "peer", "figure2"],
+            )
+            if CHAINS
+            else []
+        ),
+        provenance=lambda wildcards: chains_provenance(),
+    output:
+        "results/RESULTS.md",
+    log:
+        "results/logs/tables/results_page.log",
+    conda:
+        CONDA_ENV
+    params:
+        code=code_hash("tables"),
+    script:
+        "../scripts/results_page.py"

@@ -63,6 +63,7 @@ def decode_shard(
         isolate=harness.get("isolate", True),
         progress=progress,
         decoder_module=module,
+        repeats=harness.get("repeats", 1),
     )
     write_records(records, frame)
     prov = collect_provenance(
