@@ -146,7 +146,13 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "NUMBA_NUM_THREADS": "1",
         "numba_config_num_threads": 1,
     }
-    assert frame.attrs["harness"] == {"time_limit": 0.3, "grace": 0.4, "warmup": 1, "isolate": True, "repeats": 1}
+    assert frame.attrs["harness"] == {
+        "time_limit": 0.3,
+        "grace": 0.4,
+        "warmup": 1,
+        "isolate": True,
+        "repeats": 1,
+    }
 
 
 def test_isolated_run_continues_cold_when_warm_up_overruns():

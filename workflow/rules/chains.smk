@@ -81,6 +81,12 @@ rule chains_tables:
             category="chains",
         ),
         peer="results/tables/chains/peer.csv",
+        other=expand(
+            "results/tables/chains/{table}.{suffix}",
+            table=CHAINS_TABLES,
+            suffix=["md", "tex"],
+        ),
+        figure2_points="results/tables/chains/figure2.csv",
         figure2=report(
             "results/figures/chains/figure2.png",
             caption="../report/chains_figure2.rst",

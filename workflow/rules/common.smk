@@ -139,6 +139,7 @@ def instance_shards(experiment):
 # chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
 # "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
 CHAINS = config["experiments"].get("chains", {})
+CHAINS_TABLES = ["table1", "table2a", "table2b", "cg_statistics", "peer", "figure2"]
 
 
 def chains_set_pattern():

@@ -27,14 +27,7 @@ rule corpora_table:
 rule results_page:
     input:
         corpora="results/tables/corpora.md",
-        chains=(
-            expand(
-                "results/tables/chains/{table}.md",
-                table=["table1", "table2a", "table2b", "cg_statistics", "peer", "figure2"],
-            )
-            if CHAINS
-            else []
-        ),
+        chains=(expand("results/tables/chains/{table}.md", table=CHAINS_TABLES) if CHAINS else []),
         provenance=lambda wildcards: chains_provenance(),
     output:
         "results/RESULTS.md",
