@@ -192,9 +192,6 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-PEERS = ("crfsuite",)
-
-
 def load_runs(paths: Iterable[str]) -> pd.DataFrame:
     from decoders.harness.records import read_records
 
