@@ -12,8 +12,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from decoders.chains.colgen import EQ8, EQ9, EQ12, cg_labels, cg_two_best, column_generation
-from decoders.chains.instance import ChainScores, brute_force, sequence_score
+from decoders.chains.colgen import (
+    EQ8,
+    EQ9,
+    EQ12,
+    cg_kernel,
+    cg_labels,
+    cg_packed,
+    cg_two_best,
+    column_generation,
+    transition_tables,
+)
+from decoders.chains.instance import ChainInstance, ChainScores, brute_force, sequence_score
 from decoders.chains.viterbi import viterbi
 
 VARIANTS = (EQ12, EQ8, EQ9)
@@ -116,7 +126,7 @@ def test_exact_at_343_labels_and_lean_entry_point():
         labels, score = viterbi(theta, tau)
         result = column_generation(theta, tau, *bounds(tau))
         np.testing.assert_array_equal(result.labels, labels)
-        lean_labels, lean_score = cg_labels(theta, tau, *bounds(tau), EQ12, 0.0, True)
+        lean_labels, lean_score = cg_labels(theta, tau, transition_tables(tau, *bounds(tau)), EQ12, 0.0, True)
         np.testing.assert_array_equal(lean_labels, labels)
         assert lean_score == result.score
         assert (
@@ -160,6 +170,80 @@ def test_warm_start_skips_unchanged_edges():
             assert result.oracle_calls < result.iterations * 29
             assert result.messages_recomputed < result.iterations * 2 * 30
     assert multi >= 5
+
+
+def test_seed_skips_a_label_eq14_rules_out():
+    """The first token's argmax (label 0) has transitions so bad that eq. 14 drops it; seeding with the best kept
+    label instead makes the first restricted LP optimal at once."""
+    theta = np.array([[1.0, 0.9], [0.0, 0.5]])
+    tau = np.array([[-10.0, -10.0], [0.0, 0.0]])
+    result = column_generation(theta, tau, *bounds(tau))
+    np.testing.assert_array_equal(result.labels, [1, 1])
+    assert result.score == pytest.approx(1.4)
+    assert result.iterations == 1 and result.domain_sizes.tolist() == [1, 1]
+    unpruned = column_generation(theta, tau, *bounds(tau), prune=False)  # seeds the argmax: one more round
+    np.testing.assert_array_equal(unpruned.labels, [1, 1])
+    assert unpruned.iterations == 2
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def test_transition_tables_layout_and_cache():
+    rng = np.random.default_rng(4)
+    tau = rng.normal(size=(6, 6))
+    scores = ChainScores(tau, tuple("abcdef"))
+    tables = transition_tables(tau, *bounds(tau))
+    assert tables.shape == (8 + 6, 6)
+    expected = [
+        np.zeros(6),
+        tau.min(axis=1),
+        tau.max(axis=1),
+        tau.min(axis=0),
+        tau.max(axis=0),
+        tau.min(axis=0) + tau.min(axis=1),
+        tau.max(axis=0) + tau.max(axis=1),
+    ]
+    np.testing.assert_array_equal(tables[:7], np.array(expected))
+    assert tables[7, 0] == np.abs(tau).max()
+    np.testing.assert_array_equal(tables[8:], tau.T)
+    assert scores.cg_tables is scores.cg_tables  # computed once per model
+    np.testing.assert_array_equal(scores.cg_tables, tables)
+
+
+@pytest.mark.parametrize("reduced_cost", VARIANTS)
+def test_packed_kernel_and_decoder_agree_with_column_generation(reduced_cost):
+    from decoders.chains.decoders import decode_cg
+
+    rng = np.random.default_rng(11)
+    name = {EQ12: "eq12", EQ8: "eq8", EQ9: "eq9"}[reduced_cost]
+    for _ in range(5):
+        theta, tau = peaked_chain(rng, 20, 45, margin=3.0, ambiguity=0.3, tau_scale=1.0)
+        scores = ChainScores(tau, tuple(str(label) for label in range(45)))
+        full = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost)
+        labels, score, bound, converged, iterations, candidates, sizes, messages = cg_kernel(
+            theta, tau, scores.cg_tables, reduced_cost, 0.0, True
+        )
+        packed, packed_score, packed_bound, packed_converged, packed_iterations, packed_messages = cg_packed(
+            theta, tau, scores.cg_tables, reduced_cost, 0.0, True
+        )
+        assert (score, bound, converged, iterations, messages) == (
+            packed_score,
+            packed_bound,
+            packed_converged,
+            packed_iterations,
+            packed_messages,
+        )
+        np.testing.assert_array_equal(packed, np.concatenate([labels, sizes, candidates]))
+        np.testing.assert_array_equal(full.labels, labels)
+        np.testing.assert_array_equal(full.oracle_candidates, candidates)
+        assert full.oracle_calls == len(candidates)
+        solution = decode_cg(ChainInstance(theta, scores), reduced_cost=name)
+        np.testing.assert_array_equal(solution.structure, labels)
+        assert solution.objective == score and solution.bound == score and solution.status == "optimal"
+        assert solution.stats["iterations"] == iterations and solution.stats["messages"] == messages
+        np.testing.assert_array_equal(solution.stats["domain_sizes"], sizes)
+        np.testing.assert_array_equal(solution.stats["oracle_candidates"], candidates)
 
 
 # --------------------------------------------------------------------------- bounds and CG-DG
@@ -282,8 +366,6 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
     import numba
     from numba.typed import List
 
-    from decoders.chains.colgen import cg_kernel
-
     @numba.njit
     def loop_viterbi(thetas, tau):
         total = 0.0
@@ -292,10 +374,10 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
         return total
 
     @numba.njit
-    def loop_cg(thetas, tau, in_min, in_max, out_min, out_max, reduced_cost, gap):
+    def loop_cg(thetas, tau, tables, reduced_cost, gap):
         total = 0.0
         for theta in thetas:
-            total += cg_labels(theta, tau, in_min, in_max, out_min, out_max, reduced_cost, gap, True)[1]
+            total += cg_labels(theta, tau, tables, reduced_cost, gap, True)[1]
         return total
 
     def python_loop(kernel, thetas, *args):
@@ -320,16 +402,17 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
             rng = np.random.default_rng(0)
             _, tau = peaked_chain(rng, 1, n_labels, **options)
             bound_arrays = bounds(tau)
+            tables = transition_tables(tau, *bound_arrays)
             thetas = List([peaked_chain(rng, 25, n_labels, **options)[0] for _ in range(count)])
             viterbi_s = best_of(loop_viterbi, thetas, tau, repeats=5 if n_labels > 100 else 15) / count
             line = f"L={n_labels:3d} {name:6s}: viterbi {1 / viterbi_s:9.0f}/s"
             for label, reduced_cost, gap in (("cg", EQ12, 0.0), ("cg-a", EQ8, 0.0), ("cg-a+t", EQ9, 0.0)):
-                cg_s = best_of(loop_cg, thetas, tau, *bound_arrays, reduced_cost, gap) / count
+                cg_s = best_of(loop_cg, thetas, tau, tables, reduced_cost, gap) / count
                 line += f" | {label} {1 / cg_s:8.0f}/s x{viterbi_s / cg_s:5.1f}"
-            cg_s = best_of(loop_cg, thetas, tau, *bound_arrays, EQ12, 0.0015) / count
+            cg_s = best_of(loop_cg, thetas, tau, tables, EQ12, 0.0015) / count
             line += f" | cg-dg x{viterbi_s / cg_s:5.1f}"
             python_v = best_of(python_loop, viterbi, thetas, tau, repeats=5) / count
-            python_cg = best_of(python_loop, cg_kernel, thetas, tau, *bound_arrays, EQ12, 0.0, True) / count
+            python_cg = best_of(python_loop, cg_kernel, thetas, tau, tables, EQ12, 0.0, True) / count
             line += f" | from Python: x{python_v / python_cg:5.1f}"
             results = [column_generation(theta, tau, *bound_arrays) for theta in thetas]
             sizes = np.concatenate([result.domain_sizes for result in results])

@@ -1,8 +1,9 @@
 """Exact MAP inference in chains by column generation (Belanger et al. 2012, sections 3-5, Fig. 1), numba kernels.
 
-Column generation (CG) solves the chain LP over *restricted domains* ``D_i`` (initially ``{argmax theta_i}``) by
-max-product messages, asks a reduced-cost oracle for labels that could improve the objective, adds them, and
-repeats until no edge setting has positive reduced cost: the restricted solution is then the exact optimum.
+Column generation (CG) solves the chain LP over *restricted domains* ``D_i`` (initially ``{argmax theta_i}``,
+or the best label eq. 14 keeps when it rules the argmax out) by max-product messages, asks a reduced-cost
+oracle for labels that could improve the objective, adds them, and repeats until no edge setting has positive
+reduced cost: the restricted solution is then the exact optimum.
 
 **Messages.** Positions are ``0..n-1``, edge ``i`` joins ``i`` and ``i+1``; the objective is
 ``sum_i theta_i(y_i) + sum_i tau(y_i, y_{i+1})``.  Eq. 7 and eq. 11 are
@@ -55,15 +56,17 @@ come out at ``+-1 ulp`` and would be generated for nothing); at convergence the 
 **Eq. 14 pruning** restricts the oracle and the out-of-domain messages to labels that are not provably
 suboptimal: ``x'`` at position ``i`` is dropped when some ``x`` has ``theta_i(x) + in_min(x) + out_min(x) >
 theta_i(x') + in_max(x') + out_max(x') + margin`` (transition terms omitted at the chain's ends): swapping
-``x'`` for ``x`` then gains more than ``margin`` in any sequence.  The best lower bound over all ``x`` is used;
-section 4.3 takes the local argmax's, which keeps half as many labels again at 343 labels.  With ``margin = 0`` every optimal sequence
-uses kept labels only, so the maxima above may be taken over kept labels; the 2-best oracle uses
-``margin = delta``, which keeps every label of every sequence within ``delta`` of the optimum.
+``x'`` for ``x`` then gains more than ``margin`` in any sequence. The best lower bound over all ``x`` is used;
+section 4.3 takes the local argmax's, which keeps half as many labels again at 343 labels. With ``margin = 0``
+every optimal sequence uses kept labels only, so the maxima above may be taken over kept labels; the 2-best
+oracle uses ``margin = delta``, which keeps every label of every sequence within ``delta`` of the optimum.
 
 **Entry points.** :func:`column_generation` and :func:`cg_two_best` (Python, rich results with statistics);
 :func:`cg_kernel` and :func:`two_best_kernel` (the same as single numba calls, usable inside numba loops);
-:func:`cg_labels` (labels and score only: the leanest call, for timing).  All scores must be finite (give a
-forbidden transition a large negative weight, not ``-inf``).
+:func:`cg_packed` (:func:`cg_kernel` with one array to box: the harness's call); :func:`cg_labels` (labels and
+score only: the leanest call, for timing).  The kernels take ``theta`` C-contiguous (the Python entry points make
+it so) and the transition data as :func:`transition_tables` packs it (``ChainScores.cg_tables``).  All scores
+must be finite (give a forbidden transition a large negative weight, not ``-inf``).
 """
 
 from __future__ import annotations
@@ -86,7 +89,11 @@ _M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
 _DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
 # flags (3, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed
 _GROWN, _FWD, _BWD = 0, 1, 2
-_BASE = 7  # scr (8, L) float: rows 0-6 the transition terms of eq. 14, row 7 scratch for the message passes
+# transition_tables rows (8 + L, L): eq. 14's transition terms per token kind (OUT_MAX and IN_MAX are also the
+# oracle's U_tau), the scale of tau (NaN if a bound is not finite) in [_T_SCALE, 0], then tau transposed:
+# tab[_T_TAU_T + b, a] = tau[a, b], so that columns of tau read contiguously
+_T_ZERO, _T_OUT_MIN, _T_OUT_MAX, _T_IN_MIN, _T_IN_MAX = range(5)
+_T_INNER_MIN, _T_INNER_MAX, _T_SCALE, _T_TAU_T = range(5, 9)
 
 
 class CGResult(NamedTuple):
@@ -119,108 +126,118 @@ class TwoBestResult(NamedTuple):
 # Performance note: at 45 labels the arithmetic is so cheap that bookkeeping dominates.  Kernels are called once
 # per round (never per edge or label), index packed arrays directly instead of taking views, and avoid ``break``
 # out of loops: every view, and every array argument of a kernel whose reference counts numba cannot prune (a
-# ``break`` prevents the pruning), costs a pair of atomic reference-count updates.
+# ``break`` prevents the pruning), costs a pair of atomic reference-count updates.  Seen from Python, every
+# argument costs ~0.04 us to dispatch and every returned array ~0.35 us to box (a 45-label sentence takes ~3 us
+# in all), hence :func:`transition_tables` and :func:`cg_packed`.
 
 
 @numba.njit(cache=True, nogil=True)
-def _setup(theta, in_min, in_max, out_min, out_max, prune, margin, lab, cnt, in_dom, scr):
-    """Seed ``D_i = {argmax theta_i}`` (first maximum), list the labels eq. 14 keeps (``margin`` as in the module
-    docstring; the seed is always kept) and return ``eps``, or -1 if a score is not finite (a sum is NaN or
-    infinite iff a term is, barring absurdly large scores).  Rows 0-6 of ``scr`` receive the transition terms of
-    eq. 14 (none for a single token, one side at either end).  Four running maxima break the dependency chain
-    of the maximisations."""
-    n, n_labels = theta.shape
-    tau_scale = 0.0
-    bad = False
+def transition_tables(
+    tau: np.ndarray, in_min: np.ndarray, in_max: np.ndarray, out_min: np.ndarray, out_max: np.ndarray
+) -> np.ndarray:
+    """What CG reads besides ``theta`` and ``tau``, packed as one ``(8 + L, L)`` array (``ChainScores.cg_tables``
+    caches it per model; one argument is cheaper to pass than five): rows ``_T_*`` -- zero, ``out_min``,
+    ``out_max``, ``in_min``, ``in_max``, ``in_min + out_min`` and ``in_max + out_max``, i.e. eq. 14's lower and
+    upper transition terms for a lone token, the first, the last and an inner token (``_T_OUT_MAX`` and
+    ``_T_IN_MAX`` are also the oracle's bounds ``U_tau``); ``max |tau|`` at ``[_T_SCALE, 0]`` (NaN unless every
+    bound and their sums are finite); then ``tau`` transposed."""
+    n_labels = in_min.shape[0]
+    tables = np.zeros((_T_TAU_T + n_labels, n_labels))
+    tables[_T_TAU_T:] = tau.T
+    tables[_T_OUT_MIN] = out_min
+    tables[_T_OUT_MAX] = out_max
+    tables[_T_IN_MIN] = in_min
+    tables[_T_IN_MAX] = in_max
+    tables[_T_INNER_MIN] = in_min + out_min
+    tables[_T_INNER_MAX] = in_max + out_max
+    scale = 0.0
     for x in range(n_labels):
-        scr[0, x] = 0.0
-        scr[1, x] = out_min[x]
-        scr[2, x] = out_max[x]
-        scr[3, x] = in_min[x]
-        scr[4, x] = in_max[x]
-        scr[5, x] = in_min[x] + out_min[x]
-        scr[6, x] = in_max[x] + out_max[x]
-        bad |= scr[5, x] - scr[5, x] != 0.0 or scr[6, x] - scr[6, x] != 0.0
-        tau_scale = max(tau_scale, max(abs(in_min[x]), abs(in_max[x])))
+        scale += tables[_T_INNER_MIN, x] * 0.0 + tables[_T_INNER_MAX, x] * 0.0  # NaN iff one is not finite
+        scale = max(scale, max(abs(in_min[x]), abs(in_max[x])))
+    tables[_T_SCALE, 0] = scale
+    return tables
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _nonfinite_probe(theta):
+    """``sum 0 * v`` over ``theta`` (C-contiguous): 0 iff every entry is finite, else NaN.  Each term is +-0 or
+    NaN, so the order of the sum cannot matter, and ``reassoc`` lets LLVM vectorise it (``0 * v`` is not folded
+    to 0: that would need ``nnan`` and ``nsz``)."""
+    flat = theta.reshape(theta.size)
+    acc = 0.0
+    for x in range(flat.shape[0]):
+        acc += flat[x] * 0.0
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
+    """List the labels eq. 14 keeps (``margin`` as in the module docstring), seed ``D_i`` with the first best
+    kept label by ``theta_i`` and return ``eps``, or -1 if a score is not finite.  ``tab`` is
+    :func:`transition_tables`' array (eq. 14's transition terms: none for a single token, one side at either
+    end).  The seed is ``argmax theta_i`` (section 4.1) unless eq. 14 proved that label suboptimal, when the best
+    label that can still be optimal is the better start.  Eight running maxima break the dependency chain of
+    eq. 14's maximisation (a max has a latency of four cycles and a throughput of two per cycle)."""
+    n, n_labels = theta.shape
+    tau_scale = tab[_T_SCALE, 0]
+    if _nonfinite_probe(theta) + tau_scale * 0.0 != 0.0:
+        return -1.0
     theta_scale = 0.0
     for i in range(n):
-        if n == 1:
-            r_lo = r_hi = 0
-        elif i == 0:
-            r_lo, r_hi = 1, 2
-        elif i == n - 1:
-            r_lo, r_hi = 3, 4
-        else:
-            r_lo, r_hi = 5, 6
-        m0 = m1 = m2 = m3 = -np.inf
-        l0 = l1 = l2 = l3 = -np.inf
-        s0 = s1 = s2 = s3 = 0.0  # a sum is NaN or infinite iff some term is
-        x = 0
-        while x + 3 < n_labels:
-            v0 = theta[i, x]
-            v1 = theta[i, x + 1]
-            v2 = theta[i, x + 2]
-            v3 = theta[i, x + 3]
-            s0 += v0
-            s1 += v1
-            s2 += v2
-            s3 += v3
-            m0 = max(m0, v0)
-            m1 = max(m1, v1)
-            m2 = max(m2, v2)
-            m3 = max(m3, v3)
-            l0 = max(l0, v0 + scr[r_lo, x])
-            l1 = max(l1, v1 + scr[r_lo, x + 1])
-            l2 = max(l2, v2 + scr[r_lo, x + 2])
-            l3 = max(l3, v3 + scr[r_lo, x + 3])
-            x += 4
-        while x < n_labels:
-            v0 = theta[i, x]
-            s0 += v0
-            m0 = max(m0, v0)
-            l0 = max(l0, v0 + scr[r_lo, x])
-            x += 1
-        total = (s0 + s1) + (s2 + s3)
-        bad |= total - total != 0.0
-        if bad:
-            continue  # reported below (a ``break`` here would defeat numba's reference-count pruning)
-        top = max(max(m0, m1), max(m2, m3))
-        lo = max(max(l0, l1), max(l2, l3))
-        theta_scale = max(theta_scale, abs(top))
         k = 0
         if prune:
+            if n == 1:
+                r_lo = r_hi = _T_ZERO
+            elif i == 0:
+                r_lo, r_hi = _T_OUT_MIN, _T_OUT_MAX
+            elif i == n - 1:
+                r_lo, r_hi = _T_IN_MIN, _T_IN_MAX
+            else:
+                r_lo, r_hi = _T_INNER_MIN, _T_INNER_MAX
+            l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = -np.inf
+            x = 0
+            while x + 7 < n_labels:
+                l0 = max(l0, theta[i, x] + tab[r_lo, x])
+                l1 = max(l1, theta[i, x + 1] + tab[r_lo, x + 1])
+                l2 = max(l2, theta[i, x + 2] + tab[r_lo, x + 2])
+                l3 = max(l3, theta[i, x + 3] + tab[r_lo, x + 3])
+                l4 = max(l4, theta[i, x + 4] + tab[r_lo, x + 4])
+                l5 = max(l5, theta[i, x + 5] + tab[r_lo, x + 5])
+                l6 = max(l6, theta[i, x + 6] + tab[r_lo, x + 6])
+                l7 = max(l7, theta[i, x + 7] + tab[r_lo, x + 7])
+                x += 8
+            while x < n_labels:
+                l0 = max(l0, theta[i, x] + tab[r_lo, x])
+                x += 1
+            lo = max(max(max(l0, l1), max(l2, l3)), max(max(l4, l5), max(l6, l7)))
             cut = lo - margin - 1e-9 * (1.0 + abs(lo))  # the slack only keeps more labels
             for x in range(n_labels):
                 lab[_KEPT, i, k] = x
-                k += theta[i, x] + scr[r_hi, x] >= cut
+                k += theta[i, x] + tab[r_hi, x] >= cut
         else:
             for x in range(n_labels):
                 lab[_KEPT, i, x] = x
             k = n_labels
-        arg = -1
-        for q in range(k):  # the first maximum is almost always kept: look there first
+        arg = lab[_KEPT, i, 0]  # the label that attains lo is kept: k >= 1
+        top = theta[i, arg]
+        for q in range(1, k):
             x = lab[_KEPT, i, q]
-            if theta[i, x] == top:
+            if theta[i, x] > top:
+                top = theta[i, x]
                 arg = x
-                break
-        if arg < 0:
-            arg = 0
-            while theta[i, arg] != top:
-                arg += 1
-            lab[_KEPT, i, k] = arg
-            k += 1
+        theta_scale = max(theta_scale, abs(top))
         lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1
         cnt[_NKEPT, i] = k
         in_dom[i, arg] = _SOLVED
-    return -1.0 if bad else _EPS * (1.0 + theta_scale + tau_scale)
+    return _EPS * (1.0 + theta_scale + tau_scale)
 
 
 # --------------------------------------------------------------------------- restricted LP (messages)
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_round(theta, tau, rc, g, h, msg, vec, lab, cnt):
+def _first_round(theta, tau, tab, rc, g, h, msg, vec, lab, cnt):
     """The first restricted LP (all domains singletons ``{d_j}``) in closed form, fused with the oracle's ``P``
     and ``Q``: ``a_j = tau(d_{j-1}, .) + h theta_j``, ``b_j = tau(., d_{j+1})``, bit-identical to what
     :func:`_forward` and :func:`_backward` compute.  Returns the number of message vectors computed."""
@@ -243,7 +260,7 @@ def _first_round(theta, tau, rc, g, h, msg, vec, lab, cnt):
             msg[_A, j, x] = al
             lab[_BP, j, x] = dl
             if two:
-                be = 0.0 + tau[x, dr] if dr >= 0 else 0.0
+                be = 0.0 + tab[_T_TAU_T + dr, x] if dr >= 0 else 0.0
                 msg[_B, j, x] = be
                 p = t + al - be - mj
                 msg[_Q, j, x] = t + be - al - kj
@@ -274,14 +291,14 @@ def _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
             mm = vec[_M, j - 1]
             for m in range(d):
                 a = lab[_DOM, j - 1, m]
-                scr[_BASE, m] = msg[_A, j - 1, a] + g * theta[j - 1, a] - mm
+                scr[m] = msg[_A, j - 1, a] + g * theta[j - 1, a] - mm
             for k in range(cnt[_NKEPT, j]):
                 x = lab[_KEPT, j, k]
                 best = -np.inf
                 arg = -1
                 for m in range(d):
                     a = lab[_DOM, j - 1, m]
-                    v = scr[_BASE, m] + tau[a, x]
+                    v = scr[m] + tau[a, x]
                     if v > best or (v == best and a < arg):
                         best = v
                         arg = a
@@ -305,7 +322,7 @@ def _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
 
 
 @numba.njit(cache=True, nogil=True)
-def _backward(theta, tau, msg, vec, lab, cnt, in_dom, flags, scr):
+def _backward(theta, tab, msg, vec, lab, cnt, in_dom, flags, scr):
     """Re-solve the backward messages (eq. 11) and ``K`` like :func:`_forward`, from the right."""
     n = theta.shape[0]
     recomputed = 0
@@ -319,12 +336,12 @@ def _backward(theta, tau, msg, vec, lab, cnt, in_dom, flags, scr):
             kk = vec[_K, j + 1]
             for m in range(d):
                 b = lab[_DOM, j + 1, m]
-                scr[_BASE, m] = msg[_B, j + 1, b] + theta[j + 1, b] - kk
+                scr[m] = msg[_B, j + 1, b] + theta[j + 1, b] - kk
             for k in range(cnt[_NKEPT, j]):
                 x = lab[_KEPT, j, k]
                 best = -np.inf
                 for m in range(d):
-                    best = max(best, scr[_BASE, m] + tau[x, lab[_DOM, j + 1, m]])
+                    best = max(best, scr[m] + tab[_T_TAU_T + lab[_DOM, j + 1, m], x])
                 if best != msg[_B, j, x]:
                     any_changed = True
                     dom_changed |= in_dom[j, x] == _SOLVED
@@ -347,14 +364,14 @@ def _backward(theta, tau, msg, vec, lab, cnt, in_dom, flags, scr):
 
 @numba.njit(cache=True, nogil=True)
 def _oracle_round(
-    theta, tau, in_max, out_max, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every, fresh, thr, cc, log, at
+    theta, tau, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every, fresh, thr, cc, log, at
 ):
     """One round of Fig. 1's ReducedCostOracle over the edges: generate both labels of every pair whose reduced
     cost (oracle scale) exceeds ``thr``.  Labels join as pending (``in_dom = 2``), so that the whole round prices
     one restricted LP.
 
     Per edge ``i``, bounding first, with the offline bounds ``U_tau(., b) = in_max[b]``, ``U_tau(a, .) =
-    out_max[a]``: ``C'`` = labels ``b`` that could exceed ``thr`` paired with the best ``P``, ``C`` = labels
+    out_max[a]`` (rows of ``tab``): ``C'`` = labels ``b`` that could exceed ``thr`` paired with the best ``P``, ``C`` = labels
     ``a`` that could with the best ``Q`` over ``C'``; every pair above ``thr`` lies in ``C x C'``, where ``R`` is
     evaluated exactly (pairs already in the restricted LP are skipped).  Unless ``every``, edges whose messages
     did not change since they were last priced are skipped (section 4.3): their reduced costs are unchanged and
@@ -403,7 +420,7 @@ def _oracle_round(
             b = lab[_KEPT, j, k]
             q = msg[_Q, j, b]
             cc[1, n2] = b
-            ok = q + u + w * in_max[b] > thr
+            ok = q + u + w * tab[_T_IN_MAX, b] > thr
             n2 += ok
             u2 = q if ok and q > u2 else u2
         n1 = 0
@@ -411,7 +428,7 @@ def _oracle_round(
             for k in range(cnt[_NKEPT, i]):
                 a = lab[_KEPT, i, k]
                 cc[0, n1] = a
-                n1 += msg[_P, i, a] + u2 + w * out_max[a] > thr
+                n1 += msg[_P, i, a] + u2 + w * tab[_T_OUT_MAX, a] > thr
         log[at + calls] = n1 * n2
         calls += 1
         best = -np.inf
@@ -496,14 +513,15 @@ def _score(theta, tau, labels):
 
 @numba.njit(cache=True, nogil=True)
 def _workspace(n, n_labels):
-    """The packed work arrays of one chain (``in_dom`` and ``flags`` zeroed)."""
+    """The packed work arrays of one chain (``in_dom`` and ``flags`` zeroed).  (Carving them out of one
+    allocation was measured slower.)"""
     msg = np.empty((4, n, n_labels))
     lab = np.empty((3, n, n_labels), dtype=np.int32)
     vec = np.empty((3, n))
     cnt = np.empty((2, n), dtype=np.int64)
     in_dom = np.zeros((n, n_labels), dtype=np.int8)
     flags = np.zeros((3, n), dtype=np.int8)
-    scr = np.empty((8, n_labels))
+    scr = np.empty(n_labels)
     cc = np.empty((2, n_labels), dtype=np.int32)
     return msg, lab, vec, cnt, in_dom, flags, scr, cc
 
@@ -512,10 +530,7 @@ def _workspace(n, n_labels):
 def _run(
     theta,
     tau,
-    in_min,
-    in_max,
-    out_min,
-    out_max,
+    tab,
     rc,
     gap,
     prune,
@@ -533,7 +548,7 @@ def _run(
     oracle_calls, oracle_candidates, messages_recomputed, eps)``; the workspace holds the final restricted LP."""
     if rc != EQ12 and rc != EQ8 and rc != EQ9:
         raise ValueError("reduced_cost must be 0 (eq. 12), 1 (eq. 8) or 2 (eq. 9)")
-    eps = _setup(theta, in_min, in_max, out_min, out_max, prune, margin, lab, cnt, in_dom, scr)
+    eps = _setup(theta, tab, prune, margin, lab, cnt, in_dom)
     if eps < 0.0:
         raise ValueError("column generation needs finite scores (theta, tau and its bounds)")
     n = theta.shape[0]
@@ -553,11 +568,11 @@ def _run(
     while not stop:  # (no ``break``: it would defeat numba's reference-count pruning)
         iterations += 1
         if first:
-            messages += _first_round(theta, tau, rc, g, h, msg, vec, lab, cnt)
+            messages += _first_round(theta, tau, tab, rc, g, h, msg, vec, lab, cnt)
         else:
             messages += _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr)
             if two:
-                messages += _backward(theta, tau, msg, vec, lab, cnt, in_dom, flags, scr)
+                messages += _backward(theta, tab, msg, vec, lab, cnt, in_dom, flags, scr)
         flags[_GROWN, :] = 0
         if n_log + n > log.shape[0]:
             grown = np.empty(2 * (n_log + n), dtype=np.int64)
@@ -566,8 +581,7 @@ def _run(
         calls, found, n_found = _oracle_round(
             theta,
             tau,
-            in_max,
-            out_max,
+            tab,
             rc,
             g,
             h,
@@ -634,49 +648,56 @@ def _run(
 
 @numba.njit(cache=True, nogil=True)
 def cg_kernel(
-    theta: np.ndarray,
-    tau: np.ndarray,
-    in_min: np.ndarray,
-    in_max: np.ndarray,
-    out_min: np.ndarray,
-    out_max: np.ndarray,
-    reduced_cost: int,
-    gap: float,
-    prune: bool,
+    theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
 ) -> tuple:
-    """Column generation in one numba call (for batch loops in numba); see :func:`column_generation`.
+    """Column generation in one numba call; see :func:`column_generation`.  ``tables`` is
+    :func:`transition_tables`' array (``ChainScores.cg_tables``).
 
-    Returns ``(labels, score, bound, converged, iterations, oracle_calls, oracle_candidates, domain_sizes,
-    messages_recomputed)``.
+    Returns ``(labels, score, bound, converged, iterations, oracle_candidates, domain_sizes,
+    messages_recomputed)``; ``oracle_calls`` is ``len(oracle_candidates)``.
     """
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
-        theta, tau, in_min, in_max, out_min, out_max, reduced_cost, gap, prune, 0.0,
-        msg, lab, vec, cnt, in_dom, flags, scr, cc,
-    )  # fmt: skip
-    return labels, score, bound, converged, iterations, calls, log, cnt[_DSZ], messages
+        theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+    )
+    return labels, score, bound, converged, iterations, log, cnt[_DSZ], messages
+
+
+@numba.njit(cache=True, nogil=True)
+def cg_packed(
+    theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
+) -> tuple[np.ndarray, float, float, bool, int, int]:
+    """:func:`cg_kernel` for callers in Python: its three arrays packed into one, because numba spends about
+    as long boxing each returned array (~0.35 us) as CG takes per token, while slicing in Python is cheaper.
+
+    Returns ``(packed, score, bound, converged, iterations, messages_recomputed)``; ``packed`` is int64
+    ``[labels (n), domain_sizes (n), oracle_candidates (oracle_calls)]``.
+    """
+    n, n_labels = theta.shape
+    msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
+    labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
+        theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+    )
+    packed = np.empty(2 * n + calls, dtype=np.int64)
+    for i in range(n):
+        packed[i] = labels[i]
+        packed[n + i] = cnt[_DSZ, i]
+    for c in range(calls):
+        packed[2 * n + c] = log[c]
+    return packed, score, bound, converged, iterations, messages
 
 
 @numba.njit(cache=True, nogil=True)
 def cg_labels(
-    theta: np.ndarray,
-    tau: np.ndarray,
-    in_min: np.ndarray,
-    in_max: np.ndarray,
-    out_min: np.ndarray,
-    out_max: np.ndarray,
-    reduced_cost: int,
-    gap: float,
-    prune: bool,
+    theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
 ) -> tuple[np.ndarray, float]:
     """Like :func:`cg_kernel` but returns only ``(labels, score)``: the lean entry point for timing runs."""
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     result = _run(
-        theta, tau, in_min, in_max, out_min, out_max, reduced_cost, gap, prune, 0.0,
-        msg, lab, vec, cnt, in_dom, flags, scr, cc,
-    )  # fmt: skip
+        theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+    )
     return result[0], result[1]
 
 
@@ -747,10 +768,7 @@ def _restricted_two_best(theta, tau, lab, cnt):
 def two_best_kernel(
     theta: np.ndarray,
     tau: np.ndarray,
-    in_min: np.ndarray,
-    in_max: np.ndarray,
-    out_min: np.ndarray,
-    out_max: np.ndarray,
+    tables: np.ndarray,
     delta: float,
     reduced_cost: int,
     prune: bool,
@@ -759,8 +777,8 @@ def two_best_kernel(
 
     Returns ``(best, best_score, second, second_score, has_second, domain_sizes, cg_stats, cg_domain_sizes)``:
     ``has_second`` tells whether ``second`` scores ``>= best_score - delta``, ``domain_sizes`` are taken after
-    the delta expansion, ``cg_stats`` is ``(labels, score, bound, converged, iterations, oracle_calls,
-    oracle_candidates, messages_recomputed)`` of the column generation run.
+    the delta expansion, ``cg_stats`` is ``(labels, score, bound, converged, iterations, oracle_candidates,
+    messages_recomputed)`` of the column generation run; ``tables`` as for :func:`cg_kernel`.
     """
     if not delta >= 0.0 or not np.isfinite(delta):
         raise ValueError("delta must be finite and >= 0")
@@ -770,10 +788,7 @@ def two_best_kernel(
     labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
         theta,
         tau,
-        in_min,
-        in_max,
-        out_min,
-        out_max,
+        tables,
         rc,
         0.0,
         prune,
@@ -797,7 +812,7 @@ def two_best_kernel(
     thr = -w * (delta + (n + 2) * eps)
     flags[_GROWN, :] = 0
     _oracle_round(
-        theta, tau, in_max, out_max, rc, g, h, msg, vec, lab, cnt, in_dom, flags, True, False, thr, cc,
+        theta, tau, tables, rc, g, h, msg, vec, lab, cnt, in_dom, flags, True, False, thr, cc,
         np.empty(n, dtype=np.int64), 0,
     )  # fmt: skip
     _price_end(theta, g, msg, vec, lab, cnt, in_dom, flags, thr)
@@ -805,7 +820,7 @@ def two_best_kernel(
         _price_start(theta, msg, vec, lab, cnt, in_dom, flags, thr)
     best, best_score, second, second_score = _restricted_two_best(theta, tau, lab, cnt)
     has_second = second_score >= best_score - delta
-    stats = (labels, score, bound, converged, iterations, calls, log, messages)
+    stats = (labels, score, bound, converged, iterations, log, messages)
     return best, best_score, second, second_score, has_second, cnt[_DSZ].copy(), stats, cg_sizes
 
 
@@ -845,10 +860,15 @@ def column_generation(
     Under exact ties the optimal sequence returned may differ from :func:`viterbi`'s.
     """
     theta = _check(theta, tau, (in_min, in_max, out_min, out_max))
-    labels, score, bound, converged, iterations, calls, cand, dsz, messages = cg_kernel(
-        theta, tau, in_min, in_max, out_min, out_max, int(reduced_cost), float(gap), bool(prune)
+    tables = transition_tables(tau, in_min, in_max, out_min, out_max)
+    packed, score, bound, converged, iterations, messages = cg_packed(
+        theta, tau, tables, int(reduced_cost), float(gap), bool(prune)
     )
-    return CGResult(labels, score, bound, converged, iterations, calls, cand, dsz, messages)
+    n = theta.shape[0]
+    calls = packed.shape[0] - 2 * n
+    return CGResult(
+        packed[:n], score, bound, converged, iterations, calls, packed[2 * n :], packed[n : 2 * n], messages
+    )
 
 
 def cg_two_best(
@@ -870,11 +890,12 @@ def cg_two_best(
     ``>= -delta`` is generated, and exact 2-best search runs inside the resulting domains.
     """
     theta = _check(theta, tau, (in_min, in_max, out_min, out_max))
+    tables = transition_tables(tau, in_min, in_max, out_min, out_max)
     best, best_score, second, second_score, has_second, dsz, stats, cg_sizes = two_best_kernel(
-        theta, tau, in_min, in_max, out_min, out_max, float(delta), int(reduced_cost), bool(prune)
+        theta, tau, tables, float(delta), int(reduced_cost), bool(prune)
     )
-    labels, score, bound, converged, iterations, calls, cand, messages = stats
-    cg = CGResult(labels, score, bound, converged, iterations, calls, cand, cg_sizes, messages)
+    labels, score, bound, converged, iterations, cand, messages = stats
+    cg = CGResult(labels, score, bound, converged, iterations, len(cand), cand, cg_sizes, messages)
     if not has_second:
         return TwoBestResult(best, best_score, None, None, dsz, cg)
     return TwoBestResult(best, best_score, second, second_score, dsz, cg)

@@ -17,7 +17,7 @@ import numpy as np
 
 from decoders.chains import crfsuite
 from decoders.chains.beam import beam_search
-from decoders.chains.colgen import EQ8, EQ9, EQ12, cg_kernel, two_best_kernel
+from decoders.chains.colgen import EQ8, EQ9, EQ12, cg_packed, two_best_kernel
 from decoders.chains.instance import ChainInstance, FeatureInstance
 from decoders.chains.model import ChainModel, gather_emissions
 from decoders.chains.viterbi import viterbi, viterbi_2best, viterbi_pruned, viterbi_pruned_2best
@@ -48,17 +48,17 @@ def decode_viterbi_pruned(instance: ChainInstance, *, deadline: float | None = N
 def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> Solution:
     if reduced_cost not in REDUCED_COSTS:
         raise ConfigError(f"reduced_cost must be one of {sorted(REDUCED_COSTS)}, got {reduced_cost!r}")
-    s = instance_scores
-    labels, score, bound, converged, iterations, calls, candidates, sizes, messages = cg_kernel(
-        theta, s.tau, s.in_min, s.in_max, s.out_min, s.out_max, REDUCED_COSTS[reduced_cost], gap, True
+    packed, score, bound, converged, iterations, messages = cg_packed(
+        theta, instance_scores.tau, instance_scores.cg_tables, REDUCED_COSTS[reduced_cost], gap, True
     )
+    n = len(theta)
     stats = {
         "iterations": iterations,
-        "oracle_candidates": candidates,
-        "domain_sizes": sizes,
+        "oracle_candidates": packed[2 * n :],
+        "domain_sizes": packed[n : 2 * n],
         "messages": messages,
     }
-    return Solution(labels, score, bound, "optimal" if converged else "feasible", stats)
+    return Solution(packed[:n], score, bound, "optimal" if converged else "feasible", stats)
 
 
 @register(EXPERIMENT, "cg")
@@ -103,7 +103,7 @@ def decode_cg_two_best(
 ) -> Solution:
     """The 0/1-loss oracle of section 5: the best sequence and the best other one within ``delta`` of it."""
     best, score1, second, score2, has_second, sizes, cg_stats, _ = two_best_kernel(
-        instance.theta, *_bounds(instance), float(delta), EQ12, True
+        instance.theta, instance.scores.tau, instance.scores.cg_tables, float(delta), EQ12, True
     )
     stats = {"iterations": cg_stats[4], "domain_sizes": sizes, "delta": float(delta)}
     return _two_best(best, score1, second if has_second else None, score2, stats)

@@ -10,6 +10,7 @@ independent: one :class:`ChainScores` is shared by every instance of a dataset (
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -43,6 +44,14 @@ class ChainScores:
     @property
     def n_labels(self) -> int:
         return self.tau.shape[0]
+
+    @cached_property
+    def cg_tables(self) -> np.ndarray:
+        """The bounds and ``tau`` transposed, packed as column generation reads them
+        (``decoders.chains.colgen.transition_tables``), computed once per model rather than per sentence."""
+        from decoders.chains.colgen import transition_tables  # deferred: numba is needed only by CG
+
+        return transition_tables(self.tau, self.in_min, self.in_max, self.out_min, self.out_max)
 
 
 @dataclass(eq=False)
