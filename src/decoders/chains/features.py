@@ -21,7 +21,7 @@ import functools
 import itertools
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,15 +152,9 @@ class FeatureVocabulary:
     def transform(self, sentences: Iterable[Sequence[str]]) -> FeatureMatrix:
         """The feature matrix of ``sentences`` (lists of words); features not in the vocabulary are dropped."""
         lookup = self.index.get
-        ids: list[int] = []
-        per_token: list[int] = []
-        per_sentence: list[int] = []
-        for number, words in enumerate(sentences):
-            features = _sentence_features(words, number)
-            per_sentence.append(len(features))
-            for token in features:
-                per_token.append(len(token))
-                ids.extend(map(lookup, token, itertools.repeat(_UNKNOWN, len(token))))
+        ids, per_token, per_sentence = _feature_ids(
+            sentences, lambda token: map(lookup, token, itertools.repeat(_UNKNOWN, len(token)))
+        )
         return _matrix_from_lists(ids, per_token, per_sentence, keep=None)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -211,15 +205,7 @@ def fit_features(
         raise ValueError(f"min_count must be at least 1, got {min_count}")
     raw_index: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # new name -> next id
     lookup = raw_index.__getitem__
-    ids: list[int] = []
-    per_token: list[int] = []
-    per_sentence: list[int] = []
-    for number, words in enumerate(sentences):
-        features = _sentence_features(words, number)
-        per_sentence.append(len(features))
-        for token in features:
-            per_token.append(len(token))
-            ids.extend(map(lookup, token))
+    ids, per_token, per_sentence = _feature_ids(sentences, lambda token: map(lookup, token))
     raw_names = list(raw_index)
     counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=len(raw_names))
     keep = counts >= min_count
@@ -302,6 +288,23 @@ class FeatureMatrix:
             return cls(arrays["ids"], arrays["token_offsets"], arrays["sentence_offsets"])
         except ValueError as exc:
             raise CorpusFormatError(path, None, str(exc)) from exc
+
+
+def _feature_ids(
+    sentences: Iterable[Sequence[str]], token_ids: Callable[[list[str]], Iterable[int]]
+) -> tuple[list[int], list[int], list[int]]:
+    """Every token's feature ids (``token_ids`` maps a token's feature strings to ids), the feature count of
+    each token and the token count of each sentence."""
+    ids: list[int] = []
+    per_token: list[int] = []
+    per_sentence: list[int] = []
+    for number, words in enumerate(sentences):
+        features = _sentence_features(words, number)
+        per_sentence.append(len(features))
+        for token in features:
+            per_token.append(len(token))
+            ids.extend(token_ids(token))
+    return ids, per_token, per_sentence
 
 
 def _matrix_from_lists(

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from decoders.harness.records import mark_exact
+from decoders.harness.records import mark_exact, read_records
 from decoders.tables.papers import paper_rows, paper_value
+from decoders.tables.writers import write_table
 
 REFERENCE = "viterbi"
 
@@ -193,8 +195,6 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def load_runs(paths: Iterable[str]) -> pd.DataFrame:
-    from decoders.harness.records import read_records
-
     return pd.concat([read_records(path) for path in paths], ignore_index=True)
 
 
@@ -280,10 +280,6 @@ def domain_size_figure(records: pd.DataFrame, path) -> None:
 
 def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, figures) -> None:
     """Every chains table (CSV, Markdown, LaTeX) and figure from the gathered run records."""
-    from pathlib import Path
-
-    from decoders.tables.writers import write_table
-
     tables, figures = Path(tables), Path(figures)
     figures.mkdir(parents=True, exist_ok=True)
     records = load_runs(run_paths)
