@@ -309,3 +309,17 @@ def test_records_follow_the_workflow_record_schema(repo_root):
     bad = {**frame.to_dict("records")[0], "status": "solved"}
     with pytest.raises(jsonschema.ValidationError, match="solved"):
         jsonschema.validate(bad, schema)
+
+
+def test_params_file_is_merged_and_bad_files_are_named(tmp_path):
+    from decoders.harness.jobs import read_params_file
+
+    good = tmp_path / "width.json"
+    good.write_text('{"width": 7}')
+    assert read_params_file(good, "experiments.x.variants.y") == {"width": 7}
+    with pytest.raises(ConfigError, match=r"experiments\.x\.variants\.y\.params_file: cannot read .*missing"):
+        read_params_file(tmp_path / "missing.json", "experiments.x.variants.y")
+    bad = tmp_path / "list.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(ConfigError, match="must hold a JSON object, not list"):
+        read_params_file(bad, "experiments.x.variants.y")

@@ -64,6 +64,14 @@ def check_references(config: dict[str, Any]) -> None:
     chains = config["experiments"].get("chains")
     if chains is not None:
         problems += _chains_references(chains)
+    titles = config["experiments"].get("titles")
+    if titles is not None:
+        names = [("exact", titles["exact"]), *(("runs", v) for v in titles["runs"])]
+        problems += [
+            f"experiments.titles.{key}: {name!r} is not one of experiments.titles.variants"
+            for key, name in names
+            if name not in titles["variants"]
+        ]
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(f"  {p}" for p in problems))
 

@@ -122,6 +122,16 @@ def variant_spec(wildcards):
     return variants[wildcards.variant]
 
 
+def decode_inputs(wildcards):
+    """A decode job reads its instance shard, and the variant's params_file when the workflow computes some
+    of its parameters (e.g. the titles experiment's smallest optimal beam width)."""
+    inputs = {"instances": expand(f"{INSTANCES}/shard-{{shard}}.pkl", **wildcards)[0]}
+    spec = variant_spec(wildcards)
+    if "params_file" in spec:
+        inputs["params_file"] = spec["params_file"].format(dataset=wildcards.dataset)
+    return inputs
+
+
 def shard_records(wildcards):
     """The shard record files of a variant (which must exist in config.yaml) to gather."""
     variant_spec(wildcards)
@@ -190,3 +200,14 @@ def chains_provenance():
     return [
         str(Path(run.removesuffix(".parquet")) / f"shard-{i}.json") for run in chains_runs() for i in shards
     ]
+
+
+# titles: one instance set per dataset (its test split scored by the model trained on its train split).
+TITLES = config["experiments"].get("titles", {})
+TITLES_TABLES = ["table1", "units", "figure2", "examples"]
+
+
+def titles_runs(dataset):
+    """Gathered records of every variant of Table 1 on a dataset (the exact reference first)."""
+    names = dict.fromkeys([TITLES["exact"], *TITLES["runs"]])
+    return [f"results/runs/titles/{dataset}/{variant}.parquet" for variant in names]

@@ -6,7 +6,7 @@
 
 rule decode:
     input:
-        instances=f"{INSTANCES}/shard-{{shard}}.pkl",
+        unpack(decode_inputs),
     output:
         records=f"{RUNS}/shard-{{shard}}.parquet",
         provenance=f"{RUNS}/shard-{{shard}}.json",

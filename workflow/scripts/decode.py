@@ -15,4 +15,5 @@ decode_shard(
     harness=snakemake.params.harness,
     seed=snakemake.params.seed,
     config=snakemake.config,
+    params_file=snakemake.input.get("params_file"),
 )

@@ -7,6 +7,7 @@ decoded exactly once.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,18 @@ from decoders.harness.sharding import gather_shards
 
 log = logging.getLogger(__name__)
 
-VARIANT_KEYS = {"decoder", "params", "module"}
+VARIANT_KEYS = {"decoder", "params", "module", "params_file"}
+
+
+def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
+    """The parameters a variant's ``params_file`` holds; ConfigError names a missing or malformed file."""
+    try:
+        params = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{where}.params_file: cannot read {path}: {exc}") from exc
+    if not isinstance(params, dict):
+        raise ConfigError(f"{where}.params_file: {path} must hold a JSON object, not {type(params).__name__}")
+    return params
 
 
 def decode_shard(
@@ -39,9 +51,14 @@ def decode_shard(
     harness: Mapping[str, Any],
     seed: int,
     config: Mapping[str, Any],
+    params_file: str | Path | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Decode one shard with the variant ``spec`` (``decoder``, optional ``params`` and ``module``)."""
+    """Decode one shard with the variant ``spec`` (``decoder``, optional ``params`` and ``module``).
+
+    A variant whose parameters the workflow computes names a ``params_file`` template in its spec; the decode
+    rule passes the file (``{dataset}`` filled in) as ``params_file``, whose JSON object is merged over ``params``.
+    """
     unknown = set(spec) - VARIANT_KEYS
     if unknown or "decoder" not in spec:
         raise ConfigError(
@@ -49,13 +66,16 @@ def decode_shard(
             + (f"; unknown keys {sorted(unknown)}" if unknown else "")
         )
     module = spec.get("module")
+    params = dict(spec.get("params", {}))
+    if params_file is not None:
+        params.update(read_params_file(params_file, f"experiments.{experiment}.variants.{variant}"))
     items = read_instance_shard(instances)
     frame = run_instances(
         experiment,
         dataset,
         variant,
         spec["decoder"],
-        spec.get("params", {}),
+        params,
         items,
         time_limit=harness["time_limit"],
         evaluate=get_evaluator(experiment, module),
@@ -70,7 +90,11 @@ def decode_shard(
         seed=seed,
         config=dict(config),
         threads=frame.attrs.get("threads"),
-        extra={"harness": frame.attrs.get("harness"), "instances": str(instances), "variant": dict(spec)},
+        extra={
+            "harness": frame.attrs.get("harness"),
+            "instances": str(instances),
+            "variant": {**spec, "params": params},
+        },
     )
     write_provenance(provenance, prov)
     statuses = frame["status"].value_counts().to_dict()
