@@ -1,0 +1,127 @@
+"""The title word graph of one section (Deshpande et al. 2007, sec. 6), built from the two scorers.
+
+Vertices are the body's unique content words (lower-cased, in order of first occurrence); the words with one
+Porter stem form an equivalence class. Vertex ``u``'s selection score ``log P_sel(stem(u))`` is shifted onto
+every edge into ``u`` (sec. 2.1), and the ordering score is the bigram model's:
+
+- ``start[u] = log P_sel(u) + max(log P(u | <s>), max_x log P(x | <s>) + log P(u | x))``;
+- ``edge[v, u] = log P_sel(u) + max(log P(u | v), max_x log P(x | v) + log P(u | x))``;
+- ``end[v] = max(log P(</s> | v), max_x log P(x | v) + log P(</s> | x))``,
+
+where ``x`` runs over the auxiliary words (prepositions and articles that are not vertices); the paper adds
+one edge per auxiliary word, and since a decoder maximises only the best of the parallel edges matters, so
+the instance keeps that one and the word it went through. ``edge`` is ``-inf`` on the diagonal and between
+two words of one class.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from decoders.corpora.textbooks import content_words
+from decoders.titles.instance import TitleInstance
+from decoders.titles.language_model import BOS, EOS, BigramLM, lm_tokens
+from decoders.titles.selection import SelectionModel
+
+__all__ = ["AUXILIARY_CLASS", "auxiliary_words", "build_instance", "title_length"]
+
+# The closed class the auxiliary words are drawn from: English articles and single-word prepositions (not the
+# participles and comparatives sometimes counted as prepositions: given, following, including, than, like, ...).
+AUXILIARY_CLASS = frozenset([
+    "a", "an", "the",
+    "aboard", "about", "above", "across", "after", "against", "along", "alongside", "amid", "among", "amongst",
+    "around", "as", "at", "atop", "before", "behind", "below", "beneath", "beside", "besides", "between",
+    "beyond", "by", "despite", "down", "during", "except", "for", "from", "in", "inside", "into", "near", "of",
+    "off", "on", "onto", "out", "outside", "over", "past", "per", "since", "through", "throughout", "till",
+    "to", "toward", "towards", "under", "underneath", "unlike", "until", "up", "upon", "versus", "via", "with",
+    "within", "without",
+])  # fmt: skip
+
+
+def auxiliary_words(titles: Sequence[str], bodies: Sequence[str], count: int = 24) -> tuple[str, ...]:
+    """The ``count`` most frequent words of :data:`AUXILIARY_CLASS` in ``titles`` (the training titles).
+
+    Ties, and the places left when fewer than ``count`` of them occur in the titles, go by frequency in
+    ``bodies`` (then alphabetically), so the set is always ``count`` words drawn from the corpus when the
+    corpus has that many.
+    """
+    if count < 0:
+        raise ValueError(f"the number of auxiliary words must be >= 0, not {count}")
+    in_titles = Counter(token for title in titles for token in lm_tokens(title) if token in AUXILIARY_CLASS)
+    in_bodies = Counter(token for body in bodies for token in lm_tokens(body) if token in AUXILIARY_CLASS)
+    ranked = sorted(set(in_titles) | set(in_bodies), key=lambda w: (-in_titles[w], -in_bodies[w], w))
+    return tuple(ranked[:count])
+
+
+def title_length(title: str) -> int:
+    """``k`` for a title: its number of content words (the paper gives the decoder the true length)."""
+    return len(content_words(title))
+
+
+def _best_route(direct: np.ndarray, via: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise max of a direct score and the best auxiliary route (``via`` has the aux axis last), with the
+    index of the auxiliary word (-1 when the direct transition is at least as good)."""
+    if via.shape[-1] == 0:
+        return direct, np.full(direct.shape, -1, dtype=np.int32)
+    best = via.argmax(axis=-1)
+    best_score = np.take_along_axis(via, best[..., None], axis=-1)[..., 0]
+    use_aux = best_score > direct
+    return np.where(use_aux, best_score, direct), np.where(use_aux, best, -1).astype(np.int32)
+
+
+def build_instance(
+    unit: Mapping[str, Any],
+    selection_model: SelectionModel,
+    lm: BigramLM,
+    aux_words: Sequence[str],
+    k: int,
+) -> TitleInstance:
+    """The scored word graph of one section (``unit`` has ``body`` and ``title``) for titles of ``k`` words."""
+    scored = selection_model.log_probabilities([unit["body"]])
+    tokens = content_words(unit["body"])
+    vertices = list(dict.fromkeys(tokens))
+    if not vertices:
+        raise ValueError(f"section {unit.get('section_id', '?')!r}: the body has no content words")
+    stems = selection_model.stemmer.stems(vertices)
+    klass, _ = pd.factorize(pd.Series(stems, dtype=object))
+    if k > klass.max() + 1:
+        raise ValueError(
+            f"section {unit.get('section_id', '?')!r}: k = {k} but the body has only {klass.max() + 1} stems"
+        )
+    selection = pd.Series(scored["log_prob"].to_numpy(), index=scored["stem"]).reindex(stems).to_numpy()
+    aux = list(aux_words)
+    # Log bigram probabilities: word -> word, word -> aux, aux -> word, and the start/end transitions.
+    word_word = lm.log_prob_matrix(vertices, vertices)
+    word_aux = lm.log_prob_matrix(vertices, aux)  # (n, m)
+    aux_word = lm.log_prob_matrix(aux, vertices)  # (m, n)
+    start_word = lm.log_prob_matrix([BOS], vertices)[0]
+    start_aux = lm.log_prob_matrix([BOS], aux)[0]
+    word_end = lm.log_prob_matrix(vertices, [EOS])[:, 0]
+    aux_end = lm.log_prob_matrix(aux, [EOS])[:, 0]
+
+    edge, edge_aux = _best_route(word_word, word_aux[:, None, :] + aux_word.T[None, :, :])
+    start, start_route = _best_route(start_word, start_aux[None, :] + aux_word.T)
+    end, end_route = _best_route(word_end, word_aux + aux_end[None, :])
+    edge = edge + selection[None, :]
+    start = start + selection
+    same_class = klass[:, None] == klass[None, :]  # includes the diagonal
+    edge[same_class] = -np.inf
+    edge_aux[same_class] = -1
+    return TitleInstance(
+        words=tuple(vertices),
+        klass=klass,
+        start=start,
+        edge=edge,
+        end=end,
+        k=k,
+        start_aux=start_route,
+        edge_aux=edge_aux,
+        end_aux=end_route,
+        aux_words=tuple(aux),
+        reference=str(unit["title"]),
+    )
