@@ -236,8 +236,17 @@ def estimate_bigram_lm(token_sentences: Iterable[Sequence[str]]) -> BigramLM:
     if (left[observed] <= 0).any():
         bad = vocabulary[int(np.flatnonzero(observed & (left <= 0))[0])]
         raise ValueError(f"Good-Turing leaves no probability for unseen words after {bad!r}")
+    # A context followed by every word of positive unigram probability has no unseen word to give its
+    # left-over mass to (only possible when no word is a singleton, so <unk> has probability 0): its seen
+    # bigrams are renormalised instead.
+    unseen_unigram = 1.0 - seen_unigram
+    full = observed & (unseen_unigram <= 1e-12)
+    seen = seen / np.where(full, seen_mass, 1.0)[context]
     alpha = np.ones(size)
-    alpha[observed] = left[observed] / (1.0 - seen_unigram[observed])
+    open_contexts = observed & ~full
+    alpha[open_contexts] = left[open_contexts] / unseen_unigram[open_contexts]
+    alpha[full] = 0.0
     with np.errstate(divide="ignore"):
-        log_unigram = np.log(unigram)
-    return BigramLM(vocabulary, log_unigram, np.log(alpha), keys, np.log(seen), unigram_sgt, bigram_sgt)
+        return BigramLM(
+            vocabulary, np.log(unigram), np.log(alpha), keys, np.log(seen), unigram_sgt, bigram_sgt
+        )
