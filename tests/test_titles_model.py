@@ -331,6 +331,12 @@ def test_build_instances_sizes_and_title_lengths(synthetic):
     for (_, size, instance), title in zip(items, units["title"].iloc[24:], strict=True):
         assert instance.k == title_length(title) == 2
         assert size == instance.n * instance.k
+    # Scores computed for all sections at once give the same graph as one section on its own.
+    alone = build_instance(units.iloc[24], model.selection, model.lm, model.aux_words, 2)
+    np.testing.assert_array_equal(alone.edge, items[0][2].edge)
+    np.testing.assert_array_equal(alone.start_aux, items[0][2].start_aux)
+    with pytest.raises(ValueError, match="no selection score"):
+        build_instance(units.iloc[24], model.selection, model.lm, model.aux_words, 2, selection_scores={})
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -64,12 +64,12 @@ def title_length(title: str) -> int:
 
 
 def _best_route(direct: np.ndarray, via: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Elementwise max of a direct score and the best auxiliary route (``via`` has the aux axis last), with the
+    """Elementwise max of a direct score and the best auxiliary route (``via`` has the aux axis first), with the
     index of the auxiliary word (-1 when the direct transition is at least as good)."""
-    if via.shape[-1] == 0:
+    if via.shape[0] == 0:
         return direct, np.full(direct.shape, -1, dtype=np.int32)
-    best = via.argmax(axis=-1)
-    best_score = np.take_along_axis(via, best[..., None], axis=-1)[..., 0]
+    best = via.argmax(axis=0)
+    best_score = via.max(axis=0)
     use_aux = best_score > direct
     return np.where(use_aux, best_score, direct), np.where(use_aux, best, -1).astype(np.int32)
 
@@ -80,11 +80,18 @@ def build_instance(
     lm: BigramLM,
     aux_words: Sequence[str],
     k: int,
+    *,
+    selection_scores: Mapping[str, float] | None = None,
 ) -> TitleInstance:
-    """The scored word graph of one section (``unit`` has ``body`` and ``title``) for titles of ``k`` words."""
-    scored = selection_model.log_probabilities([unit["body"]])
-    tokens = content_words(unit["body"])
-    vertices = list(dict.fromkeys(tokens))
+    """The scored word graph of one section (``unit`` has ``body`` and ``title``) for titles of ``k`` words.
+
+    ``selection_scores`` (stem -> log P(stem in the title)) may be passed when they were computed for many
+    sections at once (see :func:`decoders.titles.pipeline.build_instances`); else they are computed here.
+    """
+    if selection_scores is None:
+        scored = selection_model.log_probabilities([unit["body"]])
+        selection_scores = dict(zip(scored["stem"], scored["log_prob"], strict=True))
+    vertices = list(dict.fromkeys(content_words(unit["body"])))
     if not vertices:
         raise ValueError(f"section {unit.get('section_id', '?')!r}: the body has no content words")
     stems = selection_model.stemmer.stems(vertices)
@@ -93,20 +100,24 @@ def build_instance(
         raise ValueError(
             f"section {unit.get('section_id', '?')!r}: k = {k} but the body has only {klass.max() + 1} stems"
         )
-    selection = pd.Series(scored["log_prob"].to_numpy(), index=scored["stem"]).reindex(stems).to_numpy()
+    try:
+        selection = np.array([selection_scores[stem] for stem in stems], dtype=np.float64)
+    except KeyError as error:
+        raise ValueError(f"section {unit.get('section_id', '?')!r}: no selection score for {error}") from None
     aux = list(aux_words)
-    # Log bigram probabilities: word -> word, word -> aux, aux -> word, and the start/end transitions.
-    word_word = lm.log_prob_matrix(vertices, vertices)
-    word_aux = lm.log_prob_matrix(vertices, aux)  # (n, m)
-    aux_word = lm.log_prob_matrix(aux, vertices)  # (m, n)
-    start_word = lm.log_prob_matrix([BOS], vertices)[0]
-    start_aux = lm.log_prob_matrix([BOS], aux)[0]
-    word_end = lm.log_prob_matrix(vertices, [EOS])[:, 0]
-    aux_end = lm.log_prob_matrix(aux, [EOS])[:, 0]
+    # Log bigram probabilities between words, auxiliary words (x) and the title's start and end.
+    word = lm.ids(vertices)
+    via = lm.ids(aux)
+    start_id, end_id = lm.ids([BOS, EOS])
+    word_word = lm.log_prob_ids(word[:, None], word[None, :])  # (n, n)
+    aux_word = lm.log_prob_ids(via[:, None], word[None, :])  # (m, n): log P(u | x)
+    word_aux = lm.log_prob_ids(word[None, :], via[:, None])  # (m, n): log P(x | v)
+    aux_end = lm.log_prob_ids(via, end_id)  # (m,)
+    start_aux = lm.log_prob_ids(start_id, via)  # (m,)
 
-    edge, edge_aux = _best_route(word_word, word_aux[:, None, :] + aux_word.T[None, :, :])
-    start, start_route = _best_route(start_word, start_aux[None, :] + aux_word.T)
-    end, end_route = _best_route(word_end, word_aux + aux_end[None, :])
+    edge, edge_aux = _best_route(word_word, word_aux[:, :, None] + aux_word[:, None, :])
+    start, start_route = _best_route(lm.log_prob_ids(start_id, word), start_aux[:, None] + aux_word)
+    end, end_route = _best_route(lm.log_prob_ids(word, end_id), word_aux + aux_end[:, None])
     edge = edge + selection[None, :]
     start = start + selection
     same_class = klass[:, None] == klass[None, :]  # includes the diagonal

@@ -156,10 +156,10 @@ class BigramLM:
     bigram_sgt: GoodTuring
 
     def __post_init__(self) -> None:
-        self._index = pd.Index(self.vocabulary)
+        self._ids = {token: i for i, token in enumerate(self.vocabulary)}
 
     def __getstate__(self) -> dict:
-        return {key: value for key, value in self.__dict__.items() if key != "_index"}
+        return {key: value for key, value in self.__dict__.items() if key != "_ids"}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -171,8 +171,10 @@ class BigramLM:
 
     def ids(self, tokens: Sequence[str]) -> np.ndarray:
         """Vocabulary ids of ``tokens``; an unknown token is ``<unk>``."""
-        found = self._index.get_indexer(pd.Index(list(tokens), dtype=object))
-        return np.where(found < 0, self.vocabulary.index(UNK), found).astype(np.int64)
+        unknown = self._ids[UNK]
+        return np.fromiter(
+            (self._ids.get(token, unknown) for token in tokens), dtype=np.int64, count=len(tokens)
+        )
 
     def log_prob_ids(self, previous: np.ndarray, following: np.ndarray) -> np.ndarray:
         """``log P(following | previous)`` elementwise (numpy broadcasting) for vocabulary ids."""

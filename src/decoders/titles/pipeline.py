@@ -117,10 +117,20 @@ def train(
 def build_instances(model: TitleModel, units: pd.DataFrame) -> list[tuple[str, int, TitleInstance]]:
     """``(section_id, size, instance)`` for every section, ``size = n * k`` (vertices times title length,
     what the decoders' work grows with); ``k`` is the number of content words of the true title."""
+    records = units.to_dict("records")
+    scored = model.selection.log_probabilities([unit["body"] for unit in records])
+    scores: list[dict[str, float]] = [{} for _ in records]
+    for unit, stem, log_prob in zip(scored["unit"], scored["stem"], scored["log_prob"], strict=True):
+        scores[unit][stem] = log_prob
     items = []
-    for unit in units.to_dict("records"):
+    for unit, selection_scores in zip(records, scores, strict=True):
         instance = build_instance(
-            unit, model.selection, model.lm, model.aux_words, title_length(unit["title"])
+            unit,
+            model.selection,
+            model.lm,
+            model.aux_words,
+            title_length(unit["title"]),
+            selection_scores=selection_scores,
         )
         items.append((str(unit["section_id"]), instance.n * instance.k, instance))
     return items
