@@ -17,6 +17,8 @@ estimated on the body text of all sections. Here:
   ``1 - sum_seen d_r r / c(v)``, is spread over the words never seen after ``v`` in proportion to their
   unigram probability (divided by the unigram mass of those words, so that ``P(. | v)`` sums to one over
   the vocabulary, ``</s>`` and ``<unk>``). A context never seen (an unknown word) backs off to the unigram.
+  A context already followed by every word of positive unigram probability (possible only in a corpus
+  without singletons, where ``<unk>`` gets nothing) has its seen bigrams renormalised instead.
 """
 
 from __future__ import annotations
