@@ -1,0 +1,118 @@
+"""Entity-linking instances from the ELEVANT benchmarks (KORE50, MSNBC, Reuters-128, Spotlight) on Wikispeedia.
+
+The benchmarks' gold entities are Wikidata items; :func:`decoders.corpora.elevant.map_to_titles` reaches a
+Wikispeedia article through the item's English name, and only mentions whose article lies in the graph (the
+LCC) can be linked there. A document is an instance when at least two of its mentions are so mapped (the
+paper likewise drops instances left with one set); its candidate sets are the BM25 top-k articles for each
+mapped mention's surface text (``Steve``, not the gold name ``Steve Jobs``), so retrieval may miss the gold
+article (``gold = -1``). Coverage per benchmark is reported because it is low: Wikispeedia holds 4.6k articles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from decoders.corpora.wikispeedia import Graph
+from decoders.linking.instance import LinkingInstance
+from decoders.linking.retrieval import ArticleIndex, top_candidates
+from decoders.tables.papers import paper_value
+
+__all__ = ["elevant_instances"]
+
+
+def elevant_instances(
+    documents: pd.DataFrame,
+    mentions: pd.DataFrame,
+    graph: Graph,
+    graph_path: str,
+    *,
+    index: ArticleIndex,
+    candidates: int = 100,
+) -> tuple[list[tuple[str, int, LinkingInstance]], dict[str, Any]]:
+    """Instances of the ELEVANT documents with at least two mentions mapped into the graph, and coverage.
+
+    ``documents`` has ``benchmark, doc_id, title`` (:func:`~decoders.corpora.elevant.read_documents`);
+    ``mentions`` has ``benchmark, doc_id, start, surface`` and ``node``, the Wikispeedia article node of the
+    gold entity or missing (:func:`~decoders.corpora.elevant.map_to_titles`). Mentions are taken in text
+    order; a mention no indexed article matches is dropped. Instance id ``<benchmark>-<doc_id>``, size = total
+    candidates. Candidate sets are sorted by vertex id (see :func:`decoders.linking.nel.wikispeedia_instances`).
+
+    Statistics per benchmark: ``docs``, ``mentions``, ``mapped_mentions`` (gold article in the graph),
+    ``coverage`` (their share of all mentions), ``docs_kept``, ``instance_mentions``, ``mean_mentions``,
+    ``max_mentions``, ``mean_candidates``, ``gold_missing`` (instance mentions whose gold article BM25 missed);
+    and ``all`` for the union, with the paper's numbers under ``paper``.
+    """
+    required = {"benchmark", "doc_id", "start", "surface", "node"}
+    if missing := required - set(mentions.columns):
+        raise ValueError(f"mentions lack columns {sorted(missing)}")
+    nodes = mentions["node"].astype("Int64")
+    n_original = int(max(graph.original_node.max(), nodes.max(skipna=True) if nodes.notna().any() else 0)) + 1
+    vertex_of = graph.new_ids(n_original)
+    vertex = np.full(len(mentions), -1, dtype=np.int32)
+    mapped = nodes.notna().to_numpy()
+    vertex[mapped] = vertex_of[nodes[mapped].to_numpy(dtype=np.int64)]
+    frame = mentions.assign(vertex=vertex).sort_values(["benchmark", "doc_id", "start"], kind="stable")
+    linked = frame[frame["vertex"] >= 0]
+    per_doc = linked.groupby(["benchmark", "doc_id"]).size()
+    kept_docs = per_doc.index[per_doc >= 2]
+    in_kept = pd.MultiIndex.from_frame(linked[["benchmark", "doc_id"]]).isin(kept_docs)
+    chosen = linked[in_kept].reset_index(drop=True)
+
+    retrieved = top_candidates(index, chosen["surface"].tolist(), k=candidates)
+    hit = retrieved == chosen["vertex"].to_numpy()[:, None]
+    found = hit.any(axis=1)
+    usable = (retrieved >= 0).any(axis=1)
+    titles = documents.set_index(["benchmark", "doc_id"])["title"]
+
+    instances: list[tuple[str, int, LinkingInstance]] = []
+    benchmark_of: list[str] = []
+    for (benchmark, doc_id), rows in chosen.groupby(["benchmark", "doc_id"], sort=True).indices.items():
+        rows = rows[usable[rows]]
+        if rows.size < 2:
+            continue
+        sets = tuple(np.sort(retrieved[r][retrieved[r] >= 0]) for r in rows)
+        gold = [
+            int(np.searchsorted(s, chosen["vertex"].iat[r])) if found[r] else -1
+            for s, r in zip(sets, rows, strict=True)
+        ]
+        instance = LinkingInstance(
+            graph_path=str(graph_path),
+            sets=sets,
+            gold=np.array(gold),
+            mentions=tuple(chosen["surface"].iloc[rows]),
+            document=str(titles.get((benchmark, doc_id), f"{benchmark} {doc_id}")),
+        )
+        instances.append((f"{benchmark}-{doc_id}", instance.n_candidates, instance))
+        benchmark_of.append(str(benchmark))
+
+    stats: dict[str, Any] = {}
+    for benchmark in [*sorted(documents["benchmark"].unique()), "all"]:
+        every = benchmark == "all"
+        own = [inst for inst, b in zip(instances, benchmark_of, strict=True) if every or b == benchmark]
+        ks = np.array([inst.k for _, _, inst in own], dtype=np.int64)
+        sizes = np.array([s.size for _, _, inst in own for s in inst.sets], dtype=np.int64)
+        golds = np.concatenate([inst.gold for _, _, inst in own]) if own else np.empty(0, dtype=np.int32)
+        group = frame if every else frame[frame["benchmark"] == benchmark]
+        n_mentions = len(group)
+        n_mapped = int((group["vertex"] >= 0).sum())
+        stats[str(benchmark)] = {
+            "docs": int(len(documents) if every else (documents["benchmark"] == benchmark).sum()),
+            "mentions": n_mentions,
+            "mapped_mentions": n_mapped,
+            "coverage": n_mapped / n_mentions if n_mentions else 0.0,
+            "docs_kept": len(own),
+            "instance_mentions": int(ks.sum()),
+            "mean_mentions": float(ks.mean()) if own else 0.0,
+            "max_mentions": int(ks.max()) if own else 0,
+            "mean_candidates": float(sizes.mean()) if own else 0.0,
+            "gold_missing": int((golds < 0).sum()),
+        }
+    stats["all"]["mentions_without_candidates"] = int((~usable).sum())
+    stats["paper"] = {
+        key: paper_value(f"linking.setup.{key}")
+        for key in ("instances_used", "mean_entities", "max_entities", "mean_candidates", "max_candidates")
+    }
+    return instances, stats

@@ -1,0 +1,157 @@
+"""Measurements for the linking scaling table: graph size, build cost, BFS, hitting distance and PageRank.
+
+Blanco et al. run on a 3.7M-vertex, 36M-edge Wikipedia graph. These functions time the operations every
+linking decoder relies on, on synthetic graphs of growing size built by :func:`~decoders.linking.synthetic.
+synthetic_graph` (up to that size), with the package's numba kernels, and the same BFS and PageRank with
+networkx on the largest graph it holds comfortably (networkx needs ~330 bytes per edge). Each measurement is
+one tidy row ``graph, nodes, edges, operation, library, seconds, bytes`` (``bytes`` = array sizes for the
+CSR graph, resident-memory growth for networkx, the process's peak RSS for ``peak_rss``; None if not
+measured). Timings are medians over ``repeats`` runs after a warm-up call that compiles the numba kernels.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from decoders.corpora.wikispeedia import Graph
+from decoders.linking.distances import bfs_distances, multi_source_bfs
+from decoders.linking.instance import LinkingInstance
+from decoders.linking.pagerank import pagerank
+from decoders.linking.synthetic import plant_instances, synthetic_graph
+
+__all__ = [
+    "ROW_COLUMNS",
+    "graph_rows",
+    "hitting_distance_choice",
+    "networkx_rows",
+    "peak_rss_bytes",
+    "scaling_table",
+]
+
+ROW_COLUMNS = ["graph", "nodes", "edges", "operation", "library", "seconds", "bytes"]
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far (``ru_maxrss`` is in KiB on Linux)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def _current_rss_bytes() -> int | None:
+    """Resident set size now (Linux ``/proc/self/statm``), or None where that file does not exist."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _median_seconds(call: Callable[[], Any], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def _row(name: str, graph_size: tuple[int, int], operation: str, library: str, seconds, nbytes) -> dict:
+    return dict(zip(ROW_COLUMNS, (name, *graph_size, operation, library, seconds, nbytes), strict=True))
+
+
+def hitting_distance_choice(graph: Graph, instance: LinkingInstance) -> np.ndarray:
+    """The hitting-distance heuristic (paper, section 5): one multi-source BFS per set gives every vertex's
+    distance to the set; each set picks the candidate with the least summed distance to the other sets.
+    Returns positions within the sets; the operation timed as ``hitting_distance``."""
+    hitting = np.stack([multi_source_bfs(graph.indptr, graph.indices, s) for s in instance.sets])
+    hitting = np.where(hitting < 0, np.int64(graph.n_nodes), hitting.astype(np.int64))
+    total = hitting.sum(axis=0)
+    return np.array(
+        [int(np.argmin(total[s] - hitting[i, s])) for i, s in enumerate(instance.sets)], dtype=np.int64
+    )
+
+
+def graph_rows(
+    name: str, graph: Graph, instances: Sequence[LinkingInstance], *, source: int = 0, repeats: int = 3
+) -> list[dict[str, Any]]:
+    """BFS from ``source``, hitting distance (median seconds per instance) and PageRank on the CSR graph,
+    plus the graph's array size. The kernels are compiled on a two-vertex graph before the clock starts."""
+    tiny = np.array([0, 1, 2], dtype=np.int64), np.array([1, 0], dtype=np.int32)
+    bfs_distances(*tiny, 0)
+    multi_source_bfs(*tiny, np.array([0], dtype=np.int32))
+    pagerank(*tiny)
+    size = (graph.n_nodes, graph.n_edges)
+    nbytes = graph.indptr.nbytes + graph.indices.nbytes + graph.original_node.nbytes
+    rows = [_row(name, size, "graph_arrays", "numpy", None, nbytes)]
+    seconds = _median_seconds(lambda: bfs_distances(graph.indptr, graph.indices, source), repeats)
+    rows.append(_row(name, size, "bfs", "numba", seconds, None))
+    if instances:
+        per_instance = [_median_seconds(lambda i=i: hitting_distance_choice(graph, i), 1) for i in instances]
+        rows.append(_row(name, size, "hitting_distance", "numba", float(np.median(per_instance)), None))
+    seconds = _median_seconds(lambda: pagerank(graph.indptr, graph.indices), repeats)
+    rows.append(_row(name, size, "pagerank", "numba", seconds, None))
+    return rows
+
+
+def networkx_rows(name: str, graph: Graph, *, source: int = 0, repeats: int = 3) -> list[dict[str, Any]]:
+    """The same graph as a ``networkx.Graph``: build time and resident-memory growth, BFS
+    (``single_source_shortest_path_length``) and ``pagerank`` (its scipy power iteration)."""
+    size = (graph.n_nodes, graph.n_edges)
+    rows_of = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), graph.degrees())
+    upper = rows_of < graph.indices
+    edges = np.column_stack([rows_of[upper], graph.indices[upper]])
+    del rows_of, upper
+    before = _current_rss_bytes()
+    start = time.perf_counter()
+    nx_graph = nx.Graph()
+    nx_graph.add_nodes_from(range(graph.n_nodes))
+    nx_graph.add_edges_from(edges.tolist())
+    seconds = time.perf_counter() - start
+    after = _current_rss_bytes()
+    grown = after - before if before is not None and after is not None else None
+    rows = [_row(name, size, "build", "networkx", seconds, grown)]
+    seconds = _median_seconds(lambda: nx.single_source_shortest_path_length(nx_graph, source), repeats)
+    rows.append(_row(name, size, "bfs", "networkx", seconds, None))
+    seconds = _median_seconds(lambda: nx.pagerank(nx_graph, alpha=0.85, tol=1e-10, max_iter=200), repeats)
+    rows.append(_row(name, size, "pagerank", "networkx", seconds, None))
+    return rows
+
+
+def scaling_table(
+    degrees: np.ndarray,
+    sizes: Sequence[tuple[int, int]],
+    *,
+    networkx_max_edges: int = 1_000_000,
+    n_instances: int = 10,
+    seed: int = 0,
+    repeats: int = 3,
+) -> pd.DataFrame:
+    """Build a synthetic graph for each ``(nodes, edges)`` in ``sizes`` (Wikispeedia-shaped ``degrees``), time
+    its construction and the operations of :func:`graph_rows` on ``n_instances`` planted instances, and add
+    :func:`networkx_rows` for the largest size with at most ``networkx_max_edges`` edges. Rows also record
+    ``peak_rss`` after each build (the process's peak so far, so sizes should be given in increasing order).
+    """
+    frames: list[dict[str, Any]] = []
+    small = [s for s in sizes if s[1] <= networkx_max_edges]
+    networkx_size = max(small, key=lambda s: s[1]) if small else None
+    for n_nodes, n_edges in sizes:
+        name = f"synthetic-{n_nodes}-{n_edges}"
+        start = time.perf_counter()
+        graph = synthetic_graph(n_nodes, n_edges, degrees=degrees, seed=seed)
+        seconds = time.perf_counter() - start
+        size = (graph.n_nodes, graph.n_edges)
+        frames.append(_row(name, size, "build", "numpy+numba", seconds, None))
+        frames.append(_row(name, size, "peak_rss", "process", None, peak_rss_bytes()))
+        instances = [inst for _, _, inst in plant_instances(graph, name, n_instances, seed=seed)]
+        frames.extend(graph_rows(name, graph, instances, repeats=repeats))
+        if (n_nodes, n_edges) == networkx_size:
+            frames.extend(networkx_rows(name, graph, repeats=repeats))
+        del graph, instances
+    return pd.DataFrame(frames, columns=ROW_COLUMNS)
