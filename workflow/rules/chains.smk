@@ -15,6 +15,10 @@ rule chains_train:
         model=wildcard_choice(CHAINS.get("models", {})),
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("chains_train"),
+        runtime=job_runtime("chains_train"),
     params:
         spec=lambda wildcards: CHAINS["models"][wildcards.model],
         min_count=CHAINS.get("min_count", 1),
@@ -35,6 +39,10 @@ rule chains_crfsuite:
         dataset=wildcard_choice(CHAINS.get("datasets", [])),
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("chains_crfsuite"),
+        runtime=job_runtime("chains_crfsuite"),
     params:
         options=CHAINS.get("crfsuite", {}),
         code=code_hash("chains"),
@@ -54,6 +62,10 @@ rule chains_instances:
         set=chains_set_pattern(),
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("chains_instances"),
+        runtime=job_runtime("chains_instances"),
     params:
         code=code_hash("chains"),
     script:
@@ -101,6 +113,10 @@ rule chains_tables:
         "results/logs/chains/tables.log",
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("chains_tables"),
+        runtime=job_runtime("chains_tables"),
     params:
         settings=CHAINS,
         code=code_hash("tables"),

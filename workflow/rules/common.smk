@@ -1,10 +1,14 @@
 # Helpers shared by every .smk file of the workflow: the validated configuration and the paths stages agree on.
 
 import hashlib
+import math
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from decoders.config import validate_config
+from decoders.harness.runner import default_grace
 
 # Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference.
 config.update(validate_config(config, workflow.source_path("../schemas/config.schema.yaml")))
@@ -41,6 +45,45 @@ def code_hash(*parts):
             digest.update(file.relative_to(root).as_posix().encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+# Cluster resources (config.yaml: resources). Every rule declares threads, mem_mb and runtime (minutes) through
+# these helpers, so that the same workflow runs locally and on a cluster; a retried job asks for attempt x more.
+RESOURCES = config["resources"]
+
+
+def _rule_resource(key, name):
+    return RESOURCES["rules"].get(key, {}).get(name, RESOURCES[name])
+
+
+def job_mem_mb(key):
+    """mem_mb of the jobs of rule `key` (fetch / prepare for their generated rules), grown with each retry."""
+    mem_mb = _rule_resource(key, "mem_mb")
+    return lambda wildcards, attempt: mem_mb * attempt
+
+
+def job_runtime(key):
+    """runtime in minutes of the jobs of rule `key`, grown with each retry, capped at resources.max_runtime."""
+    minutes = _rule_resource(key, "runtime")
+    return lambda wildcards, attempt: min(minutes * attempt, RESOURCES["max_runtime"])
+
+
+def harness_settings(experiment):
+    """The decoding harness settings of an experiment: config `harness` with the experiment's overrides."""
+    return {**config["harness"], **config["experiments"][experiment].get("harness", {})}
+
+
+def decode_runtime(wildcards, input, attempt):
+    """A decode job's bound in minutes: instances in its shard x (time limit + grace) + start-up, capped.
+    Read from the instance set's index.tsv (written with the shards) once the shard exists; before that the
+    missing input makes Snakemake evaluate this again later."""
+    shard = Path(input.instances)
+    shard.stat()  # FileNotFoundError for the input itself: Snakemake defers the value until it exists
+    shards = pd.read_csv(shard.with_name("index.tsv"), sep="\t", usecols=["shard"])["shard"]
+    instances = int((shards == int(wildcards.shard)).sum())
+    limit = harness_settings(wildcards.experiment)["time_limit"]
+    minutes = math.ceil(instances * (limit + default_grace(limit)) / 60) + RESOURCES["decode_startup"]
+    return min(minutes * attempt, RESOURCES["max_runtime"])
 
 
 def raw(ref):

@@ -13,6 +13,10 @@ for _corpus in config["corpora"]:
             f"results/logs/fetch/{_corpus}.log",
         conda:
             CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=job_mem_mb("fetch"),
+            runtime=job_runtime("fetch"),
         params:
             corpus=_corpus,
             mirror=config["mirror"],
@@ -40,6 +44,10 @@ for _reader, _files in PREPARED_FILES.items():
             dataset=wildcard_choice(datasets_read_by(_reader)),
         conda:
             CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=job_mem_mb("prepare"),
+            runtime=job_runtime("prepare"),
         params:
             reader=_reader,
             options=lambda wildcards: prepare_options(wildcards.dataset),

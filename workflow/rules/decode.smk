@@ -2,6 +2,9 @@
 # results/instances/<experiment>/<dataset>/{shard-<i>.pkl,index.tsv} (decoders.harness.instances); then one job
 # per (variant, shard) decodes a shard with one thread under the hard time limit, and one job per variant
 # gathers the shards, checking that every instance was decoded exactly once.
+# On a cluster the decode jobs of a variant and their gather form one group (`group: "decode"`), and
+# profiles/slurm merges several such groups (group-components) into one SLURM job, so that thousands of short
+# decodes do not flood the scheduler. Local runs ignore groups: each job runs as before.
 
 
 rule decode:
@@ -12,15 +15,17 @@ rule decode:
         provenance=f"{RUNS}/shard-{{shard}}.json",
     log:
         f"results/logs/decode/{{experiment}}/{{dataset}}/{{variant}}/shard-{{shard}}.log",
+    group:
+        "decode"
     conda:
         CONDA_ENV
     threads: config["harness"]["threads"]
+    resources:
+        mem_mb=job_mem_mb("decode"),
+        runtime=decode_runtime,
     params:
         spec=variant_spec,
-        harness=lambda wildcards: {
-            **config["harness"],
-            **config["experiments"][wildcards.experiment].get("harness", {}),
-        },
+        harness=lambda wildcards: harness_settings(wildcards.experiment),
         seed=config["seed"],
         code=lambda wildcards: code_hash("harness", wildcards.experiment),
     script:
@@ -35,8 +40,14 @@ rule gather_runs:
         f"{RUNS}.parquet",
     log:
         "results/logs/gather/{experiment}/{dataset}/{variant}.log",
+    group:
+        "decode"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("gather_runs"),
+        runtime=job_runtime("gather_runs"),
     params:
         code=code_hash("harness"),
     script:

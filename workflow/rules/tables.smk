@@ -17,6 +17,10 @@ rule corpora_table:
         "results/logs/tables/corpora.log",
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("corpora_table"),
+        runtime=job_runtime("corpora_table"),
     params:
         experiments=config["experiments"],
         code=code_hash("tables"),
@@ -35,6 +39,10 @@ rule results_page:
         "results/logs/tables/results_page.log",
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("results_page"),
+        runtime=job_runtime("results_page"),
     params:
         code=code_hash("tables"),
     script:
