@@ -185,6 +185,32 @@ def _rows(model: PathModel):
         yield indices[lo:hi].tolist(), data[lo:hi].tolist(), float(model.lower[row]), float(model.upper[row])
 
 
+def _cp_sat_proto(model: PathModel, scaled: np.ndarray):
+    """The CP-SAT model written straight into its protocol buffer (no per-term Python expression objects)."""
+    from ortools.sat.python import cp_model
+
+    cp = cp_model.CpModel()
+    proto = cp.proto
+    for upper in (1, model.k + 1):  # the I_e, then the f_e
+        for _ in range(model.n_edges):
+            proto.variables.add().domain.extend([0, upper])
+    indptr, indices = model.matrix.indptr, model.matrix.indices.tolist()
+    data = np.rint(model.matrix.data).astype(np.int64).tolist()
+    lower = np.where(np.isfinite(model.lower), model.lower, cp_model.INT_MIN).astype(np.int64).tolist()
+    upper = np.where(np.isfinite(model.upper), model.upper, cp_model.INT_MAX).astype(np.int64).tolist()
+    for row in range(model.n_constraints):
+        lo, hi = int(indptr[row]), int(indptr[row + 1])
+        linear = proto.constraints.add().linear
+        linear.vars.extend(indices[lo:hi])
+        linear.coeffs.extend(data[lo:hi])
+        linear.domain.extend([lower[row], upper[row]])
+    # CP-SAT minimises: maximise w.x as minimise -w.x reported with scaling factor -1 (what CpModel.maximize does)
+    proto.objective.vars.extend(range(model.n_edges))
+    proto.objective.coeffs.extend((-scaled).astype(np.int64).tolist())
+    proto.objective.scaling_factor = -1.0
+    return cp
+
+
 def _solve_cp_sat(
     model: PathModel, seconds: float, scale: float
 ) -> tuple[np.ndarray | None, float | None, str, str, float]:
@@ -193,18 +219,7 @@ def _solve_cp_sat(
     scaled = np.rint(model.weight * scale)
     if scaled.size and np.abs(scaled).max() > 2.0**52 / (model.k + 1):
         raise ConfigError(f"weights times scale {scale:g} do not fit CP-SAT's integer objective")
-    cp = cp_model.CpModel()
-    edge_vars = [cp.new_bool_var(f"I{e}") for e in range(model.n_edges)]
-    flow_vars = [cp.new_int_var(0, model.k + 1, f"f{e}") for e in range(model.n_edges)]
-    columns = edge_vars + flow_vars
-    for cols, coefs, lo, hi in _rows(model):
-        terms = cp_model.LinearExpr.weighted_sum([columns[c] for c in cols], [int(v) for v in coefs])
-        cp.add_linear_constraint(
-            terms,
-            int(lo) if math.isfinite(lo) else cp_model.INT_MIN,
-            int(hi) if math.isfinite(hi) else cp_model.INT_MAX,
-        )
-    cp.maximize(cp_model.LinearExpr.weighted_sum(edge_vars, scaled.astype(np.int64).tolist()))
+    cp = _cp_sat_proto(model, scaled)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = max(seconds, 1e-3)
@@ -212,14 +227,15 @@ def _solve_cp_sat(
     name = solver.status_name(code)
     selected = None
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        selected = np.array(solver.boolean_values(edge_vars).to_numpy(), dtype=np.float64)
+        solution = solver.response_proto.solution
+        selected = np.fromiter(solution, dtype=np.float64, count=model.n_variables)[: model.n_edges]
     bound = None
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN) and math.isfinite(
         solver.best_objective_bound
     ):
         bound = solver.best_objective_bound / scale + (model.k + 1) * 0.5 / scale
     status = {cp_model.OPTIMAL: "optimal", cp_model.INFEASIBLE: "infeasible"}.get(code, "timeout")
-    if code in (cp_model.MODEL_INVALID,):
+    if code == cp_model.MODEL_INVALID:
         status = "error"
     return selected, bound, status, name, solver.wall_time
 
