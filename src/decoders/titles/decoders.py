@@ -93,10 +93,15 @@ def _scorer() -> rouge_scorer.RougeScorer:
     return rouge_scorer.RougeScorer(["rougeL"])
 
 
-def evaluate(instance: TitleInstance, solution: Solution) -> dict[str, float | int | str]:
-    """ROUGE-L F-measure of the realised title (with its auxiliary words) against the section's true title."""
+def title_text(instance: TitleInstance, structure) -> str:
+    """The realised title of a decoded path (content words with their auxiliary words); "" for no path."""
+    return "" if structure is None else " ".join(realise(instance, structure))
+
+
+def evaluate(instance: TitleInstance, solution: Solution) -> dict[str, float | int]:
+    """ROUGE-L F-measure of the realised title (with its auxiliary words) against the section's true title.
+    (Result records hold numbers only; the tables realise example titles again with :func:`title_text`.)"""
     if solution.structure is None:
-        return {"rouge_l": math.nan, "k": int(instance.k), "title": ""}
-    title = " ".join(realise(instance, solution.structure))
-    score = _scorer().score(instance.reference, title)["rougeL"].fmeasure
-    return {"rouge_l": float(score), "k": int(instance.k), "title": title}
+        return {"rouge_l": math.nan, "k": int(instance.k)}
+    score = _scorer().score(instance.reference, title_text(instance, solution.structure))["rougeL"].fmeasure
+    return {"rouge_l": float(score), "k": int(instance.k)}
