@@ -206,10 +206,18 @@ def test_cancelled_job_is_retried(local_run, cluster, repo_root, mirror, tmp_pat
     try:
         victim = wait_for_running_decode(cluster, process)
         cluster.command("scancel", victim)
-        process.wait(timeout=1800)
+        try:
+            process.wait(timeout=900)
+        except subprocess.TimeoutExpired:
+            state = cluster.command("sacct", "-X", "-n", "-P", "-j", victim, "-o", "State").strip()
+            pytest.fail(
+                f"the run did not recover within 900 s of scancel {victim} (sacct state {state!r}); "
+                "snakemake-executor-plugin-slurm 2.8.0 matches 'CANCELLED' exactly and so keeps waiting for a job "
+                "that sacct reports as 'CANCELLED by <uid>'"
+            )
     finally:
         if process.poll() is None:
-            process.terminate()
+            process.kill()
             process.wait(timeout=60)
     log = log_path.read_text()
     assert process.returncode == 0, log[-8000:]
