@@ -13,6 +13,8 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/corpora.smk"
 include: "workflow/rules/decode.smk"
 include: "workflow/rules/chains.smk"
+include: "workflow/rules/titles.smk"
+include: "workflow/rules/linking.smk"
 include: "workflow/rules/tables.smk"
 
 

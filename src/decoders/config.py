@@ -72,6 +72,15 @@ def check_references(config: dict[str, Any]) -> None:
             for key, name in names
             if name not in titles["variants"]
         ]
+    linking = config["experiments"].get("linking")
+    if linking is not None:
+        problems += [
+            f"experiments.linking.runs.{run}: {name!r} is not one of experiments.linking.variants"
+            for run, names in linking["runs"].items()
+            if run != "exact_sets"
+            for name in names
+            if name not in linking["variants"]
+        ]
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(f"  {p}" for p in problems))
 

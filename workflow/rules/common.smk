@@ -138,8 +138,12 @@ def prepare_options(dataset):
 def all_targets():
     targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
     if CHAINS:
-        targets += ["results/tables/chains/table1.csv", "results/RESULTS.md"]
-    return targets
+        targets += ["results/tables/chains/table1.csv"]
+    if config["experiments"].get("titles"):
+        targets += ["results/tables/titles/table1.csv"]
+    if config["experiments"].get("linking"):
+        targets += ["results/tables/linking/table1.csv"]
+    return [*targets, "results/RESULTS.md"]
 
 
 # Decoding (decode.smk): instance sets and result records of (experiment, dataset, variant).
@@ -237,12 +241,14 @@ def chains_runs():
     return [f"results/runs/chains/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
 
 
-def chains_provenance():
-    """Provenance files of every chains decode job (the results page summarises them)."""
+def run_provenance(runs):
+    """Provenance files of the decode jobs behind gathered runs (the results page summarises them)."""
     shards = range(config["harness"]["shards"])
-    return [
-        str(Path(run.removesuffix(".parquet")) / f"shard-{i}.json") for run in chains_runs() for i in shards
-    ]
+    return [str(Path(run.removesuffix(".parquet")) / f"shard-{i}.json") for run in runs for i in shards]
+
+
+def chains_provenance():
+    return run_provenance(chains_runs())
 
 
 # titles: one instance set per dataset (its test split scored by the model trained on its train split).
@@ -250,7 +256,36 @@ TITLES = config["experiments"].get("titles", {})
 TITLES_TABLES = ["table1", "units", "figure2", "examples"]
 
 
+def titles_runs_all():
+    return [run for dataset in TITLES.get("datasets", []) for run in titles_runs(dataset)]
+
+
 def titles_runs(dataset):
     """Gathered records of every variant of Table 1 on a dataset (the exact reference first)."""
     names = dict.fromkeys([TITLES["exact"], *TITLES["runs"]])
     return [f"results/runs/titles/{dataset}/{variant}.parquet" for variant in names]
+
+
+# linking: instance sets "wikispeedia" and "elevant" (NEL on the Wikispeedia graph) and "synthetic" (planted
+# on a Wikipedia-size graph built by the workflow).
+LINKING = config["experiments"].get("linking", {})
+LINKING_TABLES = ["table1", "instances", "jaccard", "scaling"]
+LINKING_GRAPH = "data/prepared/wikispeedia/graph.npz"
+SYNTHETIC_GRAPH = "results/graphs/linking/synthetic.npz"
+
+
+def linking_runs():
+    """Gathered records of Table 1's variants on the NEL sets and of the scaling variants on the synthetic set."""
+    runs = LINKING.get("runs", {})
+    pairs = [(s, v) for s in ("wikispeedia", "elevant") for v in runs.get("table1", [])]
+    pairs += [(s, v) for s in runs.get("exact_sets", []) for v in runs.get("exact", [])]
+    pairs += [("synthetic", v) for v in runs.get("synthetic", [])]
+    return [f"results/runs/linking/{s}/{v}.parquet" for s, v in pairs]
+
+
+def linking_shards(name):
+    return expand(
+        "results/instances/linking/{set}/shard-{shard}.pkl",
+        set=name,
+        shard=range(config["harness"]["shards"]),
+    )

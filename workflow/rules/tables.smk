@@ -32,7 +32,14 @@ rule results_page:
     input:
         corpora="results/tables/corpora.md",
         chains=(expand("results/tables/chains/{table}.md", table=CHAINS_TABLES) if CHAINS else []),
-        provenance=lambda wildcards: chains_provenance(),
+        chains_provenance=lambda wildcards: chains_provenance(),
+        titles=(expand("results/tables/titles/{table}.md", table=TITLES_TABLES) if TITLES else []),
+        titles_provenance=lambda wildcards: run_provenance(titles_runs_all()),
+        linking=(expand("results/tables/linking/{table}.md", table=LINKING_TABLES) if LINKING else []),
+        linking_provenance=lambda wildcards: [
+            *run_provenance(linking_runs()),
+            *(["results/runs/linking/scaling.json"] if LINKING else []),
+        ],
     output:
         "results/RESULTS.md",
     log:

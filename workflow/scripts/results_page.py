@@ -1,23 +1,44 @@
-"""The results page: all Markdown tables with the provenance (commit, date, CPU) of the runs behind them."""
+"""The results page: every experiment's Markdown tables and figures, each with the provenance (commit, date,
+CPU) of the runs behind it."""
 
 from decoders.tables.results_page import write_results_page
 from decoders.workflow import start_script
 
 start_script(snakemake)
-sections = [("Corpora", [snakemake.input.corpora])]
+sections = [{"heading": "Corpora", "tables": [snakemake.input.corpora]}]
 if snakemake.input.chains:
     sections.append(
-        (
-            "chains: MAP inference in chains by column generation (Belanger et al. 2012)",
-            snakemake.input.chains,
-        )
+        {
+            "heading": "chains: MAP inference in chains by column generation (Belanger et al. 2012)",
+            "tables": snakemake.input.chains,
+            "provenance": snakemake.input.chains_provenance,
+            "figures": [
+                ("Fig. 2: transition L2 vs accuracy and CG speed", "figures/chains/figure2.png"),
+                ("Final restricted-domain sizes per token", "figures/chains/domain_sizes.png"),
+            ],
+        }
     )
-figures = (
-    [
-        ("Fig. 2: transition L2 vs accuracy and CG speed", "figures/chains/figure2.png"),
-        ("Final restricted-domain sizes per token", "figures/chains/domain_sizes.png"),
-    ]
-    if snakemake.input.chains
-    else []
-)
-write_results_page(sections, snakemake.input.provenance, snakemake.output[0], figures=figures)
+if snakemake.input.titles:
+    sections.append(
+        {
+            "heading": "titles: selection and ordering by colour-coding, ILP and beam (Deshpande et al. 2007)",
+            "tables": snakemake.input.titles,
+            "provenance": snakemake.input.titles_provenance,
+            "figures": [
+                (
+                    "Fig. 2: % of titles solved exactly vs colour-coding iterations",
+                    "figures/titles/figure2.png",
+                ),
+                ("Median seconds per title vs title length k", "figures/titles/time_vs_k.png"),
+            ],
+        }
+    )
+if snakemake.input.linking:
+    sections.append(
+        {
+            "heading": "linking: entity linking by graph-distance minimisation (Blanco, Boldi and Marino)",
+            "tables": snakemake.input.linking,
+            "provenance": snakemake.input.linking_provenance,
+        }
+    )
+write_results_page(sections, snakemake.output[0])

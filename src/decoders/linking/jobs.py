@@ -1,0 +1,196 @@
+"""What the linking experiment's workflow jobs do (workflow/rules/linking.smk calls these through thin scripts).
+
+prepared Wikispeedia graph + articles -> BM25 index -> NEL instance sets (Wikispeedia hyperlinks, ELEVANT);
+Wikispeedia's degrees -> a synthetic Wikipedia-size graph -> planted instances and the scaling measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from decoders.corpora.wikispeedia import Graph, read_links
+from decoders.harness.instances import read_instance_shard, write_instance_shards
+from decoders.harness.provenance import collect_provenance, write_provenance
+from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.linking.elevant_sets import elevant_instances
+from decoders.linking.nel import wikispeedia_instances
+from decoders.linking.retrieval import ArticleIndex, build_index
+from decoders.linking.scaling import graph_rows, peak_rss_bytes, scaling_table
+from decoders.linking.synthetic import plant_instances, synthetic_graph
+
+log = logging.getLogger(__name__)
+
+
+def article_index(articles: pd.DataFrame) -> ArticleIndex:
+    """BM25 over the title and plaintext of every article in the graph (``vertex`` set)."""
+    inside = articles[articles["vertex"].notna()]
+    return build_index(
+        inside["title"].tolist(), inside["text"].tolist(), inside["vertex"].to_numpy(dtype=np.int32)
+    )
+
+
+def _write_set(
+    instances, shard_paths: Sequence[str], index_path, stats_path, stats: Mapping[str, Any]
+) -> None:
+    if not instances:
+        raise ValueError(f"no instances for {index_path}: every document was filtered out")
+    write_instance_shards(instances, shard_paths, index_path)
+    write_json_atomic(stats_path, dict(stats))
+
+
+def build_wikispeedia_set(
+    articles_path, graph_path: str, links_path, shard_paths, index_path, stats_path, *, options, seed: int
+) -> None:
+    """NEL instances from the articles' own hyperlinks (see :func:`decoders.linking.nel.wikispeedia_instances`)."""
+    articles = pd.read_parquet(articles_path)
+    graph = Graph.load(graph_path)
+    links = read_links(links_path, articles)
+    started = time.perf_counter()
+    index = article_index(articles)
+    log.info("BM25 index of %d articles in %.1f s", graph.n_nodes, time.perf_counter() - started)
+    instances, stats = wikispeedia_instances(
+        articles,
+        links,
+        graph,
+        str(graph_path),
+        index=index,
+        n_documents=options.get("documents", 400),
+        candidates=options.get("candidates", 100),
+        seed=seed,
+    )
+    _write_set(instances, shard_paths, index_path, stats_path, stats)
+    log.info("%d Wikispeedia instances", len(instances))
+
+
+def build_elevant_set(
+    documents_path,
+    mentions_path,
+    articles_path,
+    graph_path: str,
+    shard_paths,
+    index_path,
+    stats_path,
+    *,
+    options,
+) -> None:
+    """Instances of the ELEVANT documents with >= 2 mentions mapped to Wikispeedia articles."""
+    articles = pd.read_parquet(articles_path)
+    graph = Graph.load(graph_path)
+    instances, stats = elevant_instances(
+        pd.read_parquet(documents_path),
+        pd.read_parquet(mentions_path),
+        graph,
+        str(graph_path),
+        index=article_index(articles),
+        candidates=options.get("candidates", 100),
+    )
+    _write_set(instances, shard_paths, index_path, stats_path, stats)
+    log.info("%d ELEVANT instances", len(instances))
+
+
+def build_synthetic_graph(
+    degrees_graph, graph_out, stats_out, *, options: Mapping[str, Any], seed: int
+) -> None:
+    """The Wikipedia-size graph, with its build time, peak memory and array size."""
+    degrees = Graph.load(degrees_graph).degrees()
+    started = time.perf_counter()
+    graph = synthetic_graph(options["nodes"], options["edges"], degrees=degrees, seed=seed)
+    seconds = time.perf_counter() - started
+    graph.save(graph_out)
+    stats = {
+        "nodes": graph.n_nodes,
+        "edges": graph.n_edges,
+        "build_seconds": seconds,
+        "peak_rss_bytes": peak_rss_bytes(),
+        "graph_bytes": int(graph.indptr.nbytes + graph.indices.nbytes + graph.original_node.nbytes),
+        "degree": {
+            "mean": float(graph.degrees().mean()),
+            "median": float(np.median(graph.degrees())),
+            "max": int(graph.degrees().max()),
+        },
+        "seed": seed,
+    }
+    write_json_atomic(stats_out, stats)
+    log.info("synthetic graph %s", stats)
+
+
+def build_synthetic_set(graph_path: str, shard_paths, index_path, stats_path, *, options, seed: int) -> None:
+    """Instances planted on the synthetic graph: a tight cluster of fair candidates among random ones."""
+    graph = Graph.load(graph_path)
+    instances = plant_instances(
+        graph,
+        str(graph_path),
+        options.get("instances", 10),
+        sets=options.get("sets", 12),
+        candidates=options.get("candidates", 100),
+        seed=seed,
+    )
+    stats = {
+        "instances": len(instances),
+        "sets": options.get("sets", 12),
+        "candidates": options.get("candidates", 100),
+    }
+    _write_set(instances, shard_paths, index_path, stats_path, stats)
+
+
+def scaling(
+    graph_path: str,
+    graph_stats: str,
+    shard_paths: Sequence[str],
+    degrees_graph,
+    output,
+    provenance,
+    *,
+    options: Mapping[str, Any],
+    seed: int,
+    config: Mapping[str, Any],
+) -> pd.DataFrame:
+    """The scaling table: smaller synthetic graphs built and timed here (networkx on the largest one it can
+    hold), then BFS, hitting distance and PageRank on the Wikipedia-size graph built by its own job. One thread
+    (the kernels are serial); the provenance JSON records the machine and settings."""
+    degrees = Graph.load(degrees_graph).degrees()
+    sizes = [tuple(size) for size in options.get("sizes", [])]
+    table = scaling_table(
+        degrees,
+        sizes,
+        networkx_max_edges=options.get("networkx_max_edges", 1_000_000),
+        seed=seed,
+        repeats=options.get("repeats", 3),
+    )
+    graph = Graph.load(graph_path)
+    instances = [inst for path in shard_paths for _, _, inst in read_instance_shard(path)]
+    built = json.loads(Path(graph_stats).read_text(encoding="utf-8"))
+    name = f"synthetic-{graph.n_nodes}-{graph.n_edges}"
+    size = {"graph": name, "nodes": graph.n_nodes, "edges": graph.n_edges}
+    rows = [
+        {
+            **size,
+            "operation": "build",
+            "library": "numpy+numba",
+            "seconds": built["build_seconds"],
+            "bytes": None,
+        },
+        {
+            **size,
+            "operation": "peak_rss",
+            "library": "process",
+            "seconds": None,
+            "bytes": built["peak_rss_bytes"],
+        },
+        *graph_rows(name, graph, instances, repeats=options.get("repeats", 3)),
+    ]
+    table = pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
+    write_parquet_atomic(output, table)
+    write_provenance(
+        provenance, collect_provenance(seed=seed, config=dict(config), extra={"scaling": dict(options)})
+    )
+    log.info("scaling:\n%s", table.to_string())
+    return table

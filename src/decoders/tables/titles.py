@@ -1,0 +1,278 @@
+"""Tables and figures of the `titles` experiment (Deshpande et al. 2007) from its gathered result records.
+
+Records carry, per test title, the decode seconds, the path's objective (and the ILP's bound), ``rouge_l``,
+``k`` and the realised ``title``; colour-coding's stats hold ``iterations`` and ``first_found`` (the iteration
+that first produced its final answer). "% optimal" compares a variant's objective with the certified optimum
+of the configured exact variant (``experiments.titles.exact``) on the titles where that optimum is certified.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from decoders.harness.instances import read_instance_shard  # noqa: E402
+from decoders.harness.records import mark_exact, read_records  # noqa: E402
+from decoders.io import atomic_path  # noqa: E402
+from decoders.tables.papers import paper_rows, paper_value  # noqa: E402
+from decoders.tables.writers import write_table  # noqa: E402
+from decoders.titles.decoders import title_text  # noqa: E402
+
+# Our variant name -> the paper's Table 1 row.
+PAPER_NAMES = {
+    "colour-coding": "color-coding",
+    "ilp-cp-sat": "ilp",
+    "beam-1": "beam-1",
+    "beam-80": "beam-80",
+    "beam-smallest": "beam-1345",
+}
+
+
+def load_runs(paths: Iterable[str]) -> pd.DataFrame:
+    return pd.concat([read_records(path) for path in paths], ignore_index=True)
+
+
+def _stats(frame: pd.DataFrame, key: str) -> pd.Series:
+    return frame["stats"].map(lambda s: json.loads(s).get(key) if isinstance(s, str) else None)
+
+
+def _params(frame: pd.DataFrame) -> pd.Series:
+    return frame["params"].map(lambda s: json.loads(s) if isinstance(s, str) else {})
+
+
+def table1(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per (dataset, variant) in the configured order, with the paper's row beside it."""
+    marked = mark_exact(records, settings["exact"])
+    paper = {row["decoder"]: row for row in paper_rows("titles", "table1")}
+    order = list(dict.fromkeys([*settings["runs"], settings["exact"]]))
+    rows = []
+    for (dataset, variant), group in marked.groupby(["dataset", "variant"], sort=False):
+        exact = group["exact"].dropna().astype(bool)
+        width = _params(group).map(lambda p: p.get("width")).dropna()
+        name = PAPER_NAMES.get(variant)
+        row = paper.get(name, {}) if name else {}
+        rows.append(
+            {
+                "dataset": dataset,
+                "variant": variant,
+                "beam_width": int(width.iloc[0]) if len(width) else None,
+                "titles": len(group),
+                "mean_s": group["seconds"].mean(),
+                "median_s": group["seconds"].median(),
+                "max_s": group["seconds"].max(),
+                "rouge_l": group["rouge_l"].mean(),
+                "optimal_pct": 100.0 * exact.mean() if len(exact) else np.nan,
+                "certified_titles": len(exact),
+                "timeouts": int((group["status"] == "timeout").sum()),
+                "errors": int((group["status"] == "error").sum()),
+                "paper_row": name or "",
+                "paper_mean_s": row.get("mean_s"),
+                "paper_median_s": row.get("median_s"),
+                "paper_rouge_l": row.get("rouge_l"),
+                "paper_optimal_pct": row.get("optimal_pct"),
+            }
+        )
+    table = pd.DataFrame(rows)
+    table["_order"] = table["variant"].map({v: i for i, v in enumerate(order)})
+    return table.sort_values(["dataset", "_order"]).drop(columns="_order").reset_index(drop=True)
+
+
+def speed_ratio(
+    table: pd.DataFrame, fast: str = "colour-coding", slow: str = "ilp-cp-sat"
+) -> dict[str, float]:
+    """Median and mean seconds of ``slow`` over ``fast`` per dataset (the paper: ILP median / CC median = 5.9)."""
+    out = {}
+    for dataset, group in table.groupby("dataset"):
+        rows = group.set_index("variant")
+        if fast in rows.index and slow in rows.index:
+            out[dataset] = {
+                "median_ratio": rows.loc[slow, "median_s"] / rows.loc[fast, "median_s"],
+                "mean_ratio": rows.loc[slow, "mean_s"] / rows.loc[fast, "mean_s"],
+            }
+    return out
+
+
+def units_table(scorer_stats: Iterable[str | Path], instance_stats: Iterable[str | Path]) -> pd.DataFrame:
+    """Our units' statistics beside the paper's (section 6)."""
+    paper = paper_value("titles.corpus")
+    rows = [
+        {
+            "dataset": "paper",
+            "sections": paper["sections"],
+            "train": paper["train_sections"],
+            "test": paper["test_sections"],
+            "mean_body_words": paper["mean_section_words"],
+            "mean_title_words": paper["mean_title_words"],
+            "mean_title_content_words": paper["mean_title_content_words"],
+            "mean_vertices": None,
+            "mean_classes": None,
+        }
+    ]
+    for scorer_path, instance_path in zip(scorer_stats, instance_stats, strict=True):
+        scorer = json.loads(Path(scorer_path).read_text(encoding="utf-8"))
+        instances = json.loads(Path(instance_path).read_text(encoding="utf-8"))
+        all_units = scorer["all_units"]
+        rows.append(
+            {
+                "dataset": Path(scorer_path).parent.name,
+                "sections": all_units["sections"],
+                "train": scorer["train_units"]["sections"],
+                "test": instances["instances"],
+                "mean_body_words": all_units["mean_section_words"],
+                "mean_title_words": all_units["mean_title_words"],
+                "mean_title_content_words": all_units["mean_title_content_words"],
+                "mean_vertices": instances["mean"]["n"],
+                "mean_classes": instances["mean"]["classes"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def figure2(records: pd.DataFrame, settings: Mapping[str, Any], path, variant: str = "colour-coding"):
+    """% of titles whose exact solution colour-coding has found after i iterations (the paper's Fig. 2)."""
+    marked = mark_exact(records, settings["exact"])
+    cc = marked[(marked["variant"] == variant) & marked["exact"].notna()].copy()
+    cc["first_found"] = _stats(cc, "first_found")
+    cc["iterations"] = _stats(cc, "iterations")
+    frames = []
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for dataset, group in cc.groupby("dataset"):
+        found = group.loc[group["exact"].astype(bool), "first_found"].astype(float)
+        top = int(max(group["iterations"].max(), found.max() if len(found) else 1))
+        steps = np.arange(1, top + 1)
+        pct = [100.0 * (found <= i).sum() / len(group) for i in steps]
+        frames.append(pd.DataFrame({"dataset": dataset, "iteration": steps, "exact_pct": pct}))
+        ax.step(steps, pct, where="post", label=f"{dataset} (ours, {len(group)} titles)")
+    text = paper_value("titles.text")
+    ax.scatter(
+        [text["cc_iterations_for_90pct_titles"], text["cc_iterations_for_all_titles"]],
+        [90, 100],
+        marker="x",
+        color="black",
+        label="paper: 90% / 100% of titles",
+    )
+    ax.set_xscale("log")
+    ax.set_xlabel("colour-coding iterations")
+    ax.set_ylabel("% of titles solved exactly")
+    ax.set_ylim(0, 101)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    _save(fig, path)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def time_vs_k(records: pd.DataFrame, path) -> None:
+    """Median decode seconds per title length k, one line per variant (log scale)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (dataset, variant), group in records.groupby(["dataset", "variant"], sort=False):
+        medians = group.groupby("k")["seconds"].median()
+        ax.plot(medians.index, medians.to_numpy(), marker="o", label=f"{variant} ({dataset})")
+    ax.set_yscale("log")
+    ax.set_xlabel("title length k (content words)")
+    ax.set_ylabel("median seconds per title")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    _save(fig, path)
+
+
+def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed: int = 0) -> pd.DataFrame:
+    """The true title beside each variant's realised title, for a fixed sample of test sections."""
+    instances = {}
+    for path in shards:
+        dataset = Path(path).parent.name
+        instances.update({(dataset, i): inst for i, _, inst in read_instance_shard(path)})
+    ids = sorted({(d, i) for d, i in zip(records["dataset"], records["instance_id"], strict=True)})
+    rng = np.random.default_rng(seed)
+    chosen = [ids[j] for j in sorted(rng.choice(len(ids), size=min(count, len(ids)), replace=False))]
+    structures = records.set_index(["dataset", "instance_id", "variant"])["structure"]
+    rows = []
+    for dataset, instance_id in chosen:
+        instance = instances[(dataset, instance_id)]
+        row = {"dataset": dataset, "section": instance_id, "k": instance.k, "reference": instance.reference}
+        for variant in records["variant"].unique():
+            structure = json.loads(structures.get((dataset, instance_id, variant), "null"))
+            row[variant] = title_text(instance, structure)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _save(fig, path) -> None:
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip("."))
+    plt.close(fig)
+
+
+def write_titles_outputs(
+    run_paths: Iterable[str],
+    settings: Mapping[str, Any],
+    *,
+    scorer_stats: Iterable[str],
+    instance_stats: Iterable[str],
+    beam_searches: Iterable[str],
+    shards: Iterable[str],
+    tables: str | Path,
+    figures: str | Path,
+) -> None:
+    """Every titles table and figure."""
+    records = load_runs(run_paths)
+    tables, figures = Path(tables), Path(figures)
+    table = table1(records, settings)
+    ratios = speed_ratio(table)
+    notes = [
+        f"% optimal: objective equal (1e-9 relative) to {settings['exact']}'s certified optimum, over the titles"
+        " where it is certified (certified_titles).",
+        "Seconds: decoding only, one thread, JIT warmed up, per title; the paper's columns are its Table 1"
+        " (beam-smallest is its beam 1345).",
+    ]
+    for dataset, ratio in ratios.items():
+        notes.append(
+            f"{dataset}: ILP (CP-SAT) / colour-coding = {ratio['median_ratio']:.1f}x median,"
+            f" {ratio['mean_ratio']:.1f}x mean (paper: {57.3 / 9.7:.1f}x median, {6536.2 / 73.8:.1f}x mean)."
+        )
+    for search in beam_searches:
+        found = json.loads(Path(search).read_text(encoding="utf-8"))
+        notes.append(
+            f"{Path(search).parent.name}: smallest beam width optimal on all {found['titles_with_certified_optimum']}"
+            f" certified titles: {found['width']} (paper: {paper_value('titles.text.smallest_beam_all_optimal')})"
+            + ("" if found["optimal_on_all"] else f"; not reached within {found['max_width']}")
+        )
+    write_table(
+        _rounded(table), tables / "table1", title="titles: Table 1 (decoding test titles)", notes=notes
+    )
+    write_table(
+        _rounded(units_table(scorer_stats, instance_stats)),
+        tables / "units",
+        title="titles: sections, splits and word graphs (ours beside the paper's)",
+    )
+    points = figure2(records, settings, figures / "figure2.png")
+    write_table(
+        points,
+        tables / "figure2",
+        title="titles: Fig. 2, % of titles solved exactly vs colour-coding iterations",
+    )
+    time_vs_k(records, figures / "time_vs_k.png")
+    write_table(
+        examples(records, shards),
+        tables / "examples",
+        title="titles: example titles",
+    )
+
+
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for column in out.select_dtypes("float").columns:
+        out[column] = out[column].map(
+            lambda x: x if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 4)
+        )
+    return out

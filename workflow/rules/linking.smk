@@ -1,0 +1,167 @@
+# linking: entity linking by graph-distance minimisation (Blanco, Boldi and Marino).
+# Wikispeedia graph + articles -> NEL instance sets (hyperlinks, ELEVANT) and a synthetic Wikipedia-size graph
+# with planted instances -> decode every variant (decode.smk) -> Table 1, Jaccard, scaling table.
+
+
+rule linking_instances_wikispeedia:
+    input:
+        articles=prepared("wikispeedia", "articles.parquet"),
+        graph=LINKING_GRAPH,
+        links=raw(DATASETS["wikispeedia"]["files"]["links"]),
+    output:
+        shards=linking_shards("wikispeedia"),
+        index="results/instances/linking/wikispeedia/index.tsv",
+        stats="results/instances/linking/wikispeedia/stats.json",
+    log:
+        "results/logs/linking/instances/wikispeedia.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("linking_instances_wikispeedia"),
+        runtime=job_runtime("linking_instances_wikispeedia"),
+    params:
+        options=LINKING.get("instances", {}),
+        seed=config["seed"],
+        code=code_hash("linking"),
+    script:
+        "../scripts/linking_instances.py"
+
+
+rule linking_instances_elevant:
+    input:
+        documents=prepared("elevant", "documents.parquet"),
+        mentions=prepared("elevant", "mentions.parquet"),
+        articles=prepared("wikispeedia", "articles.parquet"),
+        graph=LINKING_GRAPH,
+    output:
+        shards=linking_shards("elevant"),
+        index="results/instances/linking/elevant/index.tsv",
+        stats="results/instances/linking/elevant/stats.json",
+    log:
+        "results/logs/linking/instances/elevant.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("linking_instances_elevant"),
+        runtime=job_runtime("linking_instances_elevant"),
+    params:
+        options=LINKING.get("instances", {}),
+        seed=config["seed"],
+        code=code_hash("linking"),
+    script:
+        "../scripts/linking_instances.py"
+
+
+rule linking_synthetic_graph:
+    input:
+        degrees=LINKING_GRAPH,
+    output:
+        graph=SYNTHETIC_GRAPH,
+        stats="results/graphs/linking/synthetic.json",
+    log:
+        "results/logs/linking/synthetic_graph.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("linking_synthetic_graph"),
+        runtime=job_runtime("linking_synthetic_graph"),
+    params:
+        options=LINKING.get("synthetic", {}),
+        seed=config["seed"],
+        code=code_hash("linking"),
+    script:
+        "../scripts/linking_synthetic_graph.py"
+
+
+rule linking_instances_synthetic:
+    input:
+        graph=SYNTHETIC_GRAPH,
+    output:
+        shards=linking_shards("synthetic"),
+        index="results/instances/linking/synthetic/index.tsv",
+        stats="results/instances/linking/synthetic/stats.json",
+    log:
+        "results/logs/linking/instances/synthetic.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("linking_instances_synthetic"),
+        runtime=job_runtime("linking_instances_synthetic"),
+    params:
+        options=LINKING.get("synthetic", {}),
+        seed=config["seed"],
+        code=code_hash("linking"),
+    script:
+        "../scripts/linking_instances.py"
+
+
+rule linking_scaling:
+    input:
+        graph=SYNTHETIC_GRAPH,
+        graph_stats="results/graphs/linking/synthetic.json",
+        shards=linking_shards("synthetic"),
+        degrees=LINKING_GRAPH,
+    output:
+        measurements="results/runs/linking/scaling.parquet",
+        provenance="results/runs/linking/scaling.json",
+    log:
+        "results/logs/linking/scaling.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("linking_scaling"),
+        runtime=job_runtime("linking_scaling"),
+    params:
+        options=LINKING.get("scaling", {}),
+        seed=config["seed"],
+        code=code_hash("linking"),
+    script:
+        "../scripts/linking_scaling.py"
+
+
+rule linking_tables:
+    input:
+        runs=linking_runs(),
+        instances=expand(
+            "results/instances/linking/{set}/stats.json", set=["wikispeedia", "elevant", "synthetic"]
+        ),
+        wikispeedia=linking_shards("wikispeedia"),
+        elevant=linking_shards("elevant"),
+        scaling="results/runs/linking/scaling.parquet",
+        graph_stats="results/graphs/linking/synthetic.json",
+    output:
+        table1=report(
+            "results/tables/linking/table1.csv",
+            caption="../report/linking_table1.rst",
+            category="linking",
+        ),
+        scaling=report(
+            "results/tables/linking/scaling.csv",
+            caption="../report/linking_scaling.rst",
+            category="linking",
+        ),
+        other=expand(
+            "results/tables/linking/{table}.{suffix}",
+            table=LINKING_TABLES,
+            suffix=["md", "tex"],
+        ),
+        instances="results/tables/linking/instances.csv",
+        jaccard="results/tables/linking/jaccard.csv",
+    log:
+        "results/logs/linking/tables.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("linking_tables"),
+        runtime=job_runtime("linking_tables"),
+    params:
+        settings=LINKING,
+        code=code_hash("tables", "linking"),
+    script:
+        "../scripts/linking_tables.py"

@@ -1,0 +1,137 @@
+# titles: selection and ordering by colour-coding, ILP and beam search (Deshpande et al. 2007).
+# train the selection classifier and the bigram model -> one word graph per test section -> decode every
+# variant (decode.smk) -> the smallest optimal beam width -> tables, figures and example titles.
+
+
+rule titles_train:
+    input:
+        train=prepared("{dataset}", "train.parquet"),
+        test=prepared("{dataset}", "test.parquet"),
+    output:
+        model="results/models/titles/{dataset}/scorer.pkl",
+        stats="results/models/titles/{dataset}/scorer.json",
+    log:
+        "results/logs/titles/train/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(TITLES.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("titles_train"),
+        runtime=job_runtime("titles_train"),
+    params:
+        options=TITLES.get("scorer", {}),
+        seed=config["seed"],
+        code=code_hash("titles"),
+    script:
+        "../scripts/titles_train.py"
+
+
+rule titles_instances:
+    input:
+        test=prepared("{set}", "test.parquet"),
+        model="results/models/titles/{set}/scorer.pkl",
+    output:
+        shards=instance_shards("titles"),
+        index="results/instances/titles/{set}/index.tsv",
+        stats="results/instances/titles/{set}/stats.json",
+    log:
+        "results/logs/titles/instances/{set}.log",
+    wildcard_constraints:
+        set=wildcard_choice(TITLES.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("titles_instances"),
+        runtime=job_runtime("titles_instances"),
+    params:
+        code=code_hash("titles"),
+    script:
+        "../scripts/titles_instances.py"
+
+
+rule titles_smallest_beam:
+    input:
+        shards=lambda wildcards: expand(
+            "results/instances/titles/{dataset}/shard-{shard}.pkl",
+            dataset=wildcards.dataset,
+            shard=range(config["harness"]["shards"]),
+        ),
+        exact=lambda wildcards: f"results/runs/titles/{wildcards.dataset}/{TITLES['exact']}.parquet",
+    output:
+        params="results/tables/titles/{dataset}/smallest_beam.json",
+        search="results/tables/titles/{dataset}/smallest_beam_search.json",
+    log:
+        "results/logs/titles/smallest_beam/{dataset}.log",
+    wildcard_constraints:
+        dataset=wildcard_choice(TITLES.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("titles_smallest_beam"),
+        runtime=job_runtime("titles_smallest_beam"),
+    params:
+        max_width=TITLES.get("max_beam_width", 65536),
+        code=code_hash("titles"),
+    script:
+        "../scripts/titles_smallest_beam.py"
+
+
+rule titles_tables:
+    input:
+        runs=titles_runs_all(),
+        instances=expand("results/instances/titles/{dataset}/stats.json", dataset=TITLES.get("datasets", [])),
+        scorers=expand("results/models/titles/{dataset}/scorer.json", dataset=TITLES.get("datasets", [])),
+        shards=expand(
+            "results/instances/titles/{dataset}/shard-{shard}.pkl",
+            dataset=TITLES.get("datasets", []),
+            shard=range(config["harness"]["shards"]),
+        ),
+        beams=expand(
+            "results/tables/titles/{dataset}/smallest_beam_search.json",
+            dataset=TITLES.get("datasets", []),
+        ),
+    output:
+        table1=report(
+            "results/tables/titles/table1.csv",
+            caption="../report/titles_table1.rst",
+            category="titles",
+        ),
+        units="results/tables/titles/units.csv",
+        other=expand(
+            "results/tables/titles/{table}.{suffix}",
+            table=TITLES_TABLES,
+            suffix=["md", "tex"],
+        ),
+        figure2_points="results/tables/titles/figure2.csv",
+        figure2=report(
+            "results/figures/titles/figure2.png",
+            caption="../report/titles_figure2.rst",
+            category="titles",
+        ),
+        time_vs_k=report(
+            "results/figures/titles/time_vs_k.png",
+            caption="../report/titles_time_vs_k.rst",
+            category="titles",
+        ),
+        examples=report(
+            "results/tables/titles/examples.csv",
+            caption="../report/titles_examples.rst",
+            category="titles",
+        ),
+    log:
+        "results/logs/titles/tables.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("titles_tables"),
+        runtime=job_runtime("titles_tables"),
+    params:
+        settings=TITLES,
+        code=code_hash("tables"),
+    script:
+        "../scripts/titles_tables.py"

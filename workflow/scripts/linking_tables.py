@@ -1,0 +1,17 @@
+"""The linking tables (Table 1, instance statistics, Jaccard, scaling) from the records and measurements."""
+
+from pathlib import Path
+
+from decoders.tables.linking import write_linking_outputs
+from decoders.workflow import start_script
+
+start_script(snakemake)
+write_linking_outputs(
+    snakemake.input.runs,
+    snakemake.params.settings,
+    instance_stats=snakemake.input.instances,
+    shards={"wikispeedia": snakemake.input.wikispeedia, "elevant": snakemake.input.elevant},
+    scaling=snakemake.input.scaling,
+    graph_stats=snakemake.input.graph_stats,
+    tables=Path(snakemake.output.table1).parent,
+)
