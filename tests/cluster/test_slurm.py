@@ -211,9 +211,9 @@ def test_cancelled_job_is_retried(local_run, cluster, repo_root, mirror, tmp_pat
         except subprocess.TimeoutExpired:
             state = cluster.command("sacct", "-X", "-n", "-P", "-j", victim, "-o", "State").strip()
             pytest.fail(
-                f"the run did not recover within 900 s of scancel {victim} (sacct state {state!r}); "
-                "snakemake-executor-plugin-slurm 2.8.0 matches 'CANCELLED' exactly and so keeps waiting for a job "
-                "that sacct reports as 'CANCELLED by <uid>'"
+                f"the run did not recover within 900 s of scancel {victim} (sacct state {state!r}): the "
+                "executor plugin took the cancelled job for a running one (profiles/slurm follows jobs with "
+                "squeue because the plugin does not match sacct's 'CANCELLED by <uid>')"
             )
     finally:
         if process.poll() is None:
@@ -221,10 +221,19 @@ def test_cancelled_job_is_retried(local_run, cluster, repo_root, mirror, tmp_pat
             process.wait(timeout=60)
     log = log_path.read_text()
     assert process.returncode == 0, log[-8000:]
+    # the plugin followed the jobs with squeue, as the profile asks, and did not go back to sacct
+    assert "Falling back to 'sacct'" not in log
     run_id, job_ids = submitted_jobs(log)
     jobs = sacct_jobs(cluster, run_id).set_index("job_id")
     assert jobs.loc[victim, "state"].startswith("CANCELLED"), jobs
-    assert f"SLURM-job '{victim}' failed" in log
+    # the plugin reported the group job as failed (show-failed-logs prints its SLURM log) and Snakemake
+    # submitted the same group job again
+    assert re.search(rf"\*\*\* JOB {victim} ON \S+ CANCELLED AT", log), log[-8000:]
+    group = re.search(rf"Job (\S+) has been submitted with SLURM jobid {victim} ", log).group(1)
+    assert f"Trying to restart job {group}." in log
+    resubmitted = re.findall(rf"Job {re.escape(group)} has been submitted with SLURM jobid (\d+)", log)
+    assert len(resubmitted) == 2 and resubmitted[0] == victim, resubmitted
+    assert jobs.loc[resubmitted[1], "state"] == "COMPLETED", jobs
     assert len(job_ids) == SLURM_JOBS + 1  # the cancelled group job, submitted again
     assert (jobs.drop(index=victim)["state"] == "COMPLETED").all(), jobs
     assert_same_results(local_run, workdir)

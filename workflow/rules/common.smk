@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from decoders.config import validate_config
+from decoders.errors import ConfigError
 from decoders.harness.runner import default_grace
 
 # Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference.
@@ -57,9 +58,14 @@ def _rule_resource(key, name):
 
 
 def job_mem_mb(key):
-    """mem_mb of the jobs of rule `key` (fetch / prepare for their generated rules), grown with each retry."""
+    """mem_mb of the jobs of rule `key` (fetch / prepare for their generated rules), grown with each retry up
+    to resources.max_mem_mb: a job failing for another reason than memory must not end up asking for more than
+    any node has (SLURM then rejects it rather than running it again)."""
     mem_mb = _rule_resource(key, "mem_mb")
-    return lambda wildcards, attempt: mem_mb * attempt
+    cap = RESOURCES["max_mem_mb"]
+    if mem_mb > cap:
+        raise ConfigError(f"resources: rule {key} asks for mem_mb {mem_mb}, more than max_mem_mb {cap}")
+    return lambda wildcards, attempt: min(mem_mb * attempt, cap)
 
 
 def job_runtime(key):
