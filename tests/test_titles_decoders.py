@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 
@@ -178,15 +179,80 @@ def test_ilp_honours_a_tiny_deadline(solver: str) -> None:
             assert solution.bound >= solution.objective - 1e-9
 
 
-def test_ilp_model_sizes_and_solver_check() -> None:
-    instance = random_instance(2, n=6, k=3, missing=0.0)
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_ilp_model_sizes_and_solver_check(k: int) -> None:
+    instance = random_instance(2, n=6, k=k, missing=0.0)
     model = build_model(instance)
     distinct = (instance.klass[:, None] != instance.klass[None, :]).sum()
-    assert model.n_edges == 6 + distinct + 6  # s -> v, v -> u across classes, v -> t
-    # rows: (2), (3), (4), (5) per word, (6) per class, (7) per edge, (8-11) per word and t, (12), (13)
-    assert model.n_constraints == 3 + 6 + instance.n_classes + model.n_edges + 7 + 2
+    inner = distinct if k > 1 else 0  # a one-word title uses no inner edge, so the model has none
+    assert model.n_edges == 6 + inner + 6  # s -> v, v -> u across classes, v -> t
+    # rows: (2), (3), (4), (5) per word, (6) per class, (7) strengthened: one per s- and t-edge, one per inner
+    # edge for k = 2 (f = 2 I), two for k > 2 (2 I <= f <= k I), (8-11) per word and t, (12), (13)
+    per_inner = {1: 0, 2: 1, 3: 2}[k]
+    assert model.n_constraints == 3 + 6 + instance.n_classes + 12 + per_inner * inner + 7 + 2
     with pytest.raises(ConfigError, match="cp-sat"):
         solve(instance, solver="glpk")
+
+
+def _path_columns(model, path) -> np.ndarray:
+    """I and f columns of ``s -> path -> t`` for a path of any length (f counts down to 1 at the last edge)."""
+    nodes = [model.n, *path, model.n + 1]
+    values = np.zeros(model.n_variables)
+    for position, (a, b) in enumerate(itertools.pairwise(nodes)):
+        e = int(np.flatnonzero((model.tail == a) & (model.head == b))[0])
+        values[e] = 1.0
+        values[e + model.n_edges] = len(nodes) - 1 - position
+    return values
+
+
+def _rows_hold(model, values: np.ndarray) -> bool:
+    activity = model.matrix @ values
+    return bool(np.all(activity >= model.lower - 1e-9) and np.all(activity <= model.upper + 1e-9))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_strengthened_rows_keep_every_title(seed: int) -> None:
+    """The strengthened (7) is a valid inequality: every feasible title, written as its I and f columns,
+    satisfies every row; a path reusing a class, or one of the wrong length, does not."""
+    instance = random_instance(200 + seed, n=7, k=3, missing=0.0)
+    model = build_model(instance)
+    titles = 0
+    repeats = 0
+    for path in itertools.permutations(range(instance.n), instance.k):
+        classes = instance.klass[list(path)]
+        if np.any(classes[1:] == classes[:-1]):
+            continue  # uses a same-class edge, which the model does not even have
+        values = _path_columns(model, path)
+        if path_problem(instance, path) is None:
+            titles += 1
+            assert np.array_equal(model.columns(np.array(path)), values)
+            assert _rows_hold(model, values), path
+        else:  # the first and last word share a class: (6) rules it out
+            repeats += 1
+            assert not _rows_hold(model, values), path
+    assert titles > 0 and repeats > 0
+    other = next(v for v in range(instance.n) if instance.klass[v] != instance.klass[0])
+    assert not _rows_hold(model, _path_columns(model, [0, other]))  # k - 1 words
+    with pytest.raises(ValueError, match="does not have"):
+        model.columns(np.array([0, 0, other]))  # no edge 0 -> 0
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "scip"])
+def test_ilp_uses_the_beam_hint_and_falls_back_to_it(solver: str) -> None:
+    instance = random_instance(5, n=9, k=3)
+    _, optimum, _ = exhaustive(instance)
+    beam_path, beam_score, _ = beam_search(instance, 80)
+    solution = get_decoder("titles", "ilp")(instance, solver=solver)
+    assert solution.stats["hint"] == "beam-80" and solution.stats["from_hint"] is False
+    assert solution.stats["hint_score"] == pytest.approx(beam_score)
+    assert solution.status == "optimal" and solution.objective == pytest.approx(optimum, rel=1e-9)
+    # the deadline has passed before the solver starts: the hint's path comes back, marked as a timeout
+    late = get_decoder("titles", "ilp")(instance, solver=solver, deadline=time.perf_counter() - 1.0)
+    assert late.status == "timeout" and late.stats["from_hint"] is True
+    assert np.array_equal(late.structure, beam_path) and late.objective == pytest.approx(beam_score)
+    plain = get_decoder("titles", "ilp")(instance, solver=solver, hint_width=None)
+    assert plain.stats["hint"] is None and plain.stats["hint_score"] is None
+    assert plain.objective == pytest.approx(optimum, rel=1e-9)
 
 
 def test_smallest_optimal_width() -> None:

@@ -18,7 +18,7 @@ from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
 from decoders.titles.colour_coding import colour_coding
 from decoders.titles.exhaustive import DEFAULT_MAX_PATHS, exhaustive
-from decoders.titles.ilp import solve
+from decoders.titles.ilp import DEFAULT_HINT_WIDTH, solve
 from decoders.titles.instance import TitleInstance, realise
 
 EXPERIMENT = "titles"
@@ -56,15 +56,27 @@ def decode_colour_coding(
 
 
 @register(EXPERIMENT, "ilp")
-def decode_ilp(instance: TitleInstance, *, deadline: float | None = None, solver: str = "cp-sat") -> Solution:
-    """Section 5: the flow ILP solved by CP-SAT or SCIP (one thread), within the deadline."""
-    result = solve(instance, solver=solver, deadline=deadline)
+def decode_ilp(
+    instance: TitleInstance,
+    *,
+    deadline: float | None = None,
+    solver: str = "cp-sat",
+    hint_width: int | None = DEFAULT_HINT_WIDTH,
+) -> Solution:
+    """Section 5: the flow ILP solved by CP-SAT or SCIP (one thread), within the deadline, started from the
+    beam-``hint_width`` path as a solution hint (None or 0: no hint). A timeout carries the best path known (the
+    solver's, or the hint's when the solver found none: ``stats["from_hint"]``) and the solver's bound."""
+    result = solve(instance, solver=solver, deadline=deadline, hint_width=hint_width)
     stats = {
         "solver": solver,
         "solver_status": result.solver_status,
         "solver_seconds": result.solver_seconds,
+        "build_seconds": result.build_seconds,
         "variables": result.n_variables,
         "constraints": result.n_constraints,
+        "hint": result.hint,
+        "hint_score": result.hint_score if result.hint is not None else None,
+        "from_hint": result.from_hint,
     }
     status = "optimal" if result.status == "infeasible" else result.status
     return Solution(result.path, result.score, result.bound, status, stats)

@@ -1,18 +1,45 @@
 """The paper's integer linear program for titles (Deshpande et al. 2007, section 5, eqs. 1-13) and two solvers.
 
 :func:`build_model` writes the program once as a solver-neutral description (edge list, objective, constraint
-matrix in CSR form with row bounds); :func:`solve` hands it to OR-Tools CP-SAT or to SCIP through pywraplp.
+matrix in CSR form with row bounds); :func:`solve` hands it to OR-Tools CP-SAT or to SCIP (through OR-Tools'
+model builder, which takes the CSR matrix as it is), one thread each.
 
 Variables: ``I_e`` (edge ``e`` on the path, binary) and ``f_e`` (the edge's position counted from the end,
 ``k+1`` for the edge leaving ``s`` down to 1 for the edge entering ``t``). Edges: ``s -> v``, ``v -> u`` between
-vertices of different classes, ``v -> t``; an edge of weight ``-inf`` is absent. Rows, by equation:
+vertices of different classes, ``v -> t``; an edge of weight ``-inf`` is absent, and so are the inner edges when
+``k = 1`` (a one-word title has none). Rows, by equation:
 
 - (2) one edge leaves ``s``; (3) one edge enters ``t``; (4) ``k + 1`` edges in all;
 - (5) in-degree = out-degree at every word vertex; (6) at most one edge leaves each equivalence class;
-- (7) ``f_e <= (k+1) I_e`` (``f_e >= 0`` is its variable bound);
+- (7) ``f_e <= (k+1) I_e``, written in its strengthened form below;
 - (8-11) ``a_v - b_v = d_v`` for ``v != s``, with ``a_v``, ``b_v`` the f-flow into and out of ``v`` and ``d_v``
   its selected in-degree (substituted as linear expressions rather than extra variables);
 - (12) ``b_s = k + 1``; (13) ``a_t = 1``.
+
+Strengthening of (7). The paper's own argument after eq. 13 shows that in every integer solution a selected
+edge carries exactly its position: ``k + 1`` on the edge leaving ``s``, 1 on the edge entering ``t``, and
+between 2 and ``k`` on an inner edge. So these rows are valid inequalities (they cut off no integer solution)
+and replace (7) edge by edge:
+
+- ``f_e = (k+1) I_e`` for ``e = s -> v``;  ``f_e = I_e`` for ``e = v -> t``;
+- ``2 I_e <= f_e <= k I_e`` for an inner edge (one equality ``f_e = 2 I_e`` when ``k = 2``).
+
+They imply (7) and ``f_e >= 0``, and they matter: with the paper's ``0 <= f_e <= (k+1) I_e`` a fractional
+solution may route a large f-value through a small ``I_e``, and CP-SAT's default linear relaxation ignores the
+two-term rows altogether, so on the real test titles (dense graphs, n up to ~240, tens of thousands of edges) it
+searched for tens of seconds even for ``k = 2``. With the strengthened rows and ``k = 2`` the flow rows force
+``I_{s,v}`` = inner out-degree of ``v`` and inner in-degree of ``v`` = ``I_{v,t}``, i.e. the layered path
+polytope. The model keeps the paper's variables and rows one for one otherwise.
+
+Solving. A beam-search path (width :data:`DEFAULT_HINT_WIDTH`) is given to the solver as a hint (CP-SAT
+``solution_hint``, SCIP's solution hint): a heuristic start, not a change of the model. Should the solver stop at
+the deadline without a solution of its own (e.g. during presolve) or with a worse one, the hint path is returned,
+still marked "timeout", with the solver's bound if it has one. Parameters, measured one thread at a time on the
+real test titles (dense graphs: up to ~240 words and ~60,000 edges, k = 1-5): CP-SAT's presolve and its
+probing took 4-20 s on the largest graphs and the default linearisation left the two-term rows out of its LP,
+so CP-SAT runs with presolve, probing and symmetry detection off and ``linearization_level = 2``
+(:data:`CP_SAT_PARAMETERS`); SCIP's presolve ran 250 slow rounds (> 40 s) on the same graphs, so it is capped
+at 5 rounds (:data:`SCIP_PARAMETERS`).
 
 CP-SAT needs integer coefficients: the weights are multiplied by ``scale`` (default 1e6) and rounded. The path
 it returns is re-scored exactly with :func:`~decoders.titles.instance.path_score`, and its bound is scaled back
@@ -25,16 +52,29 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
 from decoders.errors import ConfigError, DecodersError
+from decoders.titles.beam import beam_search
 from decoders.titles.instance import TitleInstance, path_score
 
 SOLVERS = ("cp-sat", "scip")
 DEFAULT_SCALE = 1e6
+DEFAULT_HINT_WIDTH = 80
+#: CP-SAT parameters besides one worker and the time limit (see the module docstring for why)
+CP_SAT_PARAMETERS = {
+    "cp_model_presolve": False,
+    "cp_model_probing_level": 0,
+    "symmetry_level": 0,
+    "linearization_level": 2,
+}
+#: SCIP parameters (SCIP's own "name = value" syntax); see the module docstring
+SCIP_PARAMETERS = "presolving/maxrounds = 5"
+#: SCIP reports a missing bound as +-1e20 (its infinity)
+_SCIP_INFINITY = 1e20
 
 
 @dataclass
@@ -77,15 +117,37 @@ class PathModel:
             node = following[node]
         return np.asarray(path, dtype=np.int64)
 
+    def columns(self, path: np.ndarray) -> np.ndarray:
+        """The values of all ``2E`` columns for ``s -> path -> t`` (``I_e`` = 1 and ``f_e`` = position on its
+        edges, 0 elsewhere): the solution hint. Raises ValueError if an edge of the path is not in the model."""
+        nodes = np.concatenate([[self.n], np.asarray(path, dtype=np.int64), [self.n + 1]])
+        # edges are unique (tail, head) pairs: look them up by the key tail * (n + 2) + head
+        keys = self.tail * (self.n + 2) + self.head
+        order = np.argsort(keys, kind="stable")
+        wanted = nodes[:-1] * (self.n + 2) + nodes[1:]
+        where = np.searchsorted(keys, wanted, sorter=order)
+        found = order[np.minimum(where, keys.size - 1)] if keys.size else np.zeros(0, dtype=np.int64)
+        if keys.size == 0 or not np.array_equal(keys[found], wanted):
+            raise ValueError(f"the path {np.asarray(path).tolist()} uses an edge the model does not have")
+        values = np.zeros(self.n_variables)
+        values[found] = 1.0
+        values[found + self.n_edges] = np.arange(self.k + 1, 0, -1, dtype=np.float64)
+        return values
+
 
 def build_model(instance: TitleInstance) -> PathModel:
-    """The program of eqs. 1-13 for ``instance`` (vectorised; edges of weight -inf and same-class edges left out)."""
+    """The program of eqs. 1-13 with (7) strengthened (module docstring) for ``instance``, built with numpy.
+
+    Edges of weight -inf, same-class edges and (for ``k = 1``) all inner edges are left out."""
     n, k = instance.n, instance.k
     s, t = n, n + 1
     words = np.arange(n, dtype=np.int64)
-    inner_tail, inner_head = np.nonzero(np.isfinite(instance.edge))
-    distinct = instance.klass[inner_tail] != instance.klass[inner_head]
-    inner_tail, inner_head = inner_tail[distinct], inner_head[distinct]
+    if k > 1:
+        inner_tail, inner_head = np.nonzero(np.isfinite(instance.edge))
+        distinct = instance.klass[inner_tail] != instance.klass[inner_head]
+        inner_tail, inner_head = inner_tail[distinct], inner_head[distinct]
+    else:
+        inner_tail = inner_head = np.zeros(0, dtype=np.int64)
     first = words[np.isfinite(instance.start)]
     last = words[np.isfinite(instance.end)]
     tail = np.concatenate([np.full(first.size, s), inner_tail, last]).astype(np.int64)
@@ -107,7 +169,7 @@ def build_model(instance: TitleInstance) -> PathModel:
     upper: list[np.ndarray] = []
     next_row = 0
 
-    def add(row: np.ndarray, col: np.ndarray, val: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+    def add(row: np.ndarray, col: np.ndarray, val: np.ndarray, lo, hi) -> None:
         nonlocal next_row
         rows.append(row + next_row)
         cols.append(col)
@@ -116,8 +178,21 @@ def build_model(instance: TitleInstance) -> PathModel:
         upper.append(np.asarray(hi, dtype=np.float64))
         next_row += len(lower[-1])
 
+    def per_edge(chosen: np.ndarray, coefficient: float, lo: float, hi: float) -> None:
+        """One row ``lo <= f_e - coefficient * I_e <= hi`` for each chosen edge."""
+        count = int(chosen.sum())
+        index = np.arange(count, dtype=np.int64)
+        add(
+            np.concatenate([index, index]),
+            np.concatenate([f_col[chosen], edges[chosen]]),
+            np.concatenate([ones[:count], np.full(count, -coefficient)]),
+            np.full(count, lo),
+            np.full(count, hi),
+        )
+
     zero = np.zeros(n_edges, dtype=np.int64)
     from_s, into_t = tail == s, head == t
+    inner = word_tail & word_head
     add(zero[from_s], edges[from_s], ones[from_s], [1.0], [1.0])  # (2)
     add(zero[into_t], edges[into_t], ones[into_t], [1.0], [1.0])  # (3)
     add(zero, edges, ones, [k + 1.0], [k + 1.0])  # (4)
@@ -137,13 +212,14 @@ def build_model(instance: TitleInstance) -> PathModel:
         np.full(n_classes, -np.inf),
         np.ones(n_classes),
     )
-    add(  # (7): f_e - (k+1) I_e <= 0
-        np.concatenate([edges, edges]),
-        np.concatenate([f_col, edges]),
-        np.concatenate([ones, -(k + 1.0) * ones]),
-        np.full(n_edges, -np.inf),
-        np.zeros(n_edges),
-    )
+    # (7), strengthened: the first edge carries k+1, the last 1, an inner edge 2..k
+    per_edge(from_s, k + 1.0, 0.0, 0.0)
+    per_edge(into_t, 1.0, 0.0, 0.0)
+    if k == 2:
+        per_edge(inner, 2.0, 0.0, 0.0)
+    elif k > 2:
+        per_edge(inner, float(k), -np.inf, 0.0)
+        per_edge(inner, 2.0, 0.0, np.inf)
     # (8-11): a_v - b_v - d_v = 0 for every node but s (words 0..n-1, then t as row n)
     into = head - np.where(head == t, t - n, 0)  # t -> row n
     add(
@@ -165,7 +241,11 @@ def build_model(instance: TitleInstance) -> PathModel:
 
 @dataclass
 class ILPResult:
-    """What a solver run gave: path (or None), its exact score, an upper bound, and the solver's own words."""
+    """What a solver run gave: path (or None), its exact score, an upper bound, and the solver's own words.
+
+    ``hint`` names the heuristic whose path was given to the solver (None: no hint), ``hint_score`` is that
+    path's score, and ``from_hint`` says the returned path is the hint's because the solver stopped without a
+    solution of its own."""
 
     path: np.ndarray | None
     score: float
@@ -175,17 +255,24 @@ class ILPResult:
     solver_seconds: float
     n_variables: int
     n_constraints: int
+    hint: str | None = None
+    hint_score: float = math.nan
+    from_hint: bool = False
+    build_seconds: float = field(default=0.0)
 
 
-def _rows(model: PathModel):
-    """(columns, coefficients, lower, upper) of every constraint row."""
-    indptr, indices, data = model.matrix.indptr, model.matrix.indices, model.matrix.data
-    for row in range(model.n_constraints):
-        lo, hi = indptr[row], indptr[row + 1]
-        yield indices[lo:hi].tolist(), data[lo:hi].tolist(), float(model.lower[row]), float(model.upper[row])
+@dataclass
+class _Outcome:
+    """A solver's raw answer: I-column values (or None), bound, our status, its status name, wall seconds."""
+
+    selected: np.ndarray | None
+    bound: float | None
+    status: str
+    name: str
+    seconds: float
 
 
-def _cp_sat_proto(model: PathModel, scaled: np.ndarray):
+def _cp_sat_proto(model: PathModel, scaled: np.ndarray, hint: np.ndarray | None):
     """The CP-SAT model written straight into its protocol buffer (no per-term Python expression objects)."""
     from ortools.sat.python import cp_model
 
@@ -196,8 +283,11 @@ def _cp_sat_proto(model: PathModel, scaled: np.ndarray):
             proto.variables.add().domain.extend([0, upper])
     indptr, indices = model.matrix.indptr, model.matrix.indices.tolist()
     data = np.rint(model.matrix.data).astype(np.int64).tolist()
-    lower = np.where(np.isfinite(model.lower), model.lower, cp_model.INT_MIN).astype(np.int64).tolist()
-    upper = np.where(np.isfinite(model.upper), model.upper, cp_model.INT_MAX).astype(np.int64).tolist()
+    # an open side becomes a bound no row can reach (|activity| <= (k+1) * row length); +-2^62 would do too, but
+    # INT_MAX itself does not survive a float64 round trip
+    reach = float((model.k + 2) * (model.n_variables + 1))
+    lower = np.clip(model.lower, -reach, reach).astype(np.int64).tolist()
+    upper = np.clip(model.upper, -reach, reach).astype(np.int64).tolist()
     for row in range(model.n_constraints):
         lo, hi = int(indptr[row]), int(indptr[row + 1])
         linear = proto.constraints.add().linear
@@ -208,21 +298,24 @@ def _cp_sat_proto(model: PathModel, scaled: np.ndarray):
     proto.objective.vars.extend(range(model.n_edges))
     proto.objective.coeffs.extend((-scaled).astype(np.int64).tolist())
     proto.objective.scaling_factor = -1.0
+    if hint is not None:
+        proto.solution_hint.vars.extend(range(model.n_variables))
+        proto.solution_hint.values.extend(np.rint(hint).astype(np.int64).tolist())
     return cp
 
 
-def _solve_cp_sat(
-    model: PathModel, seconds: float, scale: float
-) -> tuple[np.ndarray | None, float | None, str, str, float]:
+def _solve_cp_sat(model: PathModel, seconds: float, scale: float, hint: np.ndarray | None) -> _Outcome:
     from ortools.sat.python import cp_model
 
     scaled = np.rint(model.weight * scale)
     if scaled.size and np.abs(scaled).max() > 2.0**52 / (model.k + 1):
         raise ConfigError(f"weights times scale {scale:g} do not fit CP-SAT's integer objective")
-    cp = _cp_sat_proto(model, scaled)
+    cp = _cp_sat_proto(model, scaled, hint)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = max(seconds, 1e-3)
+    for name, value in CP_SAT_PARAMETERS.items():
+        setattr(solver.parameters, name, value)
     code = solver.solve(cp)
     name = solver.status_name(code)
     selected = None
@@ -237,57 +330,54 @@ def _solve_cp_sat(
     status = {cp_model.OPTIMAL: "optimal", cp_model.INFEASIBLE: "infeasible"}.get(code, "timeout")
     if code == cp_model.MODEL_INVALID:
         status = "error"
-    return selected, bound, status, name, solver.wall_time
+    return _Outcome(selected, bound, status, name, solver.wall_time)
 
 
-def _solve_scip(model: PathModel, seconds: float) -> tuple[np.ndarray | None, float | None, str, str, float]:
-    from ortools.linear_solver import pywraplp
+def _solve_scip(model: PathModel, seconds: float, hint: np.ndarray | None) -> _Outcome:
+    """SCIP through OR-Tools' model builder: the CSR matrix goes in as it is (no per-term Python calls)."""
+    from ortools.linear_solver.python import model_builder_helper as mbh
 
-    solver = pywraplp.Solver.CreateSolver("SCIP")
-    if solver is None:
+    builder = mbh.ModelBuilderHelper()
+    n_edges = model.n_edges
+    builder.fill_model_from_sparse_data(
+        np.zeros(model.n_variables),
+        np.concatenate([np.ones(n_edges), np.full(n_edges, model.k + 1.0)]),
+        np.concatenate([model.weight, np.zeros(n_edges)]),
+        model.lower,
+        model.upper,
+        model.matrix.astype(np.float64),
+    )
+    for column in range(n_edges):
+        builder.set_var_integrality(column, True)
+    builder.set_maximize(True)
+    if hint is not None:
+        for column, value in enumerate(hint.tolist()):
+            builder.add_hint(column, value)
+    solver = mbh.ModelSolverHelper("scip")
+    if not solver.solver_is_supported():
         raise ConfigError("OR-Tools was built without SCIP")
-    solver.SetNumThreads(1)
-    infinity = solver.infinity()
-    edge_vars = [solver.BoolVar(f"I{e}") for e in range(model.n_edges)]
-    flow_vars = [solver.NumVar(0.0, model.k + 1.0, f"f{e}") for e in range(model.n_edges)]
-    columns = edge_vars + flow_vars
-    for cols, coefs, lo, hi in _rows(model):
-        row = solver.Constraint(lo if math.isfinite(lo) else -infinity, hi if math.isfinite(hi) else infinity)
-        for c, v in zip(cols, coefs, strict=True):
-            row.SetCoefficient(columns[c], v)
-    objective = solver.Objective()
-    for var, w in zip(edge_vars, model.weight.tolist(), strict=True):
-        objective.SetCoefficient(var, w)
-    objective.SetMaximization()
-    solver.SetTimeLimit(max(1, int(seconds * 1000)))
+    solver.set_time_limit_in_seconds(max(seconds, 1e-3))
+    solver.set_solver_specific_parameters(SCIP_PARAMETERS)
     began = time.perf_counter()
-    code = solver.Solve()
+    solver.solve(builder)
     wall = time.perf_counter() - began
-    names = {
-        pywraplp.Solver.OPTIMAL: "OPTIMAL",
-        pywraplp.Solver.FEASIBLE: "FEASIBLE",
-        pywraplp.Solver.INFEASIBLE: "INFEASIBLE",
-        pywraplp.Solver.UNBOUNDED: "UNBOUNDED",
-        pywraplp.Solver.ABNORMAL: "ABNORMAL",
-        pywraplp.Solver.NOT_SOLVED: "NOT_SOLVED",
-        pywraplp.Solver.MODEL_INVALID: "MODEL_INVALID",
-    }
-    name = names.get(code, str(code))
-    selected = None
-    if code in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
-        selected = np.array([var.solution_value() for var in edge_vars])
+    code = solver.status()
+    name = code.name
+    found = code in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE) and solver.has_solution()
+    selected = np.asarray(solver.variable_values())[:n_edges] if found else None
     bound = None
-    if code in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
-        bound = objective.BestBound()
-    if code == pywraplp.Solver.OPTIMAL:
+    if code in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE, mbh.SolveStatus.NOT_SOLVED):
+        value = float(solver.best_objective_bound())
+        bound = value if abs(value) < _SCIP_INFINITY else None
+    if code == mbh.SolveStatus.OPTIMAL:
         status = "optimal"
-    elif code == pywraplp.Solver.INFEASIBLE:
+    elif code == mbh.SolveStatus.INFEASIBLE:
         status = "infeasible"
-    elif code in (pywraplp.Solver.FEASIBLE, pywraplp.Solver.NOT_SOLVED):
+    elif code in (mbh.SolveStatus.FEASIBLE, mbh.SolveStatus.NOT_SOLVED):
         status = "timeout"
     else:
         status = "error"
-    return selected, bound, status, name, wall
+    return _Outcome(selected, bound, status, name, wall)
 
 
 def solve(
@@ -297,33 +387,53 @@ def solve(
     deadline: float | None = None,
     scale: float = DEFAULT_SCALE,
     model: PathModel | None = None,
+    hint_width: int | None = DEFAULT_HINT_WIDTH,
 ) -> ILPResult:
     """Solve the ILP of ``instance`` with ``solver`` ("cp-sat" or "scip") until it proves optimality or the deadline.
 
-    Without a deadline the solver runs until it finishes. The returned score is always the exact path score. A
-    solver failure (invalid model, abnormal end, a solution that is not a k-path) raises DecodersError.
+    Without a deadline the solver runs until it finishes. ``hint_width``: the beam width whose path is given to
+    the solver as a hint (None or 0: no hint). The returned score is always the exact path score. A solver
+    failure (invalid model, abnormal end, a solution that is not a k-path) raises DecodersError.
     """
     if solver not in SOLVERS:
         raise ConfigError(f"ILP solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+    began = time.perf_counter()
     model = build_model(instance) if model is None else model
     sizes = (model.n_variables, model.n_constraints)
+    hint_name, hint_path, hint_score, hint = None, None, math.nan, None
+    if hint_width:
+        hint_path, hint_score, _ = beam_search(instance, int(hint_width))
+        if hint_path is not None:
+            hint_name, hint = f"beam-{int(hint_width)}", model.columns(hint_path)
+    built = time.perf_counter() - began
+    extra = {"hint": hint_name, "hint_score": hint_score, "build_seconds": built}
     seconds = math.inf if deadline is None else deadline - time.perf_counter()
     if seconds <= 0:
-        return ILPResult(None, math.nan, None, "timeout", "NOT_STARTED", 0.0, *sizes)
+        if hint_path is not None:
+            return ILPResult(hint_path, hint_score, None, "timeout", "NOT_STARTED", 0.0, *sizes, **extra,
+                             from_hint=True)  # fmt: skip
+        return ILPResult(None, math.nan, None, "timeout", "NOT_STARTED", 0.0, *sizes, **extra)
     limit = 1e9 if math.isinf(seconds) else seconds
     if solver == "cp-sat":
-        selected, bound, status, name, wall = _solve_cp_sat(model, limit, float(scale))
+        out = _solve_cp_sat(model, limit, float(scale), hint)
     else:
-        selected, bound, status, name, wall = _solve_scip(model, limit)
-    if status == "error":
-        raise DecodersError(f"ILP solver {solver} failed with status {name}")
-    if status == "infeasible":
-        return ILPResult(None, -math.inf, -math.inf, status, name, wall, *sizes)
-    if selected is None:
-        return ILPResult(None, math.nan, bound, status, name, wall, *sizes)
-    path = model.path(selected)
+        out = _solve_scip(model, limit, hint)
+    if out.status == "error":
+        raise DecodersError(f"ILP solver {solver} failed with status {out.name}")
+    if out.status == "infeasible":
+        return ILPResult(None, -math.inf, -math.inf, out.status, out.name, out.seconds, *sizes, **extra)
+    if out.selected is None:
+        if out.status == "timeout" and hint_path is not None:
+            return ILPResult(hint_path, hint_score, out.bound, out.status, out.name, out.seconds, *sizes,
+                             **extra, from_hint=True)  # fmt: skip
+        return ILPResult(None, math.nan, out.bound, out.status, out.name, out.seconds, *sizes, **extra)
+    path = model.path(out.selected)
     if path.size != instance.k:
         raise DecodersError(
-            f"ILP solver {solver} ({name}) returned a path of {path.size} words, not k = {instance.k}"
+            f"ILP solver {solver} ({out.name}) returned a path of {path.size} words, not k = {instance.k}"
         )
-    return ILPResult(path, path_score(instance, path), bound, status, name, wall, *sizes)
+    score = path_score(instance, path)
+    if out.status == "timeout" and hint_path is not None and hint_score > score:
+        return ILPResult(hint_path, hint_score, out.bound, out.status, out.name, out.seconds, *sizes,
+                         **extra, from_hint=True)  # fmt: skip
+    return ILPResult(path, score, out.bound, out.status, out.name, out.seconds, *sizes, **extra)
