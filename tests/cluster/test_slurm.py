@@ -170,6 +170,7 @@ def assert_no_partial_outputs(workdir: Path, repo_root: Path, mirror: Path, env:
 
 def test_cluster_run_equals_local_run(local_run, cluster_run, cluster, repo_root, mirror):
     workdir, log = cluster_run
+    assert "Falling back to 'sacct'" not in log  # jobs followed with squeue (profiles/slurm)
     run_id, job_ids = submitted_jobs(log)
     assert len(job_ids) == SLURM_JOBS
     jobs = sacct_jobs(cluster, run_id)
@@ -199,6 +200,7 @@ def test_cancelled_job_is_retried(local_run, cluster, repo_root, mirror, tmp_pat
     workdir.mkdir()
     command = snakemake_command(repo_root, workdir, mirror, *cluster_args(repo_root))
     log_path = tmp_path / "snakemake.log"
+    started = time.monotonic()
     with log_path.open("w") as log:
         process = subprocess.Popen(
             command, cwd=workdir, env=run_env(cluster), stdout=log, stderr=subprocess.STDOUT
@@ -206,6 +208,7 @@ def test_cancelled_job_is_retried(local_run, cluster, repo_root, mirror, tmp_pat
     try:
         victim = wait_for_running_decode(cluster, process)
         cluster.command("scancel", victim)
+        cancelled = time.monotonic()
         try:
             process.wait(timeout=900)
         except subprocess.TimeoutExpired:
@@ -219,6 +222,8 @@ def test_cancelled_job_is_retried(local_run, cluster, repo_root, mirror, tmp_pat
         if process.poll() is None:
             process.kill()
             process.wait(timeout=60)
+    finished = time.monotonic()
+    print(f"fault run: {finished - started:.1f} s, scancel {victim} after {cancelled - started:.1f} s")
     log = log_path.read_text()
     assert process.returncode == 0, log[-8000:]
     # the plugin followed the jobs with squeue, as the profile asks, and did not go back to sacct
