@@ -24,7 +24,7 @@ from decoders.linking.nel import (
     strip_parenthesised,
     wikispeedia_instances,
 )
-from decoders.linking.retrieval import build_index, top_candidates
+from decoders.linking.retrieval import build_index, disjoint_candidates, top_candidates
 from decoders.linking.scaling import ROW_COLUMNS, graph_rows, hitting_distance_choice, networkx_rows
 from decoders.linking.synthetic import plant_instances, synthetic_graph
 
@@ -131,6 +131,86 @@ def test_bm25_top_candidates_on_toy_corpus() -> None:
         build_index(titles[:2], texts[:2], [1, 1])
 
 
+def test_disjoint_candidates_best_rank_then_earlier_mention() -> None:
+    retrieved = np.array(
+        [
+            [7, 5, 9, -1],  # document a
+            [5, 8, 7, -1],  # a: 5 ranks better here than in row 0, 7 worse
+            [
+                9,
+                8,
+                6,
+                4,
+            ],  # a: 9 ranks better here than in row 0; 8 ties with row 1 (rank 2), the earlier wins
+            [7, 5, 9, 8],  # document b shares nothing with a
+            [
+                3,
+                4,
+                -1,
+                -1,
+            ],  # a again (a document's rows need not be contiguous): 4 ranks better than in row 2
+        ],
+        dtype=np.int32,
+    )
+    got = disjoint_candidates(retrieved, ["a", "a", "a", "b", "a"])
+    assert got.tolist() == [
+        [7, -1, -1, -1],
+        [5, 8, -1, -1],
+        [9, -1, 6, -1],
+        [7, 5, 9, 8],
+        [3, 4, -1, -1],
+    ]
+    assert retrieved[0, 1] == 5  # the input is not modified
+    assert disjoint_candidates(np.empty((0, 3), dtype=np.int32), []).shape == (0, 3)
+    with pytest.raises(ValueError, match="one label per row"):
+        disjoint_candidates(retrieved, ["a", "b"])
+
+
+def _toy_elevant(tmp_path: Path):
+    """Five articles on a path graph; one document whose mentions' BM25 sets share articles."""
+    titles = ["Star", "Sun", "Solar System", "Iron", "Planet"]
+    texts = [
+        "A star is a ball of plasma such as the sun.",
+        "The sun is the star at the centre of the solar system.",
+        "The solar system is the sun and its planets.",
+        "Iron is a metal made inside a star.",
+        "A planet orbits a star in a planetary system.",
+    ]
+    graph = undirected_lcc(5, np.array([[0, 1], [1, 2], [2, 3], [3, 4]]))
+    path = tmp_path / "toy.npz"
+    graph.save(path)
+    index = build_index(titles, texts, graph.new_ids(5))
+    documents = pd.DataFrame({"benchmark": ["toy"], "doc_id": [1], "title": ["Our star"]})
+    mentions = pd.DataFrame(
+        {
+            "benchmark": ["toy"] * 3,
+            "doc_id": [1] * 3,
+            "start": [0, 10, 30],
+            "surface": ["Sun", "our star", "iron"],
+            "node": pd.array([1, 1, 3], dtype="Int64"),  # "our star" is the Sun too
+        }
+    )
+    return documents, mentions, graph, str(path), index
+
+
+def test_elevant_instances_disjoint_on_toy_document(tmp_path: Path) -> None:
+    documents, mentions, graph, path, index = _toy_elevant(tmp_path)
+    # BM25 ranks: Sun -> [Sun, Star, Solar System]; our star -> [Star, Planet, Iron, Sun]; iron -> [Iron]
+    ((_, size, overlapping),) = elevant_instances(
+        documents, mentions, graph, path, index=index, candidates=5, disjoint=False
+    )[0]
+    assert [s.tolist() for s in overlapping.sets] == [[0, 1, 2], [0, 1, 3, 4], [3]]
+    assert overlapping.gold.tolist() == [1, 1, 0] and size == 8
+    instances, stats = elevant_instances(documents, mentions, graph, path, index=index, candidates=5)
+    ((_, size, instance),) = instances
+    # Star stays with "our star" (rank 1 there, 2 for "Sun"); Sun with "Sun" (rank 1 against 4), so "our
+    # star" loses its gold; Iron with "iron" (rank 1 against 3)
+    assert [s.tolist() for s in instance.sets] == [[1, 2], [0, 4], [3]]
+    assert instance.gold.tolist() == [0, -1, 0] and size == 5
+    assert stats["toy"]["candidates_removed"] == 3 and stats["toy"]["gold_removed"] == 1
+    assert stats["toy"]["gold_missing"] == 1 and stats["all"]["disjoint"] is True
+
+
 # --- Wikispeedia and ELEVANT instances on the mirror --------------------------------------------------------
 
 SUBSET = 1200  # graph articles indexed for the real-corpus tests (all 4,589 take ~8 s to index)
@@ -168,9 +248,14 @@ def test_wikispeedia_instances(wikispeedia, subset_index) -> None:
     assert stats["graph_links"] == 8527 and stats["links_title_found"] == 6428
     assert stats["links_stripped_found"] == 53 and stats["mentions_non_overlapping"] == 6468
     assert stats["documents_with_2_mentions"] == 958 and stats["mentions_without_candidates"] == 8
-    assert stats["max_mentions"] == 33 and stats["mean_mentions"] == pytest.approx(9.96)
-    assert stats["mean_candidates"] == pytest.approx(62.0020, abs=1e-4)
-    assert stats["gold_missing"] == 0 and stats["gold_rank_1_share"] == pytest.approx(0.9642, abs=1e-4)
+    assert stats["max_mentions"] == 33 and stats["mean_mentions"] == pytest.approx(9.95)
+    # disjoint sets (the default): 37% of the retrieved candidates were shared and went to a better-ranking
+    # mention; 3 mentions lost every candidate, 9 their target (6 of them still in an instance)
+    assert stats["disjoint"] is True and stats["candidates_removed"] == 68526
+    assert stats["mentions_emptied"] == 3 and stats["gold_removed"] == 9 and stats["gold_missing"] == 6
+    assert stats["mean_candidates"] == pytest.approx(39.1075, abs=1e-4) and stats["min_candidates"] == 1
+    assert stats["gold_rank_1_share"] == pytest.approx(0.9642, abs=1e-4)  # BM25's own ranking, unchanged
+    assert stats["instances_with_all_gold"] == 294
     assert stats["paper"]["mean_entities"] == 11.73 and stats["paper"]["max_candidates"] == 200
     for instance_id, size, instance in instances:
         assert size == instance.n_candidates and instance.k >= 2
@@ -182,6 +267,16 @@ def test_wikispeedia_instances(wikispeedia, subset_index) -> None:
     vertex_titles = articles["title"].to_numpy()[graph.original_node]
     chosen = first.chosen_vertices(first.gold)
     assert [t.lower() for t in vertex_titles[chosen]][:3] == [m.lower() for m in first.mentions][:3]
+    overlapping, plain = wikispeedia_instances(
+        articles, links[inside], graph, path, index=index, n_documents=300, seed=0, disjoint=False
+    )
+    assert plain["candidates_removed"] == 0 and plain["gold_missing"] == 0 and plain["mean_mentions"] == 9.96
+    assert plain["mean_candidates"] == pytest.approx(62.0020, abs=1e-4)
+    assert [i for i, _, _ in overlapping] == [i for i, _, _ in instances]
+    for (_, _, disjoint), (_, _, shared) in zip(instances, overlapping, strict=True):
+        joined = np.concatenate(disjoint.sets)
+        assert np.unique(joined).size == joined.size  # no vertex in two sets of a document
+        assert np.isin(joined, np.concatenate(shared.sets)).all()
 
 
 def test_wikispeedia_instances_rejects_too_many_documents(wikispeedia, subset_index) -> None:
@@ -204,13 +299,21 @@ def test_elevant_instances(mirror: Path, wikispeedia, subset_index) -> None:
     mentions["node"] = mapped.where(mapped.isin(nodes), pd.NA)  # only the indexed subset
     instances, stats = elevant_instances(documents, mentions, graph, path, index=index)
     assert stats["all"]["docs"] == 256 and stats["all"]["mentions"] == 2109
-    assert stats["all"]["mapped_mentions"] == 71 and stats["all"]["docs_kept"] == 17
-    assert stats["all"]["instance_mentions"] == 40 and stats["all"]["gold_missing"] == 0
+    assert stats["all"]["mapped_mentions"] == 71 and stats["all"]["docs_kept"] == 14
+    # disjoint sets: a repeated surface ("Brazil" 4 times in reuters-128 103) keeps its candidates for the
+    # first mention only, so 9 mentions lose all of them and 3 documents drop below two mentions; 2 kept
+    # mentions lost their gold to another mention
+    assert stats["all"]["candidates_removed"] == 988 and stats["all"]["mentions_emptied"] == 9
+    assert stats["all"]["instance_mentions"] == 28 and stats["all"]["gold_missing"] == 2
+    assert stats["all"]["gold_removed"] == 11
     assert {b: stats[b]["docs_kept"] for b in benchmarks} == {
-        "kore50": 1, "msnbc": 4, "spotlight": 5, "reuters-128": 7
+        "kore50": 1, "msnbc": 4, "spotlight": 4, "reuters-128": 5
     }  # fmt: skip
     assert stats["kore50"]["coverage"] == pytest.approx(13 / 144)
-    assert len(instances) == 17 and all(inst.k >= 2 for _, _, inst in instances)
+    assert len(instances) == 14 and all(inst.k >= 2 for _, _, inst in instances)
+    _, plain = elevant_instances(documents, mentions, graph, path, index=index, disjoint=False)
+    assert plain["all"]["docs_kept"] == 17 and plain["all"]["instance_mentions"] == 40
+    assert plain["all"]["gold_missing"] == 0 and plain["all"]["candidates_removed"] == 0
     assert [i for i, _, _ in instances[:3]] == ["kore50-2", "msnbc-2", "msnbc-16"]
 
 

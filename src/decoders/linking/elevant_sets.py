@@ -5,7 +5,9 @@ Wikispeedia article through the item's English name, and only mentions whose art
 LCC) can be linked there. A document is an instance when at least two of its mentions are so mapped (the
 paper likewise drops instances left with one set); its candidate sets are the BM25 top-k articles for each
 mapped mention's surface text (``Steve``, not the gold name ``Steve Jobs``), so retrieval may miss the gold
-article (``gold = -1``). Coverage per benchmark is reported because it is low: Wikispeedia holds 4.6k articles.
+article (``gold = -1``); by default the sets of a document are made disjoint
+(:func:`~decoders.linking.retrieval.disjoint_candidates`), which may take the gold article from a mention too.
+Coverage per benchmark is reported because it is low: Wikispeedia holds 4.6k articles.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pandas as pd
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.linking.instance import LinkingInstance
-from decoders.linking.retrieval import ArticleIndex, top_candidates
+from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
 __all__ = ["elevant_instances"]
@@ -31,19 +33,23 @@ def elevant_instances(
     *,
     index: ArticleIndex,
     candidates: int = 100,
+    disjoint: bool = True,
 ) -> tuple[list[tuple[str, int, LinkingInstance]], dict[str, Any]]:
     """Instances of the ELEVANT documents with at least two mentions mapped into the graph, and coverage.
 
     ``documents`` has ``benchmark, doc_id, title`` (:func:`~decoders.corpora.elevant.read_documents`);
     ``mentions`` has ``benchmark, doc_id, start, surface`` and ``node``, the Wikispeedia article node of the
     gold entity or missing (:func:`~decoders.corpora.elevant.map_to_titles`). Mentions are taken in text
-    order; a mention no indexed article matches is dropped. Instance id ``<benchmark>-<doc_id>``, size = total
-    candidates. Candidate sets are sorted by vertex id (see :func:`decoders.linking.nel.wikispeedia_instances`).
+    order. With ``disjoint`` a vertex retrieved for several mentions of a document stays only with the mention
+    that ranks it best (ties: the earlier one). A mention left without candidates is dropped. Instance id
+    ``<benchmark>-<doc_id>``, size = total candidates. Candidate sets are sorted by vertex id (see
+    :func:`decoders.linking.nel.wikispeedia_instances`).
 
     Statistics per benchmark: ``docs``, ``mentions``, ``mapped_mentions`` (gold article in the graph),
     ``coverage`` (their share of all mentions), ``docs_kept``, ``instance_mentions``, ``mean_mentions``,
-    ``max_mentions``, ``mean_candidates``, ``gold_missing`` (instance mentions whose gold article BM25 missed);
-    and ``all`` for the union, with the paper's numbers under ``paper``.
+    ``max_mentions``, ``mean_candidates``, ``gold_missing`` (instance mentions whose gold article is not among
+    their candidates), ``candidates_removed`` and ``gold_removed`` (by ``disjoint``, over the mapped mentions
+    of documents with two of them); and ``all`` for the union, with the paper's numbers under ``paper``.
     """
     required = {"benchmark", "doc_id", "start", "surface", "node"}
     if missing := required - set(mentions.columns):
@@ -61,9 +67,14 @@ def elevant_instances(
     in_kept = pd.MultiIndex.from_frame(linked[["benchmark", "doc_id"]]).isin(kept_docs)
     chosen = linked[in_kept].reset_index(drop=True)
 
-    retrieved = top_candidates(index, chosen["surface"].tolist(), k=candidates)
-    hit = retrieved == chosen["vertex"].to_numpy()[:, None]
-    found = hit.any(axis=1)
+    ranked = top_candidates(index, chosen["surface"].tolist(), k=candidates)
+    document_of = chosen.groupby(["benchmark", "doc_id"], sort=True).ngroup().to_numpy()
+    retrieved = disjoint_candidates(ranked, document_of) if disjoint else ranked
+    gold_vertex = chosen["vertex"].to_numpy()[:, None]
+    found = (retrieved == gold_vertex).any(axis=1)
+    removed_gold = (ranked == gold_vertex).any(axis=1) & ~found
+    removed = (ranked >= 0).sum(axis=1) - (retrieved >= 0).sum(axis=1)
+    matched = (ranked >= 0).any(axis=1)
     usable = (retrieved >= 0).any(axis=1)
     titles = documents.set_index(["benchmark", "doc_id"])["title"]
 
@@ -98,6 +109,9 @@ def elevant_instances(
         group = frame if every else frame[frame["benchmark"] == benchmark]
         n_mentions = len(group)
         n_mapped = int((group["vertex"] >= 0).sum())
+        in_group = (
+            np.ones(len(chosen), dtype=bool) if every else (chosen["benchmark"] == benchmark).to_numpy()
+        )
         stats[str(benchmark)] = {
             "docs": int(len(documents) if every else (documents["benchmark"] == benchmark).sum()),
             "mentions": n_mentions,
@@ -109,8 +123,12 @@ def elevant_instances(
             "max_mentions": int(ks.max()) if own else 0,
             "mean_candidates": float(sizes.mean()) if own else 0.0,
             "gold_missing": int((golds < 0).sum()),
+            "candidates_removed": int(removed[in_group].sum()),
+            "gold_removed": int(removed_gold[in_group].sum()),
         }
-    stats["all"]["mentions_without_candidates"] = int((~usable).sum())
+    stats["all"]["mentions_without_candidates"] = int((~matched).sum())
+    stats["all"]["mentions_emptied"] = int((matched & ~usable).sum())
+    stats["all"]["disjoint"] = bool(disjoint)
     stats["paper"] = {
         key: paper_value(f"linking.setup.{key}")
         for key in ("instances_used", "mean_entities", "max_entities", "mean_candidates", "max_candidates")

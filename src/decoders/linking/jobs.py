@@ -65,6 +65,7 @@ def build_wikispeedia_set(
         n_documents=options.get("documents", 400),
         candidates=options.get("candidates", 100),
         seed=seed,
+        disjoint=options.get("disjoint", True),
     )
     _write_set(instances, shard_paths, index_path, stats_path, stats)
     log.info("%d Wikispeedia instances", len(instances))
@@ -91,6 +92,7 @@ def build_elevant_set(
         str(graph_path),
         index=article_index(articles),
         candidates=options.get("candidates", 100),
+        disjoint=options.get("disjoint", True),
     )
     _write_set(instances, shard_paths, index_path, stats_path, stats)
     log.info("%d ELEVANT instances", len(instances))

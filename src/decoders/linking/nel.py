@@ -5,7 +5,9 @@ here come from the articles themselves: in a source article, every article it li
 title without its parenthesised part: ``Java (programming language)`` -> ``Java``) occurs in the body as
 whole words is a mention at its first occurrence, and the link target is the fair candidate. Candidates are
 the BM25 top-k articles for the mention text (:mod:`decoders.linking.retrieval`), so a mention whose target
-BM25 misses keeps ``gold = -1``, as in the paper's setting where retrieval fixes the candidate sets.
+BM25 misses keeps ``gold = -1``, as in the paper's setting where retrieval fixes the candidate sets. By
+default the sets of a document are made disjoint (:func:`~decoders.linking.retrieval.disjoint_candidates`),
+like the paper's dictionary candidates; a target given to another mention that way is missing too.
 
 Documents and mentions are sampled with a fixed seed so that the number of mentions per instance follows
 the paper's (mean 11.73, at most 53): a target size is drawn per document from a log-normal clipped to
@@ -22,7 +24,7 @@ import pandas as pd
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.linking.instance import LinkingInstance
-from decoders.linking.retrieval import ArticleIndex, top_candidates
+from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
 __all__ = [
@@ -162,6 +164,7 @@ def wikispeedia_instances(
     seed: int = 0,
     mean_mentions: float | None = None,
     max_mentions: int | None = None,
+    disjoint: bool = True,
 ) -> tuple[list[tuple[str, int, LinkingInstance]], dict[str, Any]]:
     """NEL instances from the hyperlinks of ``n_documents`` sampled articles, and their statistics.
 
@@ -173,10 +176,13 @@ def wikispeedia_instances(
     11.73 and 53); for each, an unused article with at least that many (non-overlapping) mentions is drawn
     (the one with the most if none has enough) and that many of its mentions are kept, chosen at random, in
     text order. Candidate sets are the BM25 top ``candidates`` for the mention text, sorted by vertex id so
-    that no decoder's tie-break can favour the BM25 top hit; a mention no article matches is dropped, and a
-    document left with fewer than two mentions too. Returns ``(instance_id, size, instance)`` triples (id = the article's URL
-    name, size = total candidates, the decoding work) and a statistics dict with the paper's numbers beside
-    the measured ones.
+    that no decoder's tie-break can favour the BM25 top hit. With ``disjoint`` a vertex retrieved for several
+    mentions of a document stays only with the mention that ranks it best (ties: the earlier one), and a
+    target so removed counts as missing (``gold = -1``). A mention left without candidates is dropped, and a
+    document left with fewer than two mentions too. Returns ``(instance_id, size, instance)`` triples (id =
+    the article's URL name, size = total candidates, the decoding work) and a statistics dict with the
+    paper's numbers beside the measured ones; ``candidates_removed``, ``mentions_emptied`` and
+    ``gold_removed`` count what ``disjoint`` took away.
     """
     mean_mentions = paper_value("linking.setup.mean_entities") if mean_mentions is None else mean_mentions
     max_mentions = paper_value("linking.setup.max_entities") if max_mentions is None else max_mentions
@@ -213,10 +219,13 @@ def wikispeedia_instances(
         picked.append(group.iloc[rows])
     sample = pd.concat(picked, ignore_index=True)
 
-    retrieved = top_candidates(index, sample["surface"].tolist(), k=candidates)
+    ranked = top_candidates(index, sample["surface"].tolist(), k=candidates)
+    retrieved = disjoint_candidates(ranked, sample["source"].to_numpy()) if disjoint else ranked
     target_vertex = vertex_of[sample["target"].to_numpy()]
-    hit = retrieved == target_vertex[:, None]
-    rank = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+    hit = ranked == target_vertex[:, None]
+    rank = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)  # the target's BM25 rank, before disjoint
+    kept = (retrieved == target_vertex[:, None]).any(axis=1)
+    matched = (ranked >= 0).any(axis=1)
     usable = (retrieved >= 0).any(axis=1)
 
     instances: list[tuple[str, int, LinkingInstance]] = []
@@ -226,7 +235,7 @@ def wikispeedia_instances(
             continue
         sets = tuple(np.sort(retrieved[r][retrieved[r] >= 0]) for r in rows)
         gold = [
-            int(np.searchsorted(s, t)) if rank[r] >= 0 else -1
+            int(np.searchsorted(s, t)) if kept[r] else -1
             for s, t, r in zip(sets, target_vertex[rows], rows, strict=True)
         ]
         instance = LinkingInstance(
@@ -251,7 +260,12 @@ def wikispeedia_instances(
         "mentions_non_overlapping": len(mentions),
         "documents_with_2_mentions": int(eligible.size),
         "documents_sampled": len(picked),
-        "mentions_without_candidates": int((~usable).sum()),
+        "mentions_without_candidates": int((~matched).sum()),
+        "disjoint": bool(disjoint),
+        "candidates_removed": int((ranked >= 0).sum() - (retrieved >= 0).sum()),
+        "candidates_removed_share": float(1 - (retrieved >= 0).sum() / max(int((ranked >= 0).sum()), 1)),
+        "mentions_emptied": int((matched & ~usable).sum()),
+        "gold_removed": int(((rank >= 0) & ~kept).sum()),
         "instances": len(instances),
         "mean_mentions": float(ks.mean()),
         "max_mentions": int(ks.max()),
@@ -260,8 +274,8 @@ def wikispeedia_instances(
         "max_candidates": int(set_sizes.max()),
         "gold_missing": int((golds < 0).sum()),
         "gold_missing_share": float((golds < 0).mean()),
-        "gold_rank_1_share": float((rank[usable] == 0).mean()),
-        "gold_in_top_10_share": float(((rank[usable] >= 0) & (rank[usable] < 10)).mean()),
+        "gold_rank_1_share": float((rank[matched] == 0).mean()),
+        "gold_in_top_10_share": float(((rank[matched] >= 0) & (rank[matched] < 10)).mean()),
         "instances_with_all_gold": int(sum(inst.gold_structure() is not None for _, _, inst in instances)),
         "paper": _paper_setup(),
     }

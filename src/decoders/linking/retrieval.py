@@ -5,6 +5,11 @@ fields. Wikispeedia has no anchor-text field, so the index holds one text per ar
 ``title_weight`` times followed by the body, which gives the title field a heavier weight in the spirit of
 BM25F while keeping the plain BM25 of ``bm25s`` (lower-cased words of two or more characters, English
 stopwords dropped). Queries are scored in one batched ``retrieve`` call.
+
+The paper's candidate sets come from a mention-entity dictionary and hardly overlap across the mentions of a
+document; BM25 sets do (a hub such as ``Star`` is retrieved for "star", "Sun", "solar system", ...), and
+since MinDR may pick one vertex for several sets, a shared hub becomes a free choice of distance 0.
+:func:`disjoint_candidates` gives each vertex of a document to the one mention that ranks it best.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
-__all__ = ["ArticleIndex", "build_index", "top_candidates"]
+__all__ = ["ArticleIndex", "build_index", "disjoint_candidates", "top_candidates"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,3 +86,33 @@ def top_candidates(index: ArticleIndex, queries: Sequence[str], k: int = 100) ->
     documents, scores = index.retriever.retrieve(query_ids, k=k, show_progress=False, return_as="tuple")
     candidates = index.vertices[np.asarray(documents, dtype=np.int64)]
     return np.where(np.asarray(scores) > 0, candidates, np.int32(-1)).astype(np.int32)
+
+
+def disjoint_candidates(retrieved: np.ndarray, documents: Sequence[object] | np.ndarray) -> np.ndarray:
+    """Make the candidate rows of each document disjoint: a copy of ``retrieved``, shared vertices dropped.
+
+    ``retrieved`` is :func:`top_candidates`' ``(n, k)`` array (vertices by decreasing score, ``-1`` for empty
+    slots); ``documents[q]`` names the document of row ``q`` (any hashable labels), and rows of one document
+    are in text order. A vertex retrieved for several rows of a document stays only in the row that ranks it
+    best (smallest column); on a tie, in the earliest row. Its other occurrences become ``-1``, so columns
+    keep their BM25 rank. Uses no gold information.
+    """
+    retrieved = np.asarray(retrieved)
+    if retrieved.ndim != 2:
+        raise ValueError(f"retrieved must be a 2-d array of candidate rows, got shape {retrieved.shape}")
+    n, k = retrieved.shape
+    labels = np.asarray(documents)
+    if labels.shape != (n,):
+        raise ValueError(f"documents must give one label per row: {labels.shape[0]} labels for {n} rows")
+    out = retrieved.copy()
+    if n == 0 or k == 0:
+        return out
+    _, document = np.unique(labels, return_inverse=True)
+    row, column = np.nonzero(retrieved >= 0)
+    vertex = retrieved[row, column]
+    # sort by (document, vertex, rank, row): the first of every (document, vertex) run is the one kept
+    order = np.lexsort((row, column, vertex, document[row]))
+    same = (document[row][order][1:] == document[row][order][:-1]) & (vertex[order][1:] == vertex[order][:-1])
+    dropped = order[1:][same]
+    out[row[dropped], column[dropped]] = -1
+    return out
