@@ -108,6 +108,45 @@ def test_run_decodes_every_chains_variant(finished_run):
     assert "| commit |" in page and "| CPU |" in page and "Table 1: exactness and speed" in page
 
 
+def test_run_decodes_every_titles_variant(finished_run):
+    """Table 1 of titles comes from every configured variant on the same test titles; the decoders that search
+    exactly (ILP, beam at the width the workflow found) score the certified optimum where there is one."""
+    tables = finished_run / "results" / "tables" / "titles"
+    table1 = pd.read_csv(tables / "table1.csv").set_index("variant")
+    variants = {"colour-coding", "ilp-cp-sat", "ilp-scip", "beam-1", "beam-80", "beam-smallest"}
+    assert set(table1.index) == variants
+    assert table1["titles"].nunique() == 1 and table1["titles"].iloc[0] > 0
+    assert table1.loc["ilp-cp-sat", "certified_titles"] > 0
+    assert table1.loc["beam-smallest", "optimal_pct"] == 100.0
+    assert table1["errors"].sum() == 0
+    width = json.loads((tables / "textbooks" / "smallest_beam.json").read_text())["width"]
+    assert table1.loc["beam-smallest", "beam_width"] == width
+    examples = pd.read_csv(tables / "examples.csv")
+    assert {"reference", *variants} <= set(examples.columns) and len(examples) > 0
+    for name in ("figure2", "time_vs_k"):
+        assert (finished_run / "results" / "figures" / "titles" / f"{name}.png").stat().st_size > 0
+
+
+def test_run_decodes_every_linking_variant(finished_run):
+    """linking: every heuristic chooses one candidate per mention on every document; the scaling table has our
+    kernels and networkx on the same graph."""
+    tables = finished_run / "results" / "tables" / "linking"
+    table1 = pd.read_csv(tables / "table1.csv")
+    assert set(table1["dataset"]) == {"wikispeedia", "elevant"}
+    heuristics = table1[~table1["algorithm"].isin(["exact", "ground-truth"])]
+    assert (heuristics["ratio_max"] >= 100.0 - 1e-9).all()
+    assert ((heuristics["value_max"] >= 0) & (heuristics["value_max"] <= 1)).all()
+    runs = finished_run / "results" / "runs" / "linking"
+    for path in runs.glob("*/*.parquet"):
+        records = pd.read_parquet(path)
+        assert (records["status"] != "error").all(), path
+        chosen = records["structure"].map(lambda s: len(json.loads(s)))
+        assert (chosen == records["k"]).all(), path
+    scaling = pd.read_csv(tables / "scaling.csv")
+    assert {"ours", "networkx"} <= set(scaling["library"])
+    assert scaling["pagerank_s"].notna().all()
+
+
 def test_report(finished_run, repo_root, mirror):
     result = snakemake(repo_root, finished_run, "--report", "results/report.html", mirror=mirror)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
