@@ -408,3 +408,10 @@ def test_scaling_rows(small_graph: Graph, tmp_path: Path) -> None:
     assert (
         frame.loc[frame["operation"] == "graph_arrays", "bytes"].item() == 10_001 * 8 + 200_000 * 4 + 40_000
     )
+
+
+def test_first_candidates_refills_rows_in_rank_order() -> None:
+    from decoders.linking.retrieval import first_candidates
+
+    rows = np.array([[5, -1, 7, 8, 9], [-1, -1, 3, -1, -1]], dtype=np.int32)
+    assert first_candidates(rows, 3).tolist() == [[5, 7, 8], [3, -1, -1]]

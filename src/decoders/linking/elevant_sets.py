@@ -19,7 +19,7 @@ import pandas as pd
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.linking.instance import LinkingInstance
-from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, top_candidates
+from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
 __all__ = ["elevant_instances"]
@@ -34,13 +34,15 @@ def elevant_instances(
     index: ArticleIndex,
     candidates: int = 100,
     disjoint: bool = True,
+    pool: int | None = None,
 ) -> tuple[list[tuple[str, int, LinkingInstance]], dict[str, Any]]:
     """Instances of the ELEVANT documents with at least two mentions mapped into the graph, and coverage.
 
     ``documents`` has ``benchmark, doc_id, title`` (:func:`~decoders.corpora.elevant.read_documents`);
     ``mentions`` has ``benchmark, doc_id, start, surface`` and ``node``, the Wikispeedia article node of the
     gold entity or missing (:func:`~decoders.corpora.elevant.map_to_titles`). Mentions are taken in text
-    order. With ``disjoint`` a vertex retrieved for several mentions of a document stays only with the mention
+    order. ``pool`` (> ``candidates``) ranks deeper first so that sets are refilled after the disjoint step.
+    With ``disjoint`` a vertex retrieved for several mentions of a document stays only with the mention
     that ranks it best (ties: the earlier one). A mention left without candidates is dropped. Instance id
     ``<benchmark>-<doc_id>``, size = total candidates. Candidate sets are sorted by vertex id (see
     :func:`decoders.linking.nel.wikispeedia_instances`).
@@ -67,9 +69,10 @@ def elevant_instances(
     in_kept = pd.MultiIndex.from_frame(linked[["benchmark", "doc_id"]]).isin(kept_docs)
     chosen = linked[in_kept].reset_index(drop=True)
 
-    ranked = top_candidates(index, chosen["surface"].tolist(), k=candidates)
+    deep = top_candidates(index, chosen["surface"].tolist(), k=max(pool or candidates, candidates))
+    ranked = deep[:, :candidates]
     document_of = chosen.groupby(["benchmark", "doc_id"], sort=True).ngroup().to_numpy()
-    retrieved = disjoint_candidates(ranked, document_of) if disjoint else ranked
+    retrieved = first_candidates(disjoint_candidates(deep, document_of), candidates) if disjoint else ranked
     gold_vertex = chosen["vertex"].to_numpy()[:, None]
     found = (retrieved == gold_vertex).any(axis=1)
     removed_gold = (ranked == gold_vertex).any(axis=1) & ~found

@@ -66,6 +66,7 @@ def build_wikispeedia_set(
         candidates=options.get("candidates", 100),
         seed=seed,
         disjoint=options.get("disjoint", True),
+        pool=options.get("pool"),
     )
     _write_set(instances, shard_paths, index_path, stats_path, stats)
     log.info("%d Wikispeedia instances", len(instances))
@@ -93,6 +94,7 @@ def build_elevant_set(
         index=article_index(articles),
         candidates=options.get("candidates", 100),
         disjoint=options.get("disjoint", True),
+        pool=options.get("pool"),
     )
     _write_set(instances, shard_paths, index_path, stats_path, stats)
     log.info("%d ELEVANT instances", len(instances))

@@ -24,7 +24,7 @@ import pandas as pd
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.linking.instance import LinkingInstance
-from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, top_candidates
+from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
 __all__ = [
@@ -165,6 +165,7 @@ def wikispeedia_instances(
     mean_mentions: float | None = None,
     max_mentions: int | None = None,
     disjoint: bool = True,
+    pool: int | None = None,
 ) -> tuple[list[tuple[str, int, LinkingInstance]], dict[str, Any]]:
     """NEL instances from the hyperlinks of ``n_documents`` sampled articles, and their statistics.
 
@@ -178,7 +179,8 @@ def wikispeedia_instances(
     text order. Candidate sets are the BM25 top ``candidates`` for the mention text, sorted by vertex id so
     that no decoder's tie-break can favour the BM25 top hit. With ``disjoint`` a vertex retrieved for several
     mentions of a document stays only with the mention that ranks it best (ties: the earlier one), and a
-    target so removed counts as missing (``gold = -1``). A mention left without candidates is dropped, and a
+    target so removed counts as missing (``gold = -1``); with ``pool`` > ``candidates`` the BM25 ranking is
+    taken that deep first, so that each set is refilled up to ``candidates`` after the disjoint step. A mention left without candidates is dropped, and a
     document left with fewer than two mentions too. Returns ``(instance_id, size, instance)`` triples (id =
     the article's URL name, size = total candidates, the decoding work) and a statistics dict with the
     paper's numbers beside the measured ones; ``candidates_removed``, ``mentions_emptied`` and
@@ -219,8 +221,13 @@ def wikispeedia_instances(
         picked.append(group.iloc[rows])
     sample = pd.concat(picked, ignore_index=True)
 
-    ranked = top_candidates(index, sample["surface"].tolist(), k=candidates)
-    retrieved = disjoint_candidates(ranked, sample["source"].to_numpy()) if disjoint else ranked
+    deep = top_candidates(index, sample["surface"].tolist(), k=max(pool or candidates, candidates))
+    ranked = deep[:, :candidates]
+    retrieved = (
+        first_candidates(disjoint_candidates(deep, sample["source"].to_numpy()), candidates)
+        if disjoint
+        else ranked
+    )
     target_vertex = vertex_of[sample["target"].to_numpy()]
     hit = ranked == target_vertex[:, None]
     rank = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)  # the target's BM25 rank, before disjoint

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
-__all__ = ["ArticleIndex", "build_index", "disjoint_candidates", "top_candidates"]
+__all__ = ["ArticleIndex", "build_index", "disjoint_candidates", "first_candidates", "top_candidates"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,4 +115,16 @@ def disjoint_candidates(retrieved: np.ndarray, documents: Sequence[object] | np.
     same = (document[row][order][1:] == document[row][order][:-1]) & (vertex[order][1:] == vertex[order][:-1])
     dropped = order[1:][same]
     out[row[dropped], column[dropped]] = -1
+    return out
+
+
+def first_candidates(retrieved: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` vertices (``>= 0``) of every row, in rank order, padded with ``-1``: after
+    :func:`disjoint_candidates` on a deeper ranking, this refills each mention's set up to ``k`` candidates."""
+    retrieved = np.asarray(retrieved)
+    valid = retrieved >= 0
+    position = np.cumsum(valid, axis=1) - 1
+    row, column = np.nonzero(valid & (position < k))
+    out = np.full((retrieved.shape[0], k), -1, dtype=retrieved.dtype)
+    out[row, position[row, column]] = retrieved[row, column]
     return out
