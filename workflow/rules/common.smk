@@ -259,7 +259,7 @@ def chains_provenance():
 
 # titles: one instance set per dataset (its test split scored by the model trained on its train split).
 TITLES = config["experiments"].get("titles", {})
-TITLES_TABLES = ["table1", "units", "figure2", "examples"]
+TITLES_TABLES = ["table1", "units", "examples"]
 
 
 def titles_runs_all():

@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 
 from decoders.harness.instances import read_instance_shard  # noqa: E402
 from decoders.harness.records import mark_exact, read_records  # noqa: E402
-from decoders.io import atomic_path  # noqa: E402
+from decoders.io import atomic_path, write_text_atomic  # noqa: E402
 from decoders.tables.papers import paper_rows, paper_value  # noqa: E402
 from decoders.tables.writers import write_table  # noqa: E402
 from decoders.titles.decoders import title_text  # noqa: E402
@@ -256,11 +256,7 @@ def write_titles_outputs(
         title="titles: sections, splits and word graphs (ours beside the paper's)",
     )
     points = figure2(records, settings, figures / "figure2.png")
-    write_table(
-        points,
-        tables / "figure2",
-        title="titles: Fig. 2, % of titles solved exactly vs colour-coding iterations",
-    )
+    write_text_atomic(tables / "figure2.csv", points.to_csv(index=False))
     time_vs_k(records, figures / "time_vs_k.png")
     write_table(
         examples(records, shards),
