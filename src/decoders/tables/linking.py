@@ -23,7 +23,7 @@ from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import read_records
 from decoders.linking.cost import distance_cost
 from decoders.tables.papers import paper_rows, paper_value
-from decoders.tables.writers import write_table
+from decoders.tables.writers import rounded, write_table
 
 CONNECTIONS = {"max": "maximal", "min": "minimal"}
 EXACT = "exact"
@@ -209,13 +209,6 @@ def scaling_table(measurements: str | Path) -> pd.DataFrame:
     return table.sort_values(["edges", "library"], ascending=[True, False]).reset_index(drop=True)
 
 
-def _rounded(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
-    out = frame.copy()
-    for column in out.select_dtypes("float").columns:
-        out[column] = out[column].round(digits)
-    return out
-
-
 def write_linking_outputs(
     run_paths: Iterable[str],
     settings: Mapping[str, Any],
@@ -239,18 +232,18 @@ def write_linking_outputs(
         "Wikispeedia mentions are the texts of linked titles (see the instance sets table for how often BM25"
         " ranks the target first); the paper's set is IITB's hand-labelled documents.",
     ]
-    write_table(_rounded(table1(frame)), tables / "table1", title="linking: Table 1", notes=notes)
+    write_table(rounded(table1(frame)), tables / "table1", title="linking: Table 1", notes=notes)
     write_table(
-        _rounded(jaccard(nel)),
+        rounded(jaccard(nel)),
         tables / "jaccard",
         title="linking: Jaccard coefficient between degree's and hitting distance's choices",
     )
     write_table(
-        _rounded(instances_table(instance_stats)), tables / "instances", title="linking: instance sets"
+        rounded(instances_table(instance_stats)), tables / "instances", title="linking: instance sets"
     )
     built = json.loads(Path(graph_stats).read_text(encoding="utf-8"))
     write_table(
-        _rounded(scaling_table(scaling)),
+        rounded(scaling_table(scaling)),
         tables / "scaling",
         title="linking: scaling on synthetic Wikipedia-shaped graphs (one thread)",
         notes=[

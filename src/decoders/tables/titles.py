@@ -9,24 +9,20 @@ of the configured exact variant (``experiments.titles.exact``) on the titles whe
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from decoders.harness.instances import read_instance_shard  # noqa: E402
-from decoders.harness.records import mark_exact, read_records  # noqa: E402
-from decoders.io import atomic_path, write_text_atomic  # noqa: E402
-from decoders.tables.papers import paper_rows, paper_value  # noqa: E402
-from decoders.tables.writers import write_table  # noqa: E402
-from decoders.titles.decoders import title_text  # noqa: E402
+from decoders.harness.instances import read_instance_shard
+from decoders.harness.records import mark_exact, read_records
+from decoders.io import atomic_path, write_text_atomic
+from decoders.tables.papers import paper_rows, paper_value
+from decoders.tables.writers import rounded, write_table
+from decoders.titles.decoders import title_text
 
 # Our variant name -> the paper's Table 1 row.
 PAPER_NAMES = {
@@ -145,7 +141,8 @@ def figure2(records: pd.DataFrame, settings: Mapping[str, Any], path, variant: s
     cc["first_found"] = _stats(cc, "first_found")
     cc["iterations"] = _stats(cc, "iterations")
     frames = []
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
     for dataset, group in cc.groupby("dataset"):
         found = group.loc[group["exact"].astype(bool), "first_found"].astype(float)
         top = int(max(group["iterations"].max(), found.max() if len(found) else 1))
@@ -173,7 +170,8 @@ def figure2(records: pd.DataFrame, settings: Mapping[str, Any], path, variant: s
 
 def time_vs_k(records: pd.DataFrame, path) -> None:
     """Median decode seconds per title length k, one line per variant (log scale)."""
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
     for (dataset, variant), group in records.groupby(["dataset", "variant"], sort=False):
         medians = group.groupby("k")["seconds"].median()
         ax.plot(medians.index, medians.to_numpy(), marker="o", label=f"{variant} ({dataset})")
@@ -210,7 +208,6 @@ def _save(fig, path) -> None:
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip("."))
-    plt.close(fig)
 
 
 def write_titles_outputs(
@@ -248,10 +245,10 @@ def write_titles_outputs(
             + ("" if found["optimal_on_all"] else f"; not reached within {found['max_width']}")
         )
     write_table(
-        _rounded(table), tables / "table1", title="titles: Table 1 (decoding test titles)", notes=notes
+        rounded(table), tables / "table1", title="titles: Table 1 (decoding test titles)", notes=notes
     )
     write_table(
-        _rounded(units_table(scorer_stats, instance_stats)),
+        rounded(units_table(scorer_stats, instance_stats)),
         tables / "units",
         title="titles: sections, splits and word graphs (ours beside the paper's)",
     )
@@ -263,12 +260,3 @@ def write_titles_outputs(
         tables / "examples",
         title="titles: example titles",
     )
-
-
-def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    for column in out.select_dtypes("float").columns:
-        out[column] = out[column].map(
-            lambda x: x if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 4)
-        )
-    return out

@@ -29,3 +29,11 @@ def write_table(frame: pd.DataFrame, stem: str | Path, *, title: str, notes: lis
         latex += "% " + "\n% ".join(notes) + "\n"
     write_text_atomic(paths[2], latex)
     return paths
+
+
+def rounded(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """A copy with every float column rounded to ``digits`` (missing values stay missing)."""
+    out = frame.copy()
+    for column in out.select_dtypes("float").columns:
+        out[column] = out[column].round(digits)
+    return out

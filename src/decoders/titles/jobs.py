@@ -82,8 +82,8 @@ def smallest_beam(
     """The smallest beam width that reaches the certified optimum on every title that has one.
 
     Per title, the smallest width reaching its optimum is searched (doubling, then bisection); beam search is
-    not monotone in the width, so the largest of these is then checked on every title, and the next candidate
-    widths are tried until one is optimal everywhere. Titles without a certified optimum (the exact decoder
+    not monotone in the width, so the largest of these is then checked on every title, and doubled until it is
+    optimal everywhere (or reaches ``max_width``). Titles without a certified optimum (the exact decoder
     timed out) are left out and listed. ``params_out`` gets ``{"width": W}`` (the beam-smallest variant's
     params_file), ``search_out`` the search's details.
     """
@@ -93,19 +93,16 @@ def smallest_beam(
     certified = [(i, inst, float(optimal[i])) for i, inst in instances if i in optimal.index]
     per_title = {i: smallest_optimal_width(inst, opt, max_width) for i, inst, opt in certified}
     unreached = sorted(i for i, w in per_title.items() if w is None)
-    widths = sorted({w for w in per_title.values() if w is not None})
+    reached = [w for w in per_title.values() if w is not None]
+    width = max(reached) if reached else None
     chosen = None
-    start = widths[-1] if widths else None
-    candidates = [w for w in widths if start is not None and w >= start]
-    while start is not None and chosen is None:
-        for width in candidates:
-            if all(_reaches(inst, opt, width) for i, inst, opt in certified if i not in unreached):
-                chosen = width
-                break
-        else:
-            if candidates[-1] >= max_width:
-                break
-            candidates = [min(2 * candidates[-1], max_width)]
+    while width is not None:
+        if all(_reaches(inst, opt, width) for i, inst, opt in certified if i not in unreached):
+            chosen = width
+            break
+        if width >= max_width:
+            break
+        width = min(2 * width, max_width)
     result = {
         "width": chosen if chosen is not None else max_width,
         "optimal_on_all": chosen is not None and not unreached,
@@ -116,9 +113,7 @@ def smallest_beam(
         "max_width": max_width,
         "per_title_smallest_width": dict(sorted(per_title.items())),
         "per_title_width_quantiles": (
-            {str(q): float(np.quantile(list(filter(None, per_title.values())), q)) for q in (0.5, 0.9, 1.0)}
-            if widths
-            else {}
+            {str(q): float(np.quantile(reached, q)) for q in (0.5, 0.9, 1.0)} if reached else {}
         ),
     }
     write_json_atomic(search_out, result)
