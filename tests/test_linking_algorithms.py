@@ -22,7 +22,7 @@ from decoders.linking.overlay import overlay_from_edges
 from decoders.linking.pagerank import pagerank
 from decoders.linking.spanning_tree import overlap_groups, spanning_tree_positions
 
-HEURISTICS = ("spanning-tree", "hitting-distance", "greedy", "degree", "pagerank", "exact")
+HEURISTICS = ("spanning-tree", "hitting-distance", "greedy", "degree", "pagerank", "retrieval", "exact")
 
 
 def to_graph(g: nx.Graph, n: int) -> Graph:
@@ -316,3 +316,60 @@ def test_exact_times_out_with_a_bound(tmp_path):
     instance = save_instance(tmp_path, g, 30, sets)
     solution = get_decoder("linking", "exact")(instance, deadline=time.perf_counter() - 1)
     assert solution.status == "timeout" and solution.structure is None and solution.bound == 0.0
+
+
+# --- ties go to the earlier-listed candidate (sets are in retrieval rank order) -------------------------------
+
+TIE_BREAKERS = ("spanning-tree", "hitting-distance", "greedy", "degree", "pagerank", "retrieval")
+
+
+@pytest.mark.parametrize("connection", ["maximal", "minimal"])
+@pytest.mark.parametrize("name", TIE_BREAKERS)
+def test_ties_go_to_the_first_listed_candidate(tmp_path, name, connection):
+    """A star: leaves 3 and 5 are interchangeable (same hitting distance, degree, PageRank, distance to the
+    centre), so whichever the set lists first is chosen, whatever the vertex ids."""
+    g = nx.star_graph(5)  # centre 0, leaves 1..5
+    centre = np.array([0], np.int32)
+    for leaves in ([5, 3], [3, 5]):
+        sets = [np.array(leaves, np.int32), centre]
+        instance = save_instance(tmp_path, g, 6, sets, name=f"star{leaves[0]}")
+        for seed in range(4):  # greedy's random start set and candidate must not matter
+            params = {"seed": seed} if name == "greedy" else {}
+            solution = get_decoder("linking", name)(instance, connection=connection, **params)
+            assert np.asarray(solution.structure).tolist() == [0, 0]
+            assert instance.chosen_vertices(solution.structure).tolist() == [leaves[0], 0]
+
+
+@pytest.mark.parametrize("name", ("hitting-distance", "greedy", "degree", "spanning-tree"))
+def test_a_strictly_better_later_candidate_still_wins(tmp_path, name):
+    """The order breaks ties only: on the path 0-..-6, candidate 2 (listed second) is nearer to set {3} and of
+    higher degree than candidate 6 (listed first)."""
+    sets = [np.array([6, 2], np.int32), np.array([3], np.int32)]
+    instance = save_instance(tmp_path, nx.path_graph(7), 7, sets, name="path")
+    for seed in range(4):
+        params = {"seed": seed} if name == "greedy" else {}
+        solution = get_decoder("linking", name)(instance, connection="maximal", **params)
+        assert solution.structure.tolist() == [1, 0]
+
+
+def test_truncated_instance_and_max_candidates(tmp_path):
+    g = nx.path_graph(8)
+    sets = [np.array([7, 1, 2], np.int32), np.array([3, 0, 6, 5], np.int32)]
+    path = tmp_path / "path.npz"
+    to_graph(g, 8).save(path)
+    instance = LinkingInstance(str(path), tuple(sets), np.array([1, 3], np.int32), ("a", "b"), "doc")
+    assert instance.truncated(None) is instance and instance.truncated(4) is instance
+    top2 = instance.truncated(2)
+    assert [s.tolist() for s in top2.sets] == [[7, 1], [3, 0]] and top2.gold.tolist() == [1, -1]
+    assert instance.sets[1].size == 4  # the original is untouched
+    with pytest.raises(ValueError, match="at least 1"):
+        instance.truncated(0)
+    # on the top 2 the targets 1 and 5: 1 is kept, 5 (rank 4) is cut; hitting distance picks 1 and 0
+    cut = get_decoder("linking", "hitting-distance")(instance, connection="maximal", max_candidates=2)
+    assert cut.structure.tolist() == [1, 1] and cut.stats["max_candidates"] == 2
+    assert cut.objective == 1.0  # d(1, 0) on the path
+    assert evaluate(instance, cut) == {"fair": 1, "k": 2, "cost": 1.0}
+    whole = get_decoder("linking", "hitting-distance")(instance, connection="maximal")
+    assert "max_candidates" not in whole.stats
+    first = get_decoder("linking", "retrieval")(instance, connection="maximal", max_candidates=1)
+    assert first.structure.tolist() == [0, 0] and first.objective == 4.0  # d(7, 3)

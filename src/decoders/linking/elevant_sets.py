@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.instance import LinkingInstance
+from decoders.linking.instance import LinkingInstance, rank_of
 from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
@@ -44,8 +44,8 @@ def elevant_instances(
     order. ``pool`` (> ``candidates``) ranks deeper first so that sets are refilled after the disjoint step.
     With ``disjoint`` a vertex retrieved for several mentions of a document stays only with the mention
     that ranks it best (ties: the earlier one). A mention left without candidates is dropped. Instance id
-    ``<benchmark>-<doc_id>``, size = total candidates. Candidate sets are sorted by vertex id (see
-    :func:`decoders.linking.nel.wikispeedia_instances`).
+    ``<benchmark>-<doc_id>``, size = total candidates. Candidate sets keep BM25's rank order, best first
+    (the order decoders break ties by; see :mod:`decoders.linking.instance`).
 
     Statistics per benchmark: ``docs``, ``mentions``, ``mapped_mentions`` (gold article in the graph),
     ``coverage`` (their share of all mentions), ``docs_kept``, ``instance_mentions``, ``mean_mentions``,
@@ -87,10 +87,9 @@ def elevant_instances(
         rows = rows[usable[rows]]
         if rows.size < 2:
             continue
-        sets = tuple(np.sort(retrieved[r][retrieved[r] >= 0]) for r in rows)
+        sets = tuple(retrieved[r][retrieved[r] >= 0] for r in rows)  # BM25 rank order, best first
         gold = [
-            int(np.searchsorted(s, chosen["vertex"].iat[r])) if found[r] else -1
-            for s, r in zip(sets, rows, strict=True)
+            rank_of(s, chosen["vertex"].iat[r]) if found[r] else -1 for s, r in zip(sets, rows, strict=True)
         ]
         instance = LinkingInstance(
             graph_path=str(graph_path),

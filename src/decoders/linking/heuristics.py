@@ -6,7 +6,11 @@
   then the start set chosen again the same way (the only random choice is replaced).
 * degree / PageRank: each set's candidate of highest degree in the connected graph / highest PageRank.
 
-Ties always go to the earliest candidate position. Unreachable pairs count :func:`~decoders.linking.cost.
+Ties always go to the earliest candidate position (``np.argmin`` / ``np.argmax`` return the first extreme),
+in every heuristic including greedy's steps and the degree / PageRank maxima. The NEL sets list candidates in
+retrieval rank order, so a tie goes to the better-ranked candidate: the paper leaves the choice among tied
+candidates open ("any such element, if there are many"), and the ranking is the one gold-free information
+that orders them (vertex ids would be arbitrary). Unreachable pairs count :func:`~decoders.linking.cost.
 unreachable_cost` (``n``), as in the cost.
 """
 
@@ -33,10 +37,12 @@ def _finite(distances: np.ndarray, n: int) -> np.ndarray:
 
 
 def _argmin_per_set(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per set, the position of its least score (the first one on ties)."""
     return np.array([int(np.argmin(scores[a:b])) for a, b in zip(offsets[:-1], offsets[1:], strict=True)])
 
 
 def _argmax_per_set(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per set, the position of its greatest score (the first one on ties)."""
     return np.array([int(np.argmax(scores[a:b])) for a, b in zip(offsets[:-1], offsets[1:], strict=True)])
 
 

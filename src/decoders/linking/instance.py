@@ -8,6 +8,11 @@ reads it once per process (a decode worker's warm-up call pays for it, the timed
 
 A decoder's ``structure`` is an int array of length ``k``: the position, within each set, of the chosen
 candidate (so that ``sets[i][structure[i]]`` is the chosen vertex and ``structure[i] == gold[i]`` means fair).
+
+Order within a set is meaningful: the NEL sets (:mod:`decoders.linking.nel`, :mod:`decoders.linking.elevant_sets`)
+list candidates in retrieval rank order, best first, as a retrieval system hands them over, and every decoder
+breaks ties by that order (the earliest position wins). :meth:`LinkingInstance.truncated` keeps a prefix, i.e.
+the top ``c`` of the ranking.
 """
 
 from __future__ import annotations
@@ -24,6 +29,12 @@ from decoders.corpora.wikispeedia import Graph
 def load_graph(path: str) -> Graph:
     """The graph saved at ``path``, read once per process (keyed by the path string)."""
     return Graph.load(path)
+
+
+def rank_of(candidates: np.ndarray, vertex: int) -> int:
+    """Position of ``vertex`` in the candidate array ``candidates`` (ranked, not sorted), or -1 if absent."""
+    where = np.flatnonzero(np.asarray(candidates) == vertex)
+    return int(where[0]) if where.size else -1
 
 
 @dataclass(eq=False)
@@ -80,6 +91,25 @@ class LinkingInstance:
         if (positions < 0).any() or (positions >= sizes).any():
             raise ValueError(f"positions {positions.tolist()} out of range for set sizes {sizes.tolist()}")
         return np.array([s[p] for s, p in zip(self.sets, positions, strict=True)], dtype=np.int32)
+
+    def truncated(self, max_candidates: int | None) -> LinkingInstance:
+        """The instance with every set cut to its first ``max_candidates`` candidates (the top of the ranking).
+
+        Positions keep their meaning (a prefix is kept), so a solution of the truncated instance is one of this
+        instance too; a gold position past the cut becomes -1 (the target is not among the candidates). Returns
+        the instance itself when nothing is cut (``None``, or no set longer than ``max_candidates``).
+        """
+        if max_candidates is not None and max_candidates < 1:
+            raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+        if max_candidates is None or all(s.size <= max_candidates for s in self.sets):
+            return self
+        return LinkingInstance(
+            graph_path=self.graph_path,
+            sets=tuple(s[:max_candidates] for s in self.sets),
+            gold=np.where(self.gold < max_candidates, self.gold, -1),
+            mentions=self.mentions,
+            document=self.document,
+        )
 
     def gold_structure(self) -> np.ndarray | None:
         """The ground-truth solution (every fair candidate), or None when some mention's target is missing."""

@@ -7,7 +7,9 @@ whole words is a mention at its first occurrence, and the link target is the fai
 the BM25 top-k articles for the mention text (:mod:`decoders.linking.retrieval`), so a mention whose target
 BM25 misses keeps ``gold = -1``, as in the paper's setting where retrieval fixes the candidate sets. By
 default the sets of a document are made disjoint (:func:`~decoders.linking.retrieval.disjoint_candidates`),
-like the paper's dictionary candidates; a target given to another mention that way is missing too.
+like the paper's dictionary candidates; a target given to another mention that way is missing too. Each set
+keeps BM25's rank order (best first), as the paper's ranked BM25F top-100 lists do, and decoders break ties by
+it; no gold information enters the order.
 
 Documents and mentions are sampled with a fixed seed so that the number of mentions per instance follows
 the paper's (mean 11.73, at most 53): a target size is drawn per document from a log-normal clipped to
@@ -23,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.instance import LinkingInstance
+from decoders.linking.instance import LinkingInstance, rank_of
 from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
@@ -176,12 +178,12 @@ def wikispeedia_instances(
     drawn from a log-normal (mean ``mean_mentions``, clipped to 2..``max_mentions``; by default the paper's
     11.73 and 53); for each, an unused article with at least that many (non-overlapping) mentions is drawn
     (the one with the most if none has enough) and that many of its mentions are kept, chosen at random, in
-    text order. Candidate sets are the BM25 top ``candidates`` for the mention text, sorted by vertex id so
-    that no decoder's tie-break can favour the BM25 top hit. With ``disjoint`` a vertex retrieved for several
+    text order. Candidate sets are the BM25 top ``candidates`` for the mention text in rank order (best
+    first), the order every decoder breaks ties by (:mod:`decoders.linking.instance`). With ``disjoint`` a vertex retrieved for several
     mentions of a document stays only with the mention that ranks it best (ties: the earlier one), and a
     target so removed counts as missing (``gold = -1``); with ``pool`` > ``candidates`` the BM25 ranking is
-    taken that deep first, so that each set is refilled up to ``candidates`` after the disjoint step. A mention left without candidates is dropped, and a
-    document left with fewer than two mentions too. Returns ``(instance_id, size, instance)`` triples (id =
+    taken that deep first, so that each set is refilled up to ``candidates`` after the disjoint step. A
+    mention left without candidates is dropped, and a document left with fewer than two mentions too. Returns ``(instance_id, size, instance)`` triples (id =
     the article's URL name, size = total candidates, the decoding work) and a statistics dict with the
     paper's numbers beside the measured ones; ``candidates_removed``, ``mentions_emptied`` and
     ``gold_removed`` count what ``disjoint`` took away.
@@ -240,10 +242,9 @@ def wikispeedia_instances(
         rows = rows[usable[rows]]
         if rows.size < 2:
             continue
-        sets = tuple(np.sort(retrieved[r][retrieved[r] >= 0]) for r in rows)
+        sets = tuple(retrieved[r][retrieved[r] >= 0] for r in rows)  # BM25 rank order, best first
         gold = [
-            int(np.searchsorted(s, t)) if kept[r] else -1
-            for s, t, r in zip(sets, target_vertex[rows], rows, strict=True)
+            rank_of(s, t) if kept[r] else -1 for s, t, r in zip(sets, target_vertex[rows], rows, strict=True)
         ]
         instance = LinkingInstance(
             graph_path=str(graph_path),

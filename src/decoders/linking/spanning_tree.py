@@ -4,7 +4,10 @@ Sets that share vertices are merged into groups (the finest partition of the set
 connected components of the "shares a vertex" relation). Contracting each group gives the quotient graph
 ``G/~``; a breadth-first traversal of it from the first group, written as a BFS of ``G`` in which reaching a
 group's vertex enters the whole group at that level, gives a spanning tree ``T`` and, for each tree edge, the
-``G`` edge that discovered it. Only the tree paths joining groups are kept (branches leading to no group change no
+``G`` edge that discovered it. A group's vertices enter the queue in list order (the sets' retrieval rank
+order), so where several candidates could discover the same neighbour the earlier-listed one does: the tree,
+and with it the choice among candidates that tie on ``G``, follows the ranking, as every heuristic's
+tie-break does (:mod:`decoders.linking.heuristics`), not the vertex ids. Only the tree paths joining groups are kept (branches leading to no group change no
 distance between candidates). The graph ``H`` = those tree edges + every edge inside a group (of ``G`` and of the
 connection overlay) is decomposable, so :func:`~decoders.linking.decomposable.decomposable_mindr` solves MinDR
 on ``H`` exactly; on ``G`` that is a heuristic, since ``H``'s distances are longer. Groups the traversal cannot
@@ -37,6 +40,12 @@ def overlap_groups(sets: Sequence[np.ndarray]) -> list[list[int]]:
     shares = (incidence @ incidence.T).astype(bool)
     labels = connected_components(shares, directed=False)[1]
     return [np.flatnonzero(labels == g).tolist() for g in range(int(labels.max()) + 1)]
+
+
+def listed_once(vertices: np.ndarray) -> np.ndarray:
+    """``vertices`` without repeats, each at its first position (int32): a group's candidates in list order."""
+    _, first = np.unique(vertices, return_index=True)
+    return np.asarray(vertices, dtype=np.int32)[np.sort(first)]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -125,7 +134,7 @@ def spanning_tree_positions(
     """Positions (one per set) chosen by the spanning-tree heuristic on the CSR graph plus ``overlay``."""
     sets = [np.asarray(s, dtype=np.int32) for s in sets]
     groups = overlap_groups(sets)
-    group_vertices = [np.unique(np.concatenate([sets[i] for i in g])).astype(np.int32) for g in groups]
+    group_vertices = [listed_once(np.concatenate([sets[i] for i in g])) for g in groups]
     bridges = tree_edges(indptr, indices, overlay, group_vertices)
     inside = [induced_edges(indptr, indices, v) for v in group_vertices]
     added = overlay.edges()
