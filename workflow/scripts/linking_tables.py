@@ -1,4 +1,4 @@
-"""The linking tables (Table 1, instance statistics, Jaccard, scaling) from the records and measurements."""
+"""The linking tables (Table 1, instance statistics, Jaccard, scaling, sweep) from the records and measurements."""
 
 from pathlib import Path
 
@@ -14,4 +14,6 @@ write_linking_outputs(
     scaling=snakemake.input.scaling,
     graph_stats=snakemake.input.graph_stats,
     tables=Path(snakemake.output.table1).parent,
+    sweep_paths=snakemake.input.sweep,
+    figures=Path(snakemake.output.sweep_figure).parent if snakemake.input.sweep else None,
 )

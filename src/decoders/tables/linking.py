@@ -5,7 +5,14 @@ graph connected as the variant says), ``fair`` and ``k``. Variants are named ``<
 ``<algorithm>-min`` (maximal / minimal connection of every candidate set). The distance-cost ratio of a
 solution is 100 x its cost over the least cost any heuristic found for that document under the same connection
 (the paper's definition, section 6); beyond the paper, the ratio to the exact optimum is given where CP-SAT
-certified it. The value is the share of fair candidates chosen.
+certified it. The value is the share of fair candidates chosen. ``retrieval`` (each set's first candidate, the
+BM25 ranking alone) is a considered algorithm like the heuristics. Its choice does not depend on the
+connection, so its value is the same in both columns; its ratio is not, since the cost is measured on the
+graph connected as the variant says.
+
+The candidate-count sweep (:mod:`decoders.linking.sweep`) gives, per algorithm and number ``c`` of candidates
+kept per set, the value and distance cost over documents, with the share of mentions whose target falls outside
+the top ``c`` and the value a perfect chooser among the top ``c`` would reach (the ceiling).
 """
 
 from __future__ import annotations
@@ -18,10 +25,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import read_records
+from decoders.io import atomic_path
 from decoders.linking.cost import distance_cost
+from decoders.linking.sweep import parse_sweep_variant
 from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, write_table
 
@@ -97,7 +107,16 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, algorithm): ratio and value (mean, standard error) per connection, the ratio to
     the certified optimum, and the paper's numbers."""
     paper = {row["heuristic"]: row for row in paper_rows("linking", "table1")}
-    order = ["spanning-tree", "hitting-distance", "greedy", "degree", "pagerank", EXACT, "ground-truth"]
+    order = [
+        "spanning-tree",
+        "hitting-distance",
+        "greedy",
+        "degree",
+        "pagerank",
+        "retrieval",
+        EXACT,
+        "ground-truth",
+    ]
     rows = []
     for (dataset, algorithm), group in frame.groupby(["dataset", "algorithm"], sort=False):
         row: dict[str, Any] = {"dataset": dataset, "algorithm": algorithm}
@@ -189,6 +208,136 @@ def instances_table(instance_stats: Iterable[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+CEILING = "top-c ceiling"
+SWEEP_ORDER = [
+    "hitting-distance",
+    "greedy",
+    "degree",
+    "pagerank",
+    "retrieval",
+    "spanning-tree",
+    EXACT,
+    CEILING,
+]
+
+
+def gold_positions(shards: Mapping[str, Iterable[str]]) -> dict[tuple[str, str], np.ndarray]:
+    """``(dataset, instance_id)`` -> the gold position of every mention (-1: target not retrieved)."""
+    return {
+        (dataset, instance_id): instance.gold
+        for dataset, paths in shards.items()
+        for path in paths
+        for instance_id, _, instance in read_instance_shard(path)
+    }
+
+
+def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarray]) -> pd.DataFrame:
+    """One row per (dataset, document, algorithm, c) of the sweep's records, plus the ceiling's rows.
+
+    Columns ``value`` (fair / k: the denominator counts every mention, as in Table 1), ``cost`` (the distance
+    cost on the instance cut to its top ``c``, connected as the variant says), ``connection``, ``k`` and
+    ``outside`` (mentions whose target is not among the top ``c``). The ceiling (algorithm ``top-c ceiling``,
+    cost NaN) is the value of choosing the target wherever it is among the top ``c``.
+    """
+    parsed = records["variant"].map(parse_sweep_variant)
+    if parsed.isna().any():
+        raise ValueError(f"not sweep variants: {sorted(records.loc[parsed.isna(), 'variant'].unique())}")
+    frame = pd.DataFrame(
+        {
+            "dataset": records["dataset"].to_numpy(),
+            "instance_id": records["instance_id"].to_numpy(),
+            "algorithm": [p[0] for p in parsed],
+            "candidates": [p[1] for p in parsed],
+            "connection": [p[2] for p in parsed],
+            "value": (records["fair"] / records["k"]).to_numpy(),
+            "cost": records["objective"].to_numpy(),
+            "k": records["k"].to_numpy(),
+        }
+    )
+    keys = list(zip(frame["dataset"], frame["instance_id"], strict=True))
+    if missing := sorted({key for key in keys if key not in golds}):
+        raise ValueError(f"sweep records of documents not in the instance shards: {missing[:5]}")
+    inside = np.array(
+        [
+            int(((golds[key] >= 0) & (golds[key] < c)).sum())
+            for key, c in zip(keys, frame["candidates"], strict=True)
+        ]
+    )
+    frame["outside"] = frame["k"].to_numpy() - inside
+    ceiling = (
+        frame.assign(value=inside / frame["k"].to_numpy(), cost=math.nan, algorithm=CEILING)
+        .drop_duplicates(["dataset", "instance_id", "candidates", "connection"])
+        .reset_index(drop=True)
+    )
+    return pd.concat([frame, ceiling], ignore_index=True)
+
+
+def sweep_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, connection, algorithm, c): value and cost (mean, standard error over documents), the
+    documents, and the share of mentions whose target lies outside the top ``c``."""
+    rows = []
+    for (dataset, connection, algorithm, c), group in frame.groupby(
+        ["dataset", "connection", "algorithm", "candidates"], sort=False
+    ):
+        value, value_se = _mean_se(group["value"])
+        cost, cost_se = _mean_se(group["cost"])
+        rows.append(
+            {
+                "dataset": dataset,
+                "connection": CONNECTIONS.get(connection, connection),
+                "algorithm": algorithm,
+                "candidates": int(c),
+                "value": value,
+                "value_se": value_se,
+                "cost": cost,
+                "cost_se": cost_se,
+                "documents": len(group),
+                "target_outside_share": float(group["outside"].sum() / group["k"].sum()),
+            }
+        )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    rank = {a: i for i, a in enumerate(SWEEP_ORDER)}
+    table["_order"] = table["algorithm"].map(lambda a: rank.get(a, len(rank)))
+    return (
+        table.sort_values(["dataset", "connection", "_order", "candidates"])
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
+
+
+def sweep_figure(table: pd.DataFrame, path: str | Path) -> None:
+    """Value against the number of candidates kept (log x), one line per algorithm, one panel per dataset and
+    connection; the ceiling dashed."""
+    panels = list(table.groupby(["dataset", "connection"], sort=False))
+    fig = Figure(figsize=(6 * len(panels), 4))
+    axes = np.atleast_1d(fig.subplots(1, len(panels), squeeze=False).ravel())
+    for ax, ((dataset, connection), group) in zip(axes, panels, strict=True):
+        for algorithm, line in group.groupby("algorithm", sort=False):
+            style = {"linestyle": "--", "color": "black"} if algorithm == CEILING else {"marker": "o"}
+            ax.errorbar(
+                line["candidates"],
+                line["value"],
+                yerr=line["value_se"].fillna(0),
+                label=algorithm,
+                capsize=2,
+                **style,
+            )
+        ax.set_xscale("log")
+        ticks = sorted(group["candidates"].unique())
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.set_xlabel("candidates kept per mention (top c of the BM25 ranking)")
+        ax.set_ylabel("value (share of mentions linked to the target)")
+        ax.set_ylim(0, 1.02)
+        ax.set_title(f"{dataset}, {connection} connection")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip("."))
+
+
 OURS = {"numpy": "ours", "numpy+numba": "ours", "numba": "ours", "process": "ours"}
 
 
@@ -218,8 +367,11 @@ def write_linking_outputs(
     scaling: str | Path,
     graph_stats: str | Path,
     tables: str | Path,
+    sweep_paths: Iterable[str] = (),
+    figures: str | Path | None = None,
 ) -> None:
-    """Every linking table."""
+    """Every linking table; with ``sweep_paths`` (the sweep's gathered records) also the sweep's table and,
+    into ``figures``, its figure ``sweep.png``."""
     tables = Path(tables)
     records = load_runs(run_paths)
     nel = records[records["dataset"].isin(list(shards))]
@@ -231,6 +383,11 @@ def write_linking_outputs(
         " documents; the paper's columns are its Table 1 (its graph: Wikipedia 2013, 3.7M vertices).",
         "Wikispeedia mentions are the texts of linked titles (see the instance sets table for how often BM25"
         " ranks the target first); the paper's set is IITB's hand-labelled documents.",
+        "Candidate sets are in BM25 rank order (best first) and every heuristic breaks ties by it: among"
+        " candidates of equal score the better-ranked one is chosen (the paper: 'any such element').",
+        "retrieval: each set's first candidate, the ranking alone (no graph); its choice ignores the connection,"
+        " so its value is the same under both, while its cost is measured on each connected graph. It counts"
+        " among the heuristics for the least cost of the ratio.",
     ]
     write_table(rounded(table1(frame)), tables / "table1", title="linking: Table 1", notes=notes)
     write_table(
@@ -254,3 +411,19 @@ def write_linking_outputs(
             " vertex; pagerank_s: power iteration to 1e-10; networkx rows: the same graph as nx.Graph.",
         ],
     )
+    sweep_paths = list(sweep_paths)
+    if sweep_paths:
+        sweep = sweep_table(sweep_frame(load_runs(sweep_paths), gold_positions(shards)))
+        write_table(
+            rounded(sweep),
+            tables / "sweep",
+            title="linking: value and distance cost against the number of candidates per mention",
+            notes=[
+                "Every set cut to its first c candidates (BM25 rank order) before decoding; maximal connection of"
+                " the cut sets. value: fair / k over all of a document's mentions (as in Table 1), so a target"
+                " outside the top c counts as a miss; cost: distance cost on the cut instance's connected graph.",
+                "target_outside_share: mentions whose target is not among the top c (nor retrieved at all);"
+                f" '{CEILING}': the value of choosing the target wherever it is among the top c.",
+            ],
+        )
+        sweep_figure(sweep, Path(figures if figures is not None else tables) / "sweep.png")
