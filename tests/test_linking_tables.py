@@ -1,0 +1,107 @@
+"""The linking sweep's generated variants, its per-document frame, table and figure (small synthetic records)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from decoders.errors import ConfigError
+from decoders.linking.sweep import parse_sweep_variant, sweep_variant_name, sweep_variants
+from decoders.tables.linking import CEILING, sweep_figure, sweep_frame, sweep_table
+
+LINKING = {
+    "variants": {
+        "hitting-distance-max": {"decoder": "hitting-distance", "params": {"connection": "maximal"}},
+        "greedy-max": {"decoder": "greedy", "params": {"connection": "maximal", "seed": 13}},
+    },
+    "sweep": {"candidates": [3, 10], "variants": ["hitting-distance-max", "greedy-max"], "datasets": ["w"]},
+}
+
+
+def test_sweep_variants_copy_the_base_with_max_candidates() -> None:
+    variants = sweep_variants(LINKING)
+    assert list(variants) == [
+        "hitting-distance-top3-max",
+        "hitting-distance-top10-max",
+        "greedy-top3-max",
+        "greedy-top10-max",
+    ]
+    assert variants["greedy-top10-max"] == {
+        "decoder": "greedy",
+        "params": {"connection": "maximal", "seed": 13, "max_candidates": 10},
+    }
+    assert "max_candidates" not in LINKING["variants"]["greedy-max"]["params"]  # the base is untouched
+    assert sweep_variants({"variants": LINKING["variants"]}) == {}
+    with pytest.raises(ConfigError, match="'degree-max' is not one of"):
+        sweep_variants({**LINKING, "sweep": {"candidates": [3], "variants": ["degree-max"], "datasets": []}})
+
+
+def test_sweep_variant_names_round_trip() -> None:
+    name = sweep_variant_name("hitting-distance-max", 25)
+    assert name == "hitting-distance-top25-max"
+    assert parse_sweep_variant(name) == ("hitting-distance", 25, "max")
+    assert parse_sweep_variant("hitting-distance-max") is None
+    assert parse_sweep_variant("spanning-tree-min") is None
+    with pytest.raises(ConfigError, match="<algorithm>-<connection>"):
+        sweep_variant_name("retrieval", 3)
+
+
+def records(rows: list[tuple[str, str, int, int, float]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["variant", "instance_id", "fair", "k", "objective"]).assign(
+        dataset="w"
+    )
+
+
+# gold positions: doc a has targets at ranks 0, 4 and one missing; doc b at ranks 0 and 2
+GOLDS = {("w", "a"): np.array([0, 4, -1]), ("w", "b"): np.array([0, 2])}
+
+
+def test_sweep_frame_and_table() -> None:
+    runs = records(
+        [
+            ("retrieval-top3-max", "a", 1, 3, 4.0),
+            ("retrieval-top3-max", "b", 1, 2, 2.0),
+            ("retrieval-top10-max", "a", 1, 3, 5.0),
+            ("retrieval-top10-max", "b", 1, 2, 3.0),
+            ("hitting-distance-top3-max", "a", 1, 3, 2.0),
+            ("hitting-distance-top3-max", "b", 2, 2, 1.0),
+        ]
+    )
+    frame = sweep_frame(runs, GOLDS)
+    mine = frame[frame["algorithm"] != CEILING].set_index(["algorithm", "candidates", "instance_id"])
+    # top 3: doc a keeps only its rank-0 target (rank 4 cut, one never retrieved); doc b keeps both
+    assert mine.loc[("retrieval", 3, "a"), "outside"] == 2 and mine.loc[("retrieval", 3, "b"), "outside"] == 0
+    assert mine.loc[("retrieval", 10, "a"), "outside"] == 1
+    assert mine.loc[("hitting-distance", 3, "b"), "value"] == 1.0
+    ceiling = frame[frame["algorithm"] == CEILING].set_index(["candidates", "instance_id"])
+    assert len(ceiling) == 4 and ceiling["cost"].isna().all()
+    assert ceiling.loc[(3, "a"), "value"] == pytest.approx(1 / 3) and ceiling.loc[(10, "a"), "value"] == 2 / 3
+
+    table = sweep_table(frame)
+    assert table["algorithm"].tolist() == ["hitting-distance", "retrieval", "retrieval", CEILING, CEILING]
+    assert table["candidates"].tolist() == [3, 3, 10, 3, 10]
+    retrieval3 = table.iloc[1]
+    assert retrieval3["value"] == pytest.approx((1 / 3 + 1 / 2) / 2) and retrieval3["documents"] == 2
+    assert retrieval3["value_se"] == pytest.approx(np.std([1 / 3, 1 / 2], ddof=1) / np.sqrt(2))
+    assert retrieval3["cost"] == 3.0 and retrieval3["connection"] == "maximal"
+    assert retrieval3["target_outside_share"] == pytest.approx(2 / 5)
+    assert table.iloc[2]["target_outside_share"] == pytest.approx(1 / 5)
+    assert table.iloc[3]["value"] == pytest.approx((1 / 3 + 1) / 2)
+
+
+def test_sweep_frame_rejects_foreign_records() -> None:
+    with pytest.raises(ValueError, match="not sweep variants"):
+        sweep_frame(records([("retrieval-max", "a", 1, 3, 4.0)]), GOLDS)
+    with pytest.raises(ValueError, match="not in the instance shards"):
+        sweep_frame(records([("retrieval-top3-max", "z", 1, 3, 4.0)]), GOLDS)
+
+
+def test_sweep_figure_is_written(tmp_path) -> None:
+    runs = records(
+        [(f"{a}-top{c}-max", d, 1, 2, 1.0) for a in ("greedy", "retrieval") for c in (3, 10) for d in "b"]
+    )
+    path = tmp_path / "figures" / "sweep.png"
+    path.parent.mkdir()
+    sweep_figure(sweep_table(sweep_frame(runs, GOLDS)), path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
