@@ -99,3 +99,25 @@ def slow_first(instance: ToyInstance, *, deadline: float | None = None, token: s
 def not_a_solution(instance: ToyInstance, *, deadline: float | None = None) -> Solution:
     """Returns the wrong type, which the runner records as an error."""
     return instance.scores  # type: ignore[return-value]
+
+
+def _best_score_loop(
+    instance: ToyInstance, repeats: int, *, offset: float = 0.0, wrong: bool = False
+) -> float:
+    """A timing loop: what :func:`looped` computes, ``repeats`` times (plus 1 per call when ``wrong``)."""
+    total = 0.0
+    for _ in range(repeats):
+        total += float(instance.scores[_best(instance.scores)]) + offset + wrong
+    return total
+
+
+@register("toy", "looped", timing_loop=_best_score_loop)
+def looped(
+    instance: ToyInstance, *, deadline: float | None = None, offset: float = 0.0, wrong: bool = False
+) -> Solution:
+    """:func:`argmax` behind a slow "Python wrapper" (``sleep`` seconds per call) that its timing loop skips."""
+    time.sleep(instance.sleep)
+    value = float(instance.scores[_best(instance.scores)]) + offset
+    return Solution(
+        structure=np.array([_best(instance.scores)]), objective=value, bound=value, status="optimal"
+    )

@@ -59,6 +59,8 @@ def _run(variant, spec, items):
         evaluate=get_evaluator("chains"),
         isolate=False,
         progress=False,
+        repeats=2,
+        loop_repeats=3,  # the runner checks that each compiled timing loop reproduces its decoder's objective
     )
 
 
@@ -81,6 +83,9 @@ def test_all_variants_on_real_sentences(repo_root, workdir):
         ignore_index=True,
     )
     assert set(records["status"]) <= {"optimal", "feasible"}
+    assert all(
+        json.loads(stats)["loop_repeats"] == 3 for stats in records["stats"]
+    )  # every variant has a loop
     by = records.pivot(index="instance_id", columns="variant", values="objective")
     for exact in (
         "viterbi+p",

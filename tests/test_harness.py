@@ -51,12 +51,18 @@ def test_solution_validates_status():
 
 def test_registry_finds_toy_decoders_and_lists_known_ones_for_unknown_names():
     assert get_decoder("toy", "argmax", harness_toys.MODULE) is harness_toys.argmax
-    assert known_decoders("toy", harness_toys.MODULE) == ["anytime", "argmax", "not_a_solution", "slow_first"]
+    assert known_decoders("toy", harness_toys.MODULE) == [
+        "anytime",
+        "argmax",
+        "looped",
+        "not_a_solution",
+        "slow_first",
+    ]
     with pytest.raises(ConfigError) as caught:
         get_decoder("toy", "viterbi", harness_toys.MODULE)
     message = str(caught.value)
     assert "unknown decoder 'viterbi'" in message
-    assert "known decoders: anytime, argmax, not_a_solution, slow_first" in message
+    assert "known decoders: anytime, argmax, looped, not_a_solution, slow_first" in message
 
 
 def test_registry_handles_experiments_without_decoder_module():

@@ -152,6 +152,7 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "warmup": 1,
         "isolate": True,
         "repeats": 1,
+        "loop_repeats": 0,
     }
 
 
@@ -182,3 +183,21 @@ def test_repeats_record_the_median_time_of_solved_instances():
     assert failed.loc[0, "status"] == "error" and "timing_repeats" not in json.loads(failed.loc[0, "stats"])
     with pytest.raises(ConfigError, match="repeats"):
         _run("argmax", [("a", 3, _toy(3))], repeats=0)
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_timing_loops_replace_the_per_call_time(isolate):
+    """A decoder's compiled timing loop is timed instead of single calls; the per-call median is kept."""
+    instances = [("a", 3, _toy(3, sleep=0.05))]
+    frame = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=20)
+    stats = json.loads(frame.loc[0, "stats"])
+    assert frame.loc[0, "status"] == "optimal"
+    assert frame.loc[0, "seconds"] < 0.01 and stats["call_seconds"] >= 0.05
+    assert stats["loop_repeats"] == 20 and stats["timing_repeats"] == 3
+    plain = _run("looped", instances, isolate=isolate, loop_repeats=0)
+    assert plain.loc[0, "seconds"] >= 0.05 and "call_seconds" not in json.loads(plain.loc[0, "stats"])
+    wrong = _run("looped", instances, isolate=isolate, params={"wrong": True}, loop_repeats=5)
+    assert wrong.loc[0, "status"] == "error"
+    assert "differs from the decoder's" in json.loads(wrong.loc[0, "stats"])["error"]
+    with pytest.raises(ConfigError, match="loop_repeats"):
+        _run("looped", instances, loop_repeats=-1)

@@ -22,6 +22,7 @@ from decoders.chains.instance import ChainInstance, FeatureInstance
 from decoders.chains.model import ChainModel, gather_emissions
 from decoders.chains.viterbi import viterbi, viterbi_2best, viterbi_pruned, viterbi_pruned_2best
 from decoders.errors import ConfigError
+from decoders.harness.loops import compiled_loop
 from decoders.harness.protocol import Solution, register
 
 EXPERIMENT = "chains"
@@ -33,23 +34,46 @@ def _bounds(instance: ChainInstance) -> tuple[np.ndarray, ...]:
     return s.tau, s.in_min, s.in_max, s.out_min, s.out_max
 
 
-@register(EXPERIMENT, "viterbi")
+# Compiled timing loops (decoders.harness.loops): the same kernel calls as the decoders below, repeated inside
+# numba so that the harness can time them without Python's per-call cost (config: harness.loop_repeats).
+_VITERBI = compiled_loop(viterbi)
+_VITERBI_PRUNED = compiled_loop(viterbi_pruned)
+_CG = compiled_loop(cg_packed)
+_BEAM = compiled_loop(beam_search)
+_VITERBI_2BEST = compiled_loop(viterbi_2best)
+_VITERBI_PRUNED_2BEST = compiled_loop(viterbi_pruned_2best)
+_CG_2BEST = compiled_loop(two_best_kernel)
+
+
+def _reduced_cost(name: str) -> int:
+    if name not in REDUCED_COSTS:
+        raise ConfigError(f"reduced_cost must be one of {sorted(REDUCED_COSTS)}, got {name!r}")
+    return REDUCED_COSTS[name]
+
+
+@register(
+    EXPERIMENT,
+    "viterbi",
+    timing_loop=lambda instance, repeats: _VITERBI(repeats, instance.theta, instance.scores.tau),
+)
 def decode_viterbi(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
     labels, score = viterbi(instance.theta, instance.scores.tau)
     return Solution(labels, score, score, "optimal")
 
 
-@register(EXPERIMENT, "viterbi+p")
+@register(
+    EXPERIMENT,
+    "viterbi+p",
+    timing_loop=lambda instance, repeats: _VITERBI_PRUNED(repeats, instance.theta, *_bounds(instance)),
+)
 def decode_viterbi_pruned(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
     labels, score, sizes = viterbi_pruned(instance.theta, *_bounds(instance))
     return Solution(labels, score, score, "optimal", {"domain_sizes": sizes})
 
 
 def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> Solution:
-    if reduced_cost not in REDUCED_COSTS:
-        raise ConfigError(f"reduced_cost must be one of {sorted(REDUCED_COSTS)}, got {reduced_cost!r}")
     packed, score, bound, converged, iterations, messages = cg_packed(
-        theta, instance_scores.tau, instance_scores.cg_tables, REDUCED_COSTS[reduced_cost], gap, True
+        theta, instance_scores.tau, instance_scores.cg_tables, _reduced_cost(reduced_cost), gap, True
     )
     n = len(theta)
     stats = {
@@ -61,7 +85,12 @@ def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> So
     return Solution(packed[:n], score, bound, "optimal" if converged else "feasible", stats)
 
 
-@register(EXPERIMENT, "cg")
+def _cg_loop(instance: ChainInstance, repeats: int, *, reduced_cost: str = "eq12", gap: float = 0.0) -> float:
+    s = instance.scores
+    return _CG(repeats, instance.theta, s.tau, s.cg_tables, _reduced_cost(reduced_cost), float(gap), True)
+
+
+@register(EXPERIMENT, "cg", timing_loop=_cg_loop)
 def decode_cg(
     instance: ChainInstance, *, deadline: float | None = None, reduced_cost: str = "eq12", gap: float = 0.0
 ) -> Solution:
@@ -69,7 +98,13 @@ def decode_cg(
     return _cg(instance.theta, instance.scores, reduced_cost, float(gap))
 
 
-@register(EXPERIMENT, "beam")
+@register(
+    EXPERIMENT,
+    "beam",
+    timing_loop=lambda instance, repeats, width=1: _BEAM(
+        repeats, instance.theta, instance.scores.tau, int(width)
+    ),
+)
 def decode_beam(instance: ChainInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
     labels, score = beam_search(instance.theta, instance.scores.tau, int(width))
     return Solution(labels, score, None, "feasible")
@@ -85,19 +120,32 @@ def _two_best(best, best_score, second, second_score, stats: dict[str, Any]) -> 
     return Solution(best, best_score, best_score, "optimal", stats)
 
 
-@register(EXPERIMENT, "viterbi-2best")
+@register(
+    EXPERIMENT,
+    "viterbi-2best",
+    timing_loop=lambda instance, repeats: _VITERBI_2BEST(repeats, instance.theta, instance.scores.tau),
+)
 def decode_viterbi_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
     best, score1, second, score2 = viterbi_2best(instance.theta, instance.scores.tau)
     return _two_best(best, score1, second, score2, {})
 
 
-@register(EXPERIMENT, "viterbi+p-2best")
+@register(
+    EXPERIMENT,
+    "viterbi+p-2best",
+    timing_loop=lambda instance, repeats: _VITERBI_PRUNED_2BEST(repeats, instance.theta, *_bounds(instance)),
+)
 def decode_viterbi_pruned_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
     best, score1, second, score2, sizes = viterbi_pruned_2best(instance.theta, *_bounds(instance))
     return _two_best(best, score1, second, score2, {"domain_sizes": sizes})
 
 
-@register(EXPERIMENT, "cg-2best")
+def _cg_two_best_loop(instance: ChainInstance, repeats: int, *, delta: float = 1.0) -> float:
+    s = instance.scores
+    return _CG_2BEST(repeats, instance.theta, s.tau, s.cg_tables, float(delta), EQ12, True)
+
+
+@register(EXPERIMENT, "cg-2best", timing_loop=_cg_two_best_loop)
 def decode_cg_two_best(
     instance: ChainInstance, *, deadline: float | None = None, delta: float = 1.0
 ) -> Solution:

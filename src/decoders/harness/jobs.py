@@ -84,6 +84,7 @@ def decode_shard(
         progress=progress,
         decoder_module=module,
         repeats=harness.get("repeats", 1),
+        loop_repeats=harness.get("loop_repeats", 0),
     )
     write_records(records, frame)
     prov = collect_provenance(

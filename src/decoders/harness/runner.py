@@ -89,6 +89,7 @@ def timed_call(
     params: Mapping[str, Any],
     time_limit: float,
     repeats: int = 1,
+    loop_repeats: int = 0,
 ) -> tuple[float, Solution]:
     """Call ``decoder`` with ``deadline = start + time_limit``; return (seconds, Solution).
 
@@ -97,14 +98,37 @@ def timed_call(
     With ``repeats`` > 1 a solved instance is decoded again, ``repeats`` times in all, if that fits in the time
     limit, and the median time is returned (fast decoders take microseconds, where one operating-system hiccup
     would otherwise dominate a sum); the first call's Solution is returned.
+
+    With ``loop_repeats`` > 0, a decoder that has a compiled ``timing_loop`` (see
+    :func:`decoders.harness.protocol.register`) is then timed by one call of that loop decoding the instance
+    ``loop_repeats`` times, if that fits in the time limit: seconds = elapsed / ``loop_repeats``, and the
+    per-call time above is kept as ``stats["call_seconds"]``. The loop must reproduce the decoder's objective
+    (it returns their sum); if it does not, the row becomes an ``error``.
     """
     seconds, solution = _timed_once(decoder, instance, params, time_limit)
-    if repeats > 1 and solution.status in ("optimal", "feasible") and seconds * repeats <= time_limit:
+    solved = solution.status in ("optimal", "feasible")
+    if repeats > 1 and solved and seconds * repeats <= time_limit:
         times = [seconds] + [
             _timed_once(decoder, instance, params, time_limit)[0] for _ in range(repeats - 1)
         ]
         seconds = statistics.median(times)
         solution.stats["timing_repeats"] = repeats
+    loop = getattr(decoder, "timing_loop", None)
+    if loop is not None and loop_repeats > 0 and solved and seconds * loop_repeats <= time_limit:
+        start = time.perf_counter()
+        try:
+            total = loop(instance, loop_repeats, **params)
+        except Exception as exc:
+            message = f"timing loop: {type(exc).__name__}: {exc}"
+            return seconds, error_solution(message, traceback=traceback.format_exc())
+        elapsed = time.perf_counter() - start
+        mean = total / loop_repeats
+        if not math.isclose(mean, solution.objective, rel_tol=1e-9, abs_tol=1e-9):
+            message = f"timing loop objective {mean!r} differs from the decoder's {solution.objective!r}"
+            return seconds, error_solution(message)
+        solution.stats["call_seconds"] = seconds
+        solution.stats["loop_repeats"] = loop_repeats
+        seconds = elapsed / loop_repeats
     return seconds, solution
 
 
@@ -144,12 +168,12 @@ def serve_worker(inbox: Connection, outbox: Connection, setup: dict[str, Any]) -
             _, instance, params, count, time_limit = message
             outbox.send(("started",))
             for _ in range(count):
-                timed_call(decoder, instance, params, time_limit)
+                timed_call(decoder, instance, params, time_limit, loop_repeats=1)
             outbox.send(("warm",))
         elif kind == "decode":
-            _, instance, params, time_limit, repeats = message
+            _, instance, params, time_limit, repeats, loop_repeats = message
             outbox.send(("started",))
-            seconds, solution = timed_call(decoder, instance, params, time_limit, repeats)
+            seconds, solution = timed_call(decoder, instance, params, time_limit, repeats, loop_repeats)
             try:
                 outbox.send(("done", seconds, solution))
             except Exception as exc:
@@ -295,6 +319,7 @@ def run_instances(
     decoder_module: str | None = None,
     grace: float | None = None,
     repeats: int = 1,
+    loop_repeats: int = 0,
 ) -> pd.DataFrame:
     """Decode every ``(instance_id, size, instance)`` with the registered decoder ``(experiment, decoder)``.
 
@@ -323,12 +348,15 @@ def run_instances(
     rows: list[dict[str, Any]] = []
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ConfigError(f"repeats must be an int >= 1, got {repeats!r}")
+    if isinstance(loop_repeats, bool) or not isinstance(loop_repeats, int) or loop_repeats < 0:
+        raise ConfigError(f"loop_repeats must be an int >= 0, got {loop_repeats!r}")
     harness = {
         "time_limit": float(time_limit),
         "grace": grace,
         "warmup": warmup,
         "isolate": isolate,
         "repeats": repeats,
+        "loop_repeats": loop_repeats,
     }
     bar = tqdm(total=len(items), desc=f"{experiment}/{dataset}/{variant}", unit="inst", disable=not progress)
     counts = {"timeout": 0, "error": 0}
@@ -368,12 +396,15 @@ def run_instances(
                     "parent_pid": os.getpid(),
                 }
                 limits = (time_limit, time_limit + grace)
-                threads = _run_isolated(items, record, params, limits, warmup, warm, setup, repeats)
+                timing = (repeats, loop_repeats)
+                threads = _run_isolated(items, record, params, limits, warmup, warm, setup, timing)
             else:
                 for _ in range(warmup):
-                    timed_call(decode_fn, warm, params, time_limit)
+                    timed_call(decode_fn, warm, params, time_limit, loop_repeats=1)
                 for instance_id, size, instance in items:
-                    seconds, solution = timed_call(decode_fn, instance, params, time_limit, repeats)
+                    seconds, solution = timed_call(
+                        decode_fn, instance, params, time_limit, repeats, loop_repeats
+                    )
                     record(str(instance_id), int(size), instance, seconds, solution)
     finally:
         bar.close()
@@ -391,11 +422,12 @@ def _run_isolated(
     warmup: int,
     warm: Any,
     setup: dict[str, Any],
-    repeats: int = 1,
+    timing: tuple[int, int] = (1, 0),
 ) -> dict[str, Any]:
     """Decode ``items`` in worker processes, restarting the worker after a hard timeout or a crash.
 
-    ``limits`` is (cooperative time limit, hard limit); returns the first worker's thread settings.
+    ``limits`` is (cooperative time limit, hard limit), ``timing`` (repeats, loop_repeats) as for
+    :func:`timed_call`; returns the first worker's thread settings.
     """
     time_limit, hard_limit = limits
     worker: _Worker | None = None
@@ -417,7 +449,7 @@ def _run_isolated(
                     worker.kill()
                     worker = _Worker.start(setup)
                     warm_workers, cold = False, True
-            seconds, solution, alive = _decode_in(worker, instance, params, time_limit, hard_limit, repeats)
+            seconds, solution, alive = _decode_in(worker, instance, params, time_limit, hard_limit, timing)
             if cold:
                 solution.stats["harness_cold_start"] = True
             record(str(instance_id), int(size), instance, seconds, solution)
@@ -454,7 +486,7 @@ def _decode_in(
     params: dict[str, Any],
     time_limit: float,
     hard_limit: float,
-    repeats: int = 1,
+    timing: tuple[int, int] = (1, 0),
 ) -> tuple[float, Solution, bool]:
     """One decode call in ``worker``: (seconds, Solution, whether the worker is still usable).
 
@@ -462,7 +494,7 @@ def _decode_in(
     """
     clock: float | None = None
     try:
-        worker.send(("decode", instance, params, time_limit, repeats))
+        worker.send(("decode", instance, params, time_limit, *timing))
         if worker.receive(TRANSFER_TIMEOUT) is None:
             message = f"worker did not receive the instance within {TRANSFER_TIMEOUT:.0f} s"
             return 0.0, error_solution(message), False
