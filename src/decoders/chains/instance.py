@@ -66,6 +66,8 @@ class ChainInstance:
         self.theta = np.ascontiguousarray(self.theta, dtype=np.float64)
         if self.theta.ndim != 2 or self.theta.shape[1] != self.scores.n_labels or self.theta.shape[0] < 1:
             raise ValueError(f"theta must be n x {self.scores.n_labels} with n >= 1; got {self.theta.shape}")
+        if not np.isfinite(self.theta).all():
+            raise ValueError("theta must be finite (column generation's kernels rely on it)")
         if self.gold is not None:
             self.gold = np.asarray(self.gold, dtype=np.int64)
             if self.gold.shape != (self.theta.shape[0],):
