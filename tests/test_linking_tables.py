@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from decoders.errors import ConfigError
-from decoders.linking.sweep import parse_sweep_variant, sweep_variant_name, sweep_variants
+from decoders.linking.sweep import parse_sweep_variant, sweep_runs, sweep_variant_name, sweep_variants
 from decoders.tables.linking import CEILING, sweep_figure, sweep_frame, sweep_table
 
 LINKING = {
@@ -35,6 +35,13 @@ def test_sweep_variants_copy_the_base_with_max_candidates() -> None:
     assert sweep_variants({"variants": LINKING["variants"]}) == {}
     with pytest.raises(ConfigError, match="'degree-max' is not one of"):
         sweep_variants({**LINKING, "sweep": {"candidates": [3], "variants": ["degree-max"], "datasets": []}})
+
+
+def test_sweep_runs_lists_every_variant_on_every_dataset() -> None:
+    runs = sweep_runs({**LINKING, "sweep": {**LINKING["sweep"], "datasets": ["w", "e"]}})
+    assert len(runs) == 8 and runs[0] == "results/runs/linking/w/hitting-distance-top3-max.parquet"
+    assert runs[-1] == "results/runs/linking/e/greedy-top10-max.parquet"
+    assert sweep_runs({"variants": {}}) == []
 
 
 def test_sweep_variant_names_round_trip() -> None:

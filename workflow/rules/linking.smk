@@ -3,21 +3,19 @@
 # with planted instances -> decode every variant (decode.smk) -> Table 1, Jaccard, scaling table, and the
 # candidate-count sweep's table and figure.
 
-from decoders.linking.sweep import sweep_variants
+from decoders.linking.sweep import sweep_runs, sweep_variants
 
 # The sweep's variants (<algorithm>-top<c>-<connection>) are generated from experiments.linking.sweep and added
 # to the configuration's variants, so that the shared decode and gather rules run them like any other variant.
 LINKING_SWEEP = sweep_variants(LINKING)
 if _clash := sorted(set(LINKING_SWEEP) & set(LINKING.get("variants", {}))):
-    raise ConfigError(f"experiments.linking.variants: {_clash} clash with the sweep's generated variant names")
+    raise ConfigError(
+        f"experiments.linking.variants: {_clash} clash with the sweep's generated variant names"
+    )
 if LINKING_SWEEP:
     LINKING["variants"].update(LINKING_SWEEP)
 
-
-def linking_sweep_runs():
-    """Gathered records of the sweep's variants on its datasets."""
-    datasets = (LINKING.get("sweep") or {}).get("datasets", [])
-    return [f"results/runs/linking/{s}/{v}.parquet" for s in datasets for v in LINKING_SWEEP]
+LINKING_SWEEP_RUNS = sweep_runs(LINKING)
 
 
 LINKING_SWEEP_OUTPUTS = (
@@ -34,7 +32,7 @@ LINKING_SWEEP_OUTPUTS = (
             category="linking",
         ),
     }
-    if linking_sweep_runs()
+    if LINKING_SWEEP_RUNS
     else {}
 )
 
@@ -170,8 +168,9 @@ rule linking_tables:
         elevant=linking_shards("elevant"),
         scaling="results/runs/linking/scaling.parquet",
         graph_stats="results/graphs/linking/synthetic.json",
-        sweep=linking_sweep_runs(),
+        sweep=LINKING_SWEEP_RUNS,
     output:
+        **LINKING_SWEEP_OUTPUTS,
         table1=report(
             "results/tables/linking/table1.csv",
             caption="../report/linking_table1.rst",
@@ -189,7 +188,6 @@ rule linking_tables:
         ),
         instances="results/tables/linking/instances.csv",
         jaccard="results/tables/linking/jaccard.csv",
-        **LINKING_SWEEP_OUTPUTS,
     log:
         "results/logs/linking/tables.log",
     conda:

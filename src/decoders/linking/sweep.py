@@ -19,7 +19,7 @@ from typing import Any
 
 from decoders.errors import ConfigError
 
-__all__ = ["parse_sweep_variant", "sweep_variant_name", "sweep_variants"]
+__all__ = ["parse_sweep_variant", "sweep_runs", "sweep_variant_name", "sweep_variants"]
 
 _NAME = re.compile(r"^(?P<algorithm>.+)-top(?P<candidates>\d+)-(?P<connection>[^-]+)$")
 
@@ -61,3 +61,9 @@ def sweep_variants(linking: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             spec["params"] = {**spec.get("params", {}), "max_candidates": int(candidates)}
             out[sweep_variant_name(base, candidates)] = spec
     return out
+
+
+def sweep_runs(linking: Mapping[str, Any]) -> list[str]:
+    """The gathered record files of the sweep's variants on its datasets (the workflow's paths)."""
+    datasets = (linking.get("sweep") or {}).get("datasets", [])
+    return [f"results/runs/linking/{s}/{v}.parquet" for s in datasets for v in sweep_variants(linking)]
