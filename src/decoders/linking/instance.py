@@ -12,7 +12,8 @@ candidate (so that ``sets[i][structure[i]]`` is the chosen vertex and ``structur
 Order within a set is meaningful: the NEL sets (:mod:`decoders.linking.nel`, :mod:`decoders.linking.elevant_sets`)
 list candidates in retrieval rank order, best first, as a retrieval system hands them over, and every decoder
 breaks ties by that order (the earliest position wins). :meth:`LinkingInstance.truncated` keeps a prefix, i.e.
-the top ``c`` of the ranking.
+the top ``c`` of the ranking. The planted instances of :mod:`decoders.linking.synthetic` have no ranking and keep
+their sets sorted by vertex id (ties there go to the lowest id, which the random graph gives no meaning).
 """
 
 from __future__ import annotations
