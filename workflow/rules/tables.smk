@@ -35,9 +35,15 @@ rule results_page:
         chains_provenance=lambda wildcards: chains_provenance(),
         titles=(expand("results/tables/titles/{table}.md", table=TITLES_TABLES) if TITLES else []),
         titles_provenance=lambda wildcards: run_provenance(titles_runs_all()),
-        linking=(expand("results/tables/linking/{table}.md", table=LINKING_TABLES) if LINKING else []),
+        linking=(
+            expand("results/tables/linking/{table}.md", table=LINKING_TABLES)
+            + (["results/tables/linking/sweep.md"] if LINKING_SWEEP_RUNS else [])
+            if LINKING
+            else []
+        ),
         linking_provenance=lambda wildcards: [
             *run_provenance(linking_runs()),
+            *run_provenance(LINKING_SWEEP_RUNS),
             *(["results/runs/linking/scaling.json"] if LINKING else []),
         ],
     output:

@@ -39,6 +39,11 @@ if snakemake.input.linking:
             "heading": "linking: entity linking by graph-distance minimisation (Blanco, Boldi and Marino)",
             "tables": snakemake.input.linking,
             "provenance": snakemake.input.linking_provenance,
+            "figures": [
+                ("Value vs candidates kept per mention (Wikispeedia)", "figures/linking/sweep.png")
+                for table in snakemake.input.linking
+                if table.endswith("sweep.md")
+            ],
         }
     )
 write_results_page(sections, snakemake.output[0])
