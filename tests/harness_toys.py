@@ -102,9 +102,13 @@ def not_a_solution(instance: ToyInstance, *, deadline: float | None = None) -> S
 
 
 def _best_score_loop(
-    instance: ToyInstance, repeats: int, *, offset: float = 0.0, wrong: bool = False
+    instance: ToyInstance, repeats: int, *, offset: float = 0.0, wrong: bool = False, token: str = ""
 ) -> float:
-    """A timing loop: what :func:`looped` computes, ``repeats`` times (plus 1 per call when ``wrong``)."""
+    """A timing loop: what :func:`looped` computes, ``repeats`` times (plus 1 per call when ``wrong``); its
+    first call with a given non-empty ``token`` stalls for 0.3 s, like an operating-system hiccup."""
+    if token and token not in _SEEN_TOKENS:
+        _SEEN_TOKENS.add(token)
+        time.sleep(0.3)
     total = 0.0
     for _ in range(repeats):
         total += float(instance.scores[_best(instance.scores)]) + offset + wrong
@@ -113,7 +117,12 @@ def _best_score_loop(
 
 @register("toy", "looped", timing_loop=_best_score_loop)
 def looped(
-    instance: ToyInstance, *, deadline: float | None = None, offset: float = 0.0, wrong: bool = False
+    instance: ToyInstance,
+    *,
+    deadline: float | None = None,
+    offset: float = 0.0,
+    wrong: bool = False,
+    token: str = "",
 ) -> Solution:
     """:func:`argmax` behind a slow "Python wrapper" (``sleep`` seconds per call) that its timing loop skips."""
     time.sleep(instance.sleep)

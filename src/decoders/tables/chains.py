@@ -4,8 +4,8 @@ Records carry, per sentence, the decode seconds, the objective and its certified
 tokens and the decoder's stats (``domain_sizes`` per token, ``iterations``, ``oracle_candidates`` per oracle
 call for column generation). Speeds are sentences per second of decoding time (the sum of the per-sentence
 timings of one job, one thread, JIT warmed up), so they compare decoders, not the machine's start-up costs.
-A sentence's time is the mean of one compiled timing loop (``harness.loop_repeats`` decodes inside numba) where
-the decoder has one; ``stats.call_seconds`` keeps the median time of single calls from Python (``call_*``
+A sentence's time comes from the decoder's compiled timing loop where it has one (the median over
+``harness.repeats`` loop calls of the mean of ``harness.loop_repeats`` decodes inside numba); ``stats.call_seconds`` keeps the median time of single calls from Python (``call_*``
 columns), which adds the interpreter's ~1-2 us per call to every decoder.
 """
 
@@ -299,7 +299,7 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
     speed_note = (
         "sent_per_s: sentences per second of decoding time, one thread, JIT warmed up, all variants in one run, "
         "each sentence timed by a compiled loop that decodes it harness.loop_repeats times (as a compiled "
-        "program would run the decoder); call_sent_per_s: the same from single calls from Python, which add "
+        "program would run the decoder; median over harness.repeats such loops); call_sent_per_s: the same from single calls from Python, which add "
         "~1-2 us per sentence to every decoder; the paper's speeds come from other hardware and code (Java), so "
         "compare speed-ups."
     )
