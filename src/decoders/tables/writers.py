@@ -21,7 +21,12 @@ def write_table(frame: pd.DataFrame, stem: str | Path, *, title: str, notes: lis
     paths = [stem.with_suffix(s) for s in TABLE_SUFFIXES]
     write_text_atomic(paths[0], frame.to_csv(index=False))
     shown = frame.astype(object).where(frame.notna(), "")
-    md = [f"### {title}", "", shown.to_markdown(index=False, floatfmt="g"), ""]
+    # "g" keeps six significant digits; a float column reaching 1e6 (e.g. sentences per second) would print in
+    # exponent form, so it is shown without decimals instead
+    formats = [
+        ".0f" if frame[c].dtype.kind == "f" and frame[c].abs().max() >= 1e6 else "g" for c in frame.columns
+    ]
+    md = [f"### {title}", "", shown.to_markdown(index=False, floatfmt=formats), ""]
     md += [f"- {note}" for note in notes]
     write_text_atomic(paths[1], "\n".join(md).rstrip() + "\n")
     latex = shown.to_latex(index=False, caption=title, label=f"tab:{stem.name}", escape=True, longtable=False)
