@@ -132,24 +132,11 @@ def test_bm25_top_candidates_on_toy_corpus() -> None:
 
 
 def test_disjoint_candidates_best_rank_then_earlier_mention() -> None:
+    # rows 0, 1, 2 and 4 belong to document a (a document's rows need not be contiguous), row 3 to b:
+    # 5 ranks better in row 1 than in row 0, 7 worse; 9 ranks better in row 2 than in row 0; 8 ties between
+    # rows 1 and 2 (rank 2) and the earlier mention wins; 4 ranks better in row 4 than in row 2; b shares nothing
     retrieved = np.array(
-        [
-            [7, 5, 9, -1],  # document a
-            [5, 8, 7, -1],  # a: 5 ranks better here than in row 0, 7 worse
-            [
-                9,
-                8,
-                6,
-                4,
-            ],  # a: 9 ranks better here than in row 0; 8 ties with row 1 (rank 2), the earlier wins
-            [7, 5, 9, 8],  # document b shares nothing with a
-            [
-                3,
-                4,
-                -1,
-                -1,
-            ],  # a again (a document's rows need not be contiguous): 4 ranks better than in row 2
-        ],
+        [[7, 5, 9, -1], [5, 8, 7, -1], [9, 8, 6, 4], [7, 5, 9, 8], [3, 4, -1, -1]],
         dtype=np.int32,
     )
     got = disjoint_candidates(retrieved, ["a", "a", "a", "b", "a"])

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 
-def compiled_loop(kernel: Any, objective: int = 1) -> Callable[..., float]:
-    """``loop(repeats, *args) -> float``: ``sum(kernel(*args)[objective] for each of repeats calls)``, in numba.
+def compiled_loop(kernel: Any) -> Callable[..., float]:
+    """``loop(repeats, *args) -> float``: ``sum(kernel(*args)[1] for each of repeats calls)``, in numba.
 
-    ``kernel`` is a numba-compiled function returning a tuple whose item ``objective`` is the score. Summing the
-    scores keeps the calls observable, so the compiler cannot drop them.
+    ``kernel`` is a numba-compiled function returning a tuple whose second item is the score (every chains
+    kernel does). Summing the scores keeps the calls observable, so the compiler cannot drop them.
     """
     import numba
 
@@ -25,7 +25,7 @@ def compiled_loop(kernel: Any, objective: int = 1) -> Callable[..., float]:
     def loop(repeats, *args):
         total = 0.0
         for _ in range(repeats):
-            total += kernel(*args)[objective]
+            total += kernel(*args)[1]
         return total
 
     return loop
