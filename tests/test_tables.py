@@ -1,11 +1,14 @@
-"""Tables: the papers' numbers, the three table formats, the corpora table."""
+"""Tables: the papers' numbers, the three table formats, the corpora table, chains' speed by length."""
 
 from __future__ import annotations
+
+import json
 
 import pandas as pd
 import pytest
 
 from decoders.io import write_json_atomic
+from decoders.tables.chains import speed_by_length, speed_by_length_figure
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
 from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.writers import write_table
@@ -74,3 +77,23 @@ def test_corpora_table_rejects_unknown_counts():
     stats = [{"dataset": "x", "splits": {"all": {"sentenses": 3}}}]
     with pytest.raises(ValueError, match="sentenses"):
         corpora_table(stats, {})
+
+
+def test_speed_by_length_buckets_and_ratios(tmp_path):
+    """Each bucket's speed-up is Viterbi's summed seconds over the variant's on the bucket's sentences."""
+    rows = []
+    for i, (size, viterbi, cg, iterations) in enumerate(
+        [(3, 2.0, 4.0, 1), (4, 2.0, 4.0, 1), (30, 9.0, 3.0, 2)]
+    ):
+        rows.append({"dataset": "d", "variant": "viterbi", "instance_id": i, "size": size, "seconds": viterbi,
+                     "stats": "{}"})  # fmt: skip
+        rows.append({"dataset": "d", "variant": "cg", "instance_id": i, "size": size, "seconds": cg,
+                     "stats": json.dumps({"iterations": iterations})})  # fmt: skip
+    table = speed_by_length(pd.DataFrame(rows), ["d", "absent"], ["cg"]).set_index("tokens")
+    assert list(table.index) == ["1-5", "21-40", "all"]
+    assert table.loc["1-5", "cg_speedup"] == 0.5 and table.loc["21-40", "cg_speedup"] == 3.0
+    assert table.loc["all", "cg_speedup"] == pytest.approx(13 / 11, abs=0.01)
+    assert table.loc["1-5", "sentences"] == 2 and table.loc["1-5", "viterbi_sent_per_s"] == 0.5
+    assert table.loc["all", "cg_iterations"] == pytest.approx(4 / 3, abs=0.1)
+    speed_by_length_figure(table.reset_index(), tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 0

@@ -97,7 +97,7 @@ def _chains_references(chains: dict[str, Any]) -> list[str]:
     figure = chains["figure2"]
     for key, name, where in [
         ("model", chains["model"], "models"),
-        ("figure2.dataset", figure["dataset"], "datasets"),
+        *(("figure2.datasets", d, "datasets") for d in figure["datasets"]),
         *(("figure2.models", m, "models") for m in figure["models"]),
         *(("figure2.variants", v, "variants") for v in figure["variants"]),
         *((f"runs.{run}", v, "variants") for run, names in chains["runs"].items() for v in names),

@@ -25,7 +25,7 @@ from slurm import ACCOUNT, SlurmCluster  # noqa: E402
 BIN = Path(sys.executable).parent
 TARGET = "results/tables/chains/table1.csv"
 VARIANT_RUNS = ["wsj/viterbi", "wsj/cg", "wsj/cg-01", "wsj/cg-alpha", "wsj~features/crfsuite"]
-TABLES = ["table1", "table2a", "table2b", "cg_statistics", "peer", "figure2"]
+TABLES = ["table1", "table2a", "table2b", "cg_statistics", "speed_by_length", "peer", "figure2"]
 TIMING = re.compile(r"seconds|per_s|speedup|vs_crfsuite")
 # Snakemake jobs of the target, and the SLURM jobs they become: each variant's two decode shards and its
 # gather form one group job (--group-components decode=1 keeps a group within this node's CPUs).

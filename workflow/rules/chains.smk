@@ -23,7 +23,7 @@ rule chains_train:
         spec=lambda wildcards: CHAINS["models"][wildcards.model],
         min_count=CHAINS.get("min_count", 1),
         seed=config["seed"],
-        code=code_hash("chains"),
+        code=code_hash(*CHAINS_MODEL_CODE),
     script:
         "../scripts/chains_train.py"
 
@@ -45,7 +45,7 @@ rule chains_crfsuite:
         runtime=job_runtime("chains_crfsuite"),
     params:
         options=CHAINS.get("crfsuite", {}),
-        code=code_hash("chains"),
+        code=code_hash(*CHAINS_MODEL_CODE),
     script:
         "../scripts/chains_crfsuite.py"
 
@@ -67,7 +67,7 @@ rule chains_instances:
         mem_mb=job_mem_mb("chains_instances"),
         runtime=job_runtime("chains_instances"),
     params:
-        code=code_hash("chains"),
+        code=code_hash(*CHAINS_MODEL_CODE),
     script:
         "../scripts/chains_instances.py"
 
@@ -92,6 +92,11 @@ rule chains_tables:
             caption="../report/chains_cg_statistics.rst",
             category="chains",
         ),
+        by_length=report(
+            "results/tables/chains/speed_by_length.csv",
+            caption="../report/chains_speed_by_length.rst",
+            category="chains",
+        ),
         peer="results/tables/chains/peer.csv",
         other=expand(
             "results/tables/chains/{table}.{suffix}",
@@ -107,6 +112,11 @@ rule chains_tables:
         domains=report(
             "results/figures/chains/domain_sizes.png",
             caption="../report/chains_cg_statistics.rst",
+            category="chains",
+        ),
+        by_length_figure=report(
+            "results/figures/chains/speed_by_length.png",
+            caption="../report/chains_speed_by_length.rst",
             category="chains",
         ),
     log:

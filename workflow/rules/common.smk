@@ -202,7 +202,22 @@ def instance_shards(experiment):
 # chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
 # "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
 CHAINS = config["experiments"].get("chains", {})
-CHAINS_TABLES = ["table1", "table2a", "table2b", "cg_statistics", "peer", "figure2"]
+# The code behind the chains scorers and instance sets: the decoders are not part of it, so that a change to a
+# decoding kernel reruns the decodes (whose code hash covers the experiment's package) but does not retrain.
+CHAINS_MODEL_CODE = [
+    "chains/pipeline.py",
+    "chains/features.py",
+    "chains/model.py",
+    "chains/train.py",
+    "chains/viterbi.py",
+    "chains/instance.py",
+    "chains/crfsuite.py",
+    "corpora/sentences.py",
+    "harness/instances.py",
+    "harness/sharding.py",
+    "harness/records.py",
+]
+CHAINS_TABLES = ["table1", "table2a", "table2b", "cg_statistics", "speed_by_length", "peer", "figure2"]
 
 
 def chains_set_pattern():
@@ -240,7 +255,8 @@ def chains_runs():
     pairs += [(f"{d}~features", v) for d in CHAINS.get("datasets", []) for v in runs.get("peer", [])]
     figure = CHAINS.get("figure2", {})
     pairs += [
-        (figure["dataset"] if m == CHAINS["model"] else f"{figure['dataset']}~{m}", v)
+        (d if m == CHAINS["model"] else f"{d}~{m}", v)
+        for d in figure.get("datasets", [])
         for m in figure.get("models", [])
         for v in figure.get("variants", [])
     ]

@@ -1,4 +1,5 @@
-"""The chains tables (1, 2A, 2B, CG statistics, peer) and figures (Fig. 2, domain sizes) from the records."""
+"""The chains tables (1, 2A, 2B, CG statistics, speed by length, peer) and figures (Fig. 2, domain sizes, speed by
+length) from the records."""
 
 from pathlib import Path
 

@@ -15,6 +15,7 @@ if snakemake.input.chains:
             "figures": [
                 ("Fig. 2: transition L2 vs accuracy and CG speed", "figures/chains/figure2.png"),
                 ("Final restricted-domain sizes per token", "figures/chains/domain_sizes.png"),
+                ("Speed-up over Viterbi by sentence length", "figures/chains/speed_by_length.png"),
             ],
         }
     )

@@ -197,6 +197,81 @@ def cg_statistics(records: pd.DataFrame) -> pd.DataFrame:
     return _rounded(pd.DataFrame([*rows, notes_row]))
 
 
+#: Upper ends of the sentence-length buckets of :func:`speed_by_length` (tokens); the last bucket is open.
+LENGTH_BUCKETS = (5, 10, 20, 40)
+
+
+def speed_by_length(
+    records: pd.DataFrame, datasets: Iterable[str], variants: Iterable[str] = ("viterbi+p", "cg")
+) -> pd.DataFrame:
+    """Speed-ups over Viterbi per sentence-length bucket (and over all sentences), from the same per-sentence
+    timings as Table 1: a bucket's speed-up is Viterbi's summed seconds over the variant's on its sentences.
+    Column generation pays a fixed cost per sentence and per round, Viterbi one per token, so short sentences
+    gain least; ``cg_iterations`` is the mean number of CG rounds in the bucket."""
+    variants = list(variants)
+    edges = [0, *LENGTH_BUCKETS, np.inf]
+    names = [f"{lo + 1}-{hi}" for lo, hi in zip(edges[:-2], edges[1:-1], strict=True)]
+    names.append(f">{LENGTH_BUCKETS[-1]}")
+    rows = []
+    for dataset in datasets:
+        chosen = records[(records["dataset"] == dataset) & records["variant"].isin([REFERENCE, *variants])]
+        seconds = chosen.pivot(index="instance_id", columns="variant", values="seconds")
+        if REFERENCE not in seconds or seconds.empty:
+            continue
+        sizes = chosen.drop_duplicates("instance_id").set_index("instance_id")["size"].reindex(seconds.index)
+        bucket = pd.cut(sizes, edges, labels=names)
+        iterations = pd.Series(np.nan, index=seconds.index)
+        cg = chosen[chosen["variant"] == "cg"]
+        if len(cg):
+            iterations = pd.Series(
+                [json.loads(s)["iterations"] for s in cg["stats"]], index=cg["instance_id"]
+            ).reindex(seconds.index)
+        groups = [(name, bucket == name) for name in names] + [("all", bucket.notna())]
+        for name, mask in groups:
+            if not mask.any():
+                continue
+            part = seconds[mask]
+            row = {
+                "dataset": dataset,
+                "tokens": name,
+                "sentences": int(mask.sum()),
+                "sentences_pct": 100.0 * float(mask.mean()),
+                "cg_iterations": float(iterations[mask].mean()),
+                "viterbi_sent_per_s": len(part) / part[REFERENCE].sum(),
+            }
+            for variant in variants:
+                if variant in part:
+                    row[f"{variant}_speedup"] = part[REFERENCE].sum() / part[variant].sum()
+            rows.append(row)
+    return _rounded(pd.DataFrame(rows))
+
+
+def speed_by_length_figure(table: pd.DataFrame, path) -> None:
+    """Speed-up over Viterbi per sentence-length bucket: one panel per dataset, one line per variant."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = list(dict.fromkeys(table["dataset"]))
+    columns = [c for c in table.columns if c.endswith("_speedup")]
+    fig, axes = plt.subplots(
+        1, max(len(datasets), 1), figsize=(4 * max(len(datasets), 1), 3.2), squeeze=False
+    )
+    for ax, dataset in zip(axes[0], datasets, strict=False):
+        rows = table[(table["dataset"] == dataset) & (table["tokens"] != "all")]
+        for column in columns:
+            ax.plot(rows["tokens"], rows[column], marker="o", label=column.removesuffix("_speedup"))
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+        ax.set_xlabel("sentence length (tokens)")
+        ax.set_ylabel("speed-up over Viterbi")
+        ax.set_title(dataset)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
@@ -219,7 +294,8 @@ def peer_table(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
-    """Accuracy vs column-generation speed as the transition L2 grows (paper's Fig. 2); returns the points."""
+    """Accuracy vs decoding speed as the transition L2 grows (paper's Fig. 2, one panel per dataset of
+    ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -228,37 +304,56 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
     figure = settings["figure2"]
     models = settings["models"]
     points = []
-    for model in figure["models"]:
-        name = figure["dataset"] if model == settings["model"] else f"{figure['dataset']}~{model}"
-        for variant in figure["variants"]:
-            match = summary[(summary["dataset"] == name) & (summary["variant"] == variant)]
-            if len(match):
-                row = match.iloc[0]
-                lam = models[model].get("lambda_t", np.nan)
-                points.append(
-                    {"model": model, "lambda_t": lam, "variant": variant, **row[["sent_per_s", "token_acc"]]}
-                )
+    for dataset in figure["datasets"]:
+        for model in figure["models"]:
+            name = dataset if model == settings["model"] else f"{dataset}~{model}"
+            rows = summary[summary["dataset"] == name].set_index("variant")
+            for variant in figure["variants"]:
+                if variant in rows.index:
+                    row = rows.loc[variant]
+                    points.append(
+                        {
+                            "dataset": dataset,
+                            "model": model,
+                            "lambda_t": models[model].get("lambda_t", np.nan),
+                            "variant": variant,
+                            "sent_per_s": row["sent_per_s"],
+                            "speedup": row["speedup"],
+                            "token_acc": row["token_acc"],
+                        }
+                    )
     frame = pd.DataFrame(points)
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    for variant, group in frame.groupby("variant", sort=False):
-        group = group.sort_values("lambda_t")
-        ax.plot(group["sent_per_s"], group["token_acc"], marker="o", label=variant)
-        for row in group.itertuples():
-            ax.annotate(
-                f"{row.lambda_t:g}",
-                (row.sent_per_s, row.token_acc),
-                textcoords="offset points",
-                xytext=(4, 4),
-                fontsize=8,
-            )
-    ax.set_xlabel("sentences per second (one thread)")
-    ax.set_ylabel("token accuracy (%)")
-    ax.set_title(f"{figure['dataset']}: transition L2 (labels) vs speed and accuracy")
-    ax.legend()
+    datasets = list(dict.fromkeys(frame["dataset"])) if len(frame) else []
+    fig, axes = plt.subplots(
+        1, max(len(datasets), 1), figsize=(5.5 * max(len(datasets), 1), 4), squeeze=False
+    )
+    for ax, dataset in zip(axes[0], datasets, strict=False):
+        for variant, group in frame[frame["dataset"] == dataset].groupby("variant", sort=False):
+            group = group.sort_values("lambda_t")
+            ax.plot(group["sent_per_s"], group["token_acc"], marker="o", label=variant)
+            if variant == REFERENCE:
+                continue  # Viterbi's speed does not depend on the weights: its points need no labels
+            for k, row in enumerate(group.itertuples()):
+                ax.annotate(
+                    f"{row.lambda_t:g}: {row.speedup:.1f}x",
+                    (row.sent_per_s, row.token_acc),
+                    textcoords="offset points",
+                    xytext=(-12, 8 if k % 2 == 0 else -14),  # alternate above and below: neighbours are close
+                    fontsize=8,
+                )
+        accuracy = frame.loc[frame["dataset"] == dataset, "token_acc"]
+        ax.set_ylim(
+            min(accuracy.min() - 0.25, accuracy.max() - 2.0), accuracy.max() + 0.25
+        )  # >= 2 points shown
+        ax.set_xlim(left=0)
+        ax.set_xlabel("sentences per second (one thread)")
+        ax.set_ylabel("token accuracy (%)")
+        ax.set_title(f"{dataset}: transition L2 (speed-up over Viterbi)")
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)
-    return frame
+    return _rounded(frame)
 
 
 def domain_size_figure(records: pd.DataFrame, path) -> None:
@@ -345,3 +440,15 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
     points = figure2(summary, settings, figures / "figure2.png")
     write_table(points, tables / "figure2", title="Figure 2: transition L2 vs speed and accuracy")
     domain_size_figure(records, figures / "domain_sizes.png")
+    by_length = speed_by_length(records, [*pos, *joint])
+    write_table(
+        by_length,
+        tables / "speed_by_length",
+        title="Speed-up over Viterbi by sentence length",
+        notes=[
+            "From Table 1's per-sentence timings (compiled loops): a bucket's speed-up is Viterbi's summed seconds "
+            "over the variant's on the bucket's sentences; sentences_pct: the bucket's share of the test set; "
+            "cg_iterations: mean CG rounds."
+        ],
+    )
+    speed_by_length_figure(by_length, figures / "speed_by_length.png")
