@@ -67,6 +67,10 @@ def test_bad_sha256_names_the_file(config, schema):
             lambda c: c["experiments"]["chains"].update(datasets=["wsj", "nope"]),
             "experiments.chains.datasets: unknown dataset 'nope'",
         ),
+        (
+            lambda c: c["experiments"]["chains"]["figure2"].update(datasets=["wsj", "ptb"]),
+            "experiments.chains.figure2.datasets: 'ptb' is not one of experiments.chains.datasets",
+        ),
         (lambda c: c["datasets"]["elevant"].update(graph="ewt"), "datasets.elevant.graph: 'ewt'"),
         (
             lambda c: c["datasets"]["textbooks"]["sources"].update(ods="textbook_nope"),
