@@ -86,7 +86,11 @@ rule chains_tables:
             caption="../report/chains_table2.rst",
             category="chains",
         ),
-        table2b="results/tables/chains/table2b.csv",
+        table2b=report(
+            "results/tables/chains/table2b.csv",
+            caption="../report/chains_table2b.rst",
+            category="chains",
+        ),
         cg_stats=report(
             "results/tables/chains/cg_statistics.csv",
             caption="../report/chains_cg_statistics.rst",
@@ -97,7 +101,11 @@ rule chains_tables:
             caption="../report/chains_speed_by_length.rst",
             category="chains",
         ),
-        peer="results/tables/chains/peer.csv",
+        peer=report(
+            "results/tables/chains/peer.csv",
+            caption="../report/chains_peer.rst",
+            category="chains",
+        ),
         other=expand(
             "results/tables/chains/{table}.{suffix}",
             table=CHAINS_TABLES,
