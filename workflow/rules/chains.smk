@@ -117,8 +117,8 @@ rule chains_tables:
             caption="../report/chains_figure2.rst",
             category="chains",
         ),
-        domains=report(
-            "results/figures/chains/domain_sizes.png",
+        cg_stats_figure=report(
+            "results/figures/chains/cg_statistics.png",
             caption="../report/chains_cg_statistics.rst",
             category="chains",
         ),

@@ -1,4 +1,4 @@
-"""The chains tables (1, 2A, 2B, CG statistics, speed by length, peer) and figures (Fig. 2, domain sizes, speed by
+"""The chains tables (1, 2A, 2B, CG statistics, speed by length, peer) and figures (Fig. 2, CG statistics, speed by
 length) from the records."""
 
 from pathlib import Path

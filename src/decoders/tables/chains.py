@@ -356,8 +356,10 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
     return _rounded(frame)
 
 
-def domain_size_figure(records: pd.DataFrame, path) -> None:
-    """Distribution of final restricted-domain sizes per token for CG and Viterbi+P, per dataset."""
+def cg_statistics_figure(records: pd.DataFrame, path) -> None:
+    """The statistics of section 7 as distributions, one line or bar group per dataset: final restricted-domain
+    sizes per token (CG, and Viterbi+P's eq. 14 survivors), CG rounds per sentence, and candidate pairs per
+    oracle call (cumulative, with the paper's "at most 5 in 86% of the calls")."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -365,20 +367,38 @@ def domain_size_figure(records: pd.DataFrame, path) -> None:
 
     chosen = records[records["variant"].isin(["cg", "viterbi+p"]) & ~records["dataset"].str.contains("~")]
     datasets = list(dict.fromkeys(chosen["dataset"]))
-    fig, axes = plt.subplots(
-        1, max(len(datasets), 1), figsize=(4 * max(len(datasets), 1), 3.2), squeeze=False
-    )
-    for ax, dataset in zip(axes[0], datasets, strict=False):
+    colours = {d: f"C{k}" for k, d in enumerate(datasets)}
+    fig, (sizes_ax, rounds_ax, calls_ax) = plt.subplots(1, 3, figsize=(14, 3.6))
+    width = 0.8 / max(len(datasets), 1)
+    for k, dataset in enumerate(datasets):
         for variant, group in chosen[chosen["dataset"] == dataset].groupby("variant", sort=False):
-            sizes = np.concatenate([np.asarray(json.loads(s)["domain_sizes"]) for s in group["stats"]])
-            clipped = np.minimum(sizes, 10)
-            counts = np.bincount(clipped, minlength=11)[1:] / len(sizes) * 100
-            ax.plot(range(1, 11), counts, marker="o", label=variant)
-        ax.set_xticks(range(1, 11), [*map(str, range(1, 10)), ">=10"])
-        ax.set_xlabel("labels left per token")
-        ax.set_ylabel("% of tokens")
-        ax.set_title(dataset)
-        ax.legend()
+            stats = [json.loads(s) for s in group["stats"]]
+            sizes = np.concatenate([np.asarray(s["domain_sizes"], dtype=np.int64) for s in stats])
+            shares = np.bincount(np.minimum(sizes, 10), minlength=11)[1:] / len(sizes) * 100
+            style = "-" if variant == "cg" else "--"
+            sizes_ax.plot(
+                range(1, 11), shares, style, marker="o", color=colours[dataset], label=f"{dataset} {variant}"
+            )
+            if variant != "cg":
+                continue
+            rounds = np.minimum([s["iterations"] for s in stats], 4)
+            shares = np.bincount(rounds, minlength=5)[1:] / len(rounds) * 100
+            rounds_ax.bar(np.arange(1, 5) + (k - (len(datasets) - 1) / 2) * width, shares, width, color=colours[dataset],
+                          label=dataset)  # fmt: skip
+            calls = np.concatenate([np.asarray(s["oracle_candidates"], dtype=np.int64) for s in stats])
+            limits = np.arange(0, 21)
+            cumulative = [(calls <= c).mean() * 100 for c in limits]
+            calls_ax.step(limits, cumulative, where="post", color=colours[dataset], label=dataset)
+    text = paper_value("chains.text")
+    calls_ax.plot([5], [text["oracle_le5_candidates_pct"]], "k*", markersize=10, label="paper (WSJ): <= 5")
+    sizes_ax.set_xticks(range(1, 11), [*map(str, range(1, 10)), ">=10"])
+    sizes_ax.set(xlabel="labels per token (CG: final domain; dashed: Viterbi+P)", ylabel="% of tokens")
+    rounds_ax.set_xticks(range(1, 5), ["1", "2", "3", ">=4"])
+    rounds_ax.set(xlabel="CG rounds (restricted LP solves)", ylabel="% of sentences")
+    calls_ax.set_xticks(range(0, 21, 5))
+    calls_ax.set(xlabel="candidate pairs per oracle call", ylabel="% of oracle calls with at most that many")
+    for ax in (sizes_ax, rounds_ax, calls_ax):
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)
@@ -439,7 +459,7 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
     )
     points = figure2(summary, settings, figures / "figure2.png")
     write_table(points, tables / "figure2", title="Figure 2: transition L2 vs speed and accuracy")
-    domain_size_figure(records, figures / "domain_sizes.png")
+    cg_statistics_figure(records, figures / "cg_statistics.png")
     by_length = speed_by_length(records, [*pos, *joint])
     write_table(
         by_length,
