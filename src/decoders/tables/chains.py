@@ -5,8 +5,9 @@ tokens and the decoder's stats (``domain_sizes`` per token, ``iterations``, ``or
 call for column generation). Speeds are sentences per second of decoding time (the sum of the per-sentence
 timings of one job, one thread, JIT warmed up), so they compare decoders, not the machine's start-up costs.
 A sentence's time comes from the decoder's compiled timing loop where it has one (the median over
-``harness.repeats`` loop calls of the mean of ``harness.loop_repeats`` decodes inside numba); ``stats.call_seconds`` keeps the median time of single calls from Python (``call_*``
-columns), which adds the interpreter's ~1-2 us per call to every decoder.
+``harness.repeats`` loop calls of the mean of ``harness.loop_repeats`` decodes inside numba);
+``stats.call_seconds`` keeps the median time of single calls from Python (``call_*`` columns), which adds the
+interpreter's ~1-2 us per call to every decoder.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from decoders.harness.records import mark_exact, read_records
 from decoders.tables.papers import paper_rows, paper_value
-from decoders.tables.writers import write_table
+from decoders.tables.writers import save_figure, write_table
 
 REFERENCE = "viterbi"
 
@@ -248,16 +250,10 @@ def speed_by_length(
 
 def speed_by_length_figure(table: pd.DataFrame, path) -> None:
     """Speed-up over Viterbi per sentence-length bucket: one panel per dataset, one line per variant."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     datasets = list(dict.fromkeys(table["dataset"]))
     columns = [c for c in table.columns if c.endswith("_speedup")]
-    fig, axes = plt.subplots(
-        1, max(len(datasets), 1), figsize=(4 * max(len(datasets), 1), 3.2), squeeze=False
-    )
+    fig = Figure(figsize=(4 * max(len(datasets), 1), 3.2))
+    axes = fig.subplots(1, max(len(datasets), 1), squeeze=False)
     for ax, dataset in zip(axes[0], datasets, strict=False):
         rows = table[(table["dataset"] == dataset) & (table["tokens"] != "all")]
         for column in columns:
@@ -267,9 +263,7 @@ def speed_by_length_figure(table: pd.DataFrame, path) -> None:
         ax.set_ylabel("speed-up over Viterbi")
         ax.set_title(dataset)
         ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    save_figure(fig, path, dpi=150)
 
 
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
@@ -296,11 +290,6 @@ def peer_table(summary: pd.DataFrame) -> pd.DataFrame:
 def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
     """Accuracy vs decoding speed as the transition L2 grows (paper's Fig. 2, one panel per dataset of
     ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     figure = settings["figure2"]
     models = settings["models"]
     points = []
@@ -324,9 +313,8 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
                     )
     frame = pd.DataFrame(points)
     datasets = list(dict.fromkeys(frame["dataset"])) if len(frame) else []
-    fig, axes = plt.subplots(
-        1, max(len(datasets), 1), figsize=(5.5 * max(len(datasets), 1), 4), squeeze=False
-    )
+    fig = Figure(figsize=(5.5 * max(len(datasets), 1), 4))
+    axes = fig.subplots(1, max(len(datasets), 1), squeeze=False)
     for ax, dataset in zip(axes[0], datasets, strict=False):
         for variant, group in frame[frame["dataset"] == dataset].groupby("variant", sort=False):
             group = group.sort_values("lambda_t")
@@ -350,9 +338,7 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
         ax.set_ylabel("token accuracy (%)")
         ax.set_title(f"{dataset}: transition L2 (speed-up over Viterbi)")
         ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    save_figure(fig, path, dpi=150)
     return _rounded(frame)
 
 
@@ -360,15 +346,11 @@ def cg_statistics_figure(records: pd.DataFrame, path) -> None:
     """The statistics of section 7 as distributions, one line or bar group per dataset: final restricted-domain
     sizes per token (CG, and Viterbi+P's eq. 14 survivors), CG rounds per sentence, and candidate pairs per
     oracle call (cumulative, with the paper's "at most 5 in 86% of the calls")."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     chosen = records[records["variant"].isin(["cg", "viterbi+p"]) & ~records["dataset"].str.contains("~")]
     datasets = list(dict.fromkeys(chosen["dataset"]))
     colours = {d: f"C{k}" for k, d in enumerate(datasets)}
-    fig, (sizes_ax, rounds_ax, calls_ax) = plt.subplots(1, 3, figsize=(14, 3.6))
+    fig = Figure(figsize=(14, 3.6))
+    sizes_ax, rounds_ax, calls_ax = fig.subplots(1, 3)
     width = 0.8 / max(len(datasets), 1)
     for k, dataset in enumerate(datasets):
         for variant, group in chosen[chosen["dataset"] == dataset].groupby("variant", sort=False):
@@ -383,8 +365,8 @@ def cg_statistics_figure(records: pd.DataFrame, path) -> None:
                 continue
             rounds = np.minimum([s["iterations"] for s in stats], 4)
             shares = np.bincount(rounds, minlength=5)[1:] / len(rounds) * 100
-            rounds_ax.bar(np.arange(1, 5) + (k - (len(datasets) - 1) / 2) * width, shares, width, color=colours[dataset],
-                          label=dataset)  # fmt: skip
+            offset = (k - (len(datasets) - 1) / 2) * width
+            rounds_ax.bar(np.arange(1, 5) + offset, shares, width, color=colours[dataset], label=dataset)
             calls = np.concatenate([np.asarray(s["oracle_candidates"], dtype=np.int64) for s in stats])
             limits = np.arange(0, 21)
             cumulative = [(calls <= c).mean() * 100 for c in limits]
@@ -399,9 +381,7 @@ def cg_statistics_figure(records: pd.DataFrame, path) -> None:
     calls_ax.set(xlabel="candidate pairs per oracle call", ylabel="% of oracle calls with at most that many")
     for ax in (sizes_ax, rounds_ax, calls_ax):
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    save_figure(fig, path, dpi=150)
 
 
 def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, figures) -> None:
@@ -414,9 +394,9 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
     speed_note = (
         "sent_per_s: sentences per second of decoding time, one thread, JIT warmed up, all variants in one run, "
         "each sentence timed by a compiled loop that decodes it harness.loop_repeats times (as a compiled "
-        "program would run the decoder; median over harness.repeats such loops); call_sent_per_s: the same from single calls from Python, which add "
-        "~1-2 us per sentence to every decoder; the paper's speeds come from other hardware and code (Java), so "
-        "compare speed-ups."
+        "program would run the decoder; median over harness.repeats such loops); call_sent_per_s: the same "
+        "from single calls from Python, which add ~1-2 us per sentence to every decoder; the paper's speeds "
+        "come from other hardware and code (Java), so compare speed-ups."
     )
     write_table(
         table1(summary, pos, joint, settings["runs"]["table1"]),

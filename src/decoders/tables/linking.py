@@ -29,11 +29,10 @@ from matplotlib.figure import Figure
 
 from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import read_records
-from decoders.io import atomic_path
 from decoders.linking.cost import distance_cost
 from decoders.linking.sweep import parse_sweep_variant
 from decoders.tables.papers import paper_rows, paper_value
-from decoders.tables.writers import rounded, write_table
+from decoders.tables.writers import rounded, save_figure, write_table
 
 CONNECTIONS = {"max": "maximal", "min": "minimal"}
 EXACT = "exact"
@@ -333,9 +332,7 @@ def sweep_figure(table: pd.DataFrame, path: str | Path) -> None:
         ax.set_title(f"{dataset}, {connection} connection")
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip("."))
+    save_figure(fig, path)
 
 
 OURS = {"numpy": "ours", "numpy+numba": "ours", "numba": "ours", "process": "ours"}

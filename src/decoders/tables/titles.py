@@ -19,9 +19,9 @@ from matplotlib.figure import Figure
 
 from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import mark_exact, read_records
-from decoders.io import atomic_path, write_text_atomic
+from decoders.io import write_text_atomic
 from decoders.tables.papers import paper_rows, paper_value
-from decoders.tables.writers import rounded, write_table
+from decoders.tables.writers import rounded, save_figure, write_table
 from decoders.titles.decoders import title_text
 
 # Our variant name -> the paper's Table 1 row.
@@ -164,7 +164,7 @@ def figure2(records: pd.DataFrame, settings: Mapping[str, Any], path, variant: s
     ax.set_ylim(0, 101)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
-    _save(fig, path)
+    save_figure(fig, path)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -180,7 +180,7 @@ def time_vs_k(records: pd.DataFrame, path) -> None:
     ax.set_ylabel("median seconds per title")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed: int = 0) -> pd.DataFrame:
@@ -202,12 +202,6 @@ def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed
             row[variant] = title_text(instance, structure)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _save(fig, path) -> None:
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip("."))
 
 
 def write_titles_outputs(

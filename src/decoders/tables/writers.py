@@ -1,4 +1,5 @@
-"""Write one table three ways: CSV (for tools), Markdown (for the results page), LaTeX (for papers)."""
+"""Write one table three ways: CSV (for tools), Markdown (for the results page), LaTeX (for papers); save a
+figure without leaving a half-written file."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from decoders.io import write_text_atomic
+from decoders.io import atomic_path, write_text_atomic
 
 TABLE_SUFFIXES = (".csv", ".md", ".tex")
 
@@ -34,6 +35,13 @@ def write_table(frame: pd.DataFrame, stem: str | Path, *, title: str, notes: lis
         latex += "% " + "\n% ".join(notes) + "\n"
     write_text_atomic(paths[2], latex)
     return paths
+
+
+def save_figure(fig, path: str | Path, dpi: int = 120) -> None:
+    """Lay out a ``matplotlib.figure.Figure`` and write it atomically, in the format of ``path``'s suffix."""
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip("."))
 
 
 def rounded(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
