@@ -30,11 +30,6 @@ VARIANTS = (EQ12, EQ8, EQ9)
 TOL = 1e-9
 
 
-def bounds(tau: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    scores = ChainScores(tau, tuple(str(label) for label in range(tau.shape[0])))
-    return scores.in_min, scores.in_max, scores.out_min, scores.out_max
-
-
 def peaked_chain(
     rng: np.random.Generator,
     n: int,
@@ -92,7 +87,7 @@ def check_stats(result, n: int, n_labels: int, reduced_cost: int) -> None:
 def test_exact_against_brute_force(chain, reduced_cost, prune):
     theta, tau = chain
     optimum = brute_force(theta, tau, 1)[0][0]
-    result = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost, prune=prune)
+    result = column_generation(theta, tau, reduced_cost=reduced_cost, prune=prune)
     assert result.converged
     assert result.score == pytest.approx(optimum, abs=TOL)
     assert sequence_score(theta, tau, result.labels) == pytest.approx(result.score, abs=TOL)
@@ -113,7 +108,7 @@ def test_exact_against_viterbi(reduced_cost, prune, kind):
         else:
             theta, tau = peaked_chain(rng, 30, 45, margin=3.0, ambiguity=0.3, tau_scale=1.0)
         labels, score = viterbi(theta, tau)
-        result = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost, prune=prune)
+        result = column_generation(theta, tau, reduced_cost=reduced_cost, prune=prune)
         np.testing.assert_array_equal(result.labels, labels)
         assert result.score == pytest.approx(score, abs=TOL)
         check_stats(result, 30, 45, reduced_cost)
@@ -124,9 +119,9 @@ def test_exact_at_343_labels_and_lean_entry_point():
     for _ in range(3):
         theta, tau = peaked_chain(rng, 25, 343, tau_scale=0.3)
         labels, score = viterbi(theta, tau)
-        result = column_generation(theta, tau, *bounds(tau))
+        result = column_generation(theta, tau)
         np.testing.assert_array_equal(result.labels, labels)
-        lean_labels, lean_score = cg_labels(theta, tau, transition_tables(tau, *bounds(tau)), EQ12, 0.0, True)
+        lean_labels, lean_score = cg_labels(theta, tau, transition_tables(tau), EQ12, 0.0, True)
         np.testing.assert_array_equal(lean_labels, labels)
         assert lean_score == result.score
         assert (
@@ -140,7 +135,7 @@ def test_the_last_label_can_change(reduced_cost):
     cost there (the forward message absorbs the transition), only the phantom end edge does."""
     theta = np.array([[1.0, 0.0], [1.0, 0.9]])
     tau = np.array([[0.0, 5.0], [0.0, 0.0]])
-    result = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost)
+    result = column_generation(theta, tau, reduced_cost=reduced_cost)
     np.testing.assert_array_equal(result.labels, [0, 1])
     assert result.score == pytest.approx(6.9)
     assert result.iterations == 2
@@ -148,12 +143,12 @@ def test_the_last_label_can_change(reduced_cost):
 
 def test_single_token_and_single_label():
     theta = np.array([[0.5, 2.0, 2.0, -1.0]])
-    result = column_generation(theta, np.zeros((4, 4)), *bounds(np.zeros((4, 4))))
+    result = column_generation(theta, np.zeros((4, 4)))
     assert result.labels.tolist() == [1] and result.score == 2.0 and result.iterations == 1
     assert result.oracle_calls == 0
     theta = np.array([[0.3], [-0.2], [1.0]])
     tau = np.array([[0.7]])
-    result = column_generation(theta, tau, *bounds(tau))
+    result = column_generation(theta, tau)
     assert result.labels.tolist() == [0, 0, 0] and result.score == pytest.approx(2.5)
 
 
@@ -164,7 +159,7 @@ def test_warm_start_skips_unchanged_edges():
     multi = 0
     for _ in range(40):
         theta, tau = peaked_chain(rng, 30, 45)
-        result = column_generation(theta, tau, *bounds(tau))
+        result = column_generation(theta, tau)
         if result.iterations > 1:
             multi += 1
             assert result.oracle_calls < result.iterations * 29
@@ -177,11 +172,11 @@ def test_seed_skips_a_label_eq14_rules_out():
     label instead makes the first restricted LP optimal at once."""
     theta = np.array([[1.0, 0.9], [0.0, 0.5]])
     tau = np.array([[-10.0, -10.0], [0.0, 0.0]])
-    result = column_generation(theta, tau, *bounds(tau))
+    result = column_generation(theta, tau)
     np.testing.assert_array_equal(result.labels, [1, 1])
     assert result.score == pytest.approx(1.4)
     assert result.iterations == 1 and result.domain_sizes.tolist() == [1, 1]
-    unpruned = column_generation(theta, tau, *bounds(tau), prune=False)  # seeds the argmax: one more round
+    unpruned = column_generation(theta, tau, prune=False)  # seeds the argmax: one more round
     np.testing.assert_array_equal(unpruned.labels, [1, 1])
     assert unpruned.iterations == 2
 
@@ -193,8 +188,8 @@ def test_transition_tables_layout_and_cache():
     rng = np.random.default_rng(4)
     tau = rng.normal(size=(6, 6))
     scores = ChainScores(tau, tuple("abcdef"))
-    tables = transition_tables(tau, *bounds(tau))
-    assert tables.shape == (8 + 6, 6)
+    tables = transition_tables(tau)
+    assert tables.shape == (10 + 2 * 6, 6)
     expected = [
         np.zeros(6),
         tau.min(axis=1),
@@ -203,12 +198,29 @@ def test_transition_tables_layout_and_cache():
         tau.max(axis=0),
         tau.min(axis=0) + tau.min(axis=1),
         tau.max(axis=0) + tau.max(axis=1),
+        np.abs(tau).max(axis=1),
+        np.abs(tau).max(axis=0),
     ]
-    np.testing.assert_array_equal(tables[:7], np.array(expected))
-    assert tables[7, 0] == np.abs(tau).max()
-    np.testing.assert_array_equal(tables[8:], tau.T)
+    np.testing.assert_array_equal(tables[:9], np.array(expected))
+    scale = (
+        np.abs(tau.min(axis=0)) + np.abs(tau.max(axis=0)) + np.abs(tau.min(axis=1)) + np.abs(tau.max(axis=1))
+    )
+    assert tables[9, 0] == pytest.approx(scale.max(), rel=1e-15)
+    assert tables[9, 1] == -np.inf  # nothing forbidden: no floor
+    np.testing.assert_array_equal(tables[10:16], tau.T)
+    np.testing.assert_array_equal(tables[16:], tau)
     assert scores.cg_tables is scores.cg_tables  # computed once per model
     np.testing.assert_array_equal(scores.cg_tables, tables)
+
+
+def test_transition_tables_raise_forbidden_transitions_to_a_finite_floor():
+    tau = np.array([[0.5, -np.inf], [-2.0, 1.0]])
+    tables = transition_tables(tau)
+    floor = -2.0 - 1e3 * (1.0 + 3.0)
+    assert tables[9, 1] == floor
+    np.testing.assert_array_equal(tables[12:], [[0.5, floor], [-2.0, 1.0]])
+    np.testing.assert_array_equal(tables[1], [floor, -2.0])  # out_min of the stand-in
+    assert np.isfinite(tables).all()
 
 
 @pytest.mark.parametrize("reduced_cost", VARIANTS)
@@ -220,20 +232,13 @@ def test_packed_kernel_and_decoder_agree_with_column_generation(reduced_cost):
     for _ in range(5):
         theta, tau = peaked_chain(rng, 20, 45, margin=3.0, ambiguity=0.3, tau_scale=1.0)
         scores = ChainScores(tau, tuple(str(label) for label in range(45)))
-        full = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost)
-        labels, score, bound, converged, iterations, candidates, sizes, messages = cg_kernel(
+        full = column_generation(theta, tau, reduced_cost=reduced_cost)
+        labels, score, bound, converged, iterations, candidates, sizes, messages, fallback = cg_kernel(
             theta, tau, scores.cg_tables, reduced_cost, 0.0, True
         )
-        packed, packed_score, packed_bound, packed_converged, packed_iterations, packed_messages = cg_packed(
-            theta, tau, scores.cg_tables, reduced_cost, 0.0, True
-        )
-        assert (score, bound, converged, iterations, messages) == (
-            packed_score,
-            packed_bound,
-            packed_converged,
-            packed_iterations,
-            packed_messages,
-        )
+        packed, *packed_rest = cg_packed(theta, tau, scores.cg_tables, reduced_cost, 0.0, True)
+        assert (score, bound, converged, iterations, messages, fallback) == tuple(packed_rest)
+        assert not fallback  # ordinary scores: CG certifies its own optimum
         np.testing.assert_array_equal(packed, np.concatenate([labels, sizes, candidates]))
         np.testing.assert_array_equal(full.labels, labels)
         np.testing.assert_array_equal(full.oracle_candidates, candidates)
@@ -254,7 +259,7 @@ def test_packed_kernel_and_decoder_agree_with_column_generation(reduced_cost):
 def test_gap_stop_bound_is_certified(chain, reduced_cost, gap):
     theta, tau = chain
     optimum = brute_force(theta, tau, 1)[0][0]
-    result = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost, gap=gap)
+    result = column_generation(theta, tau, reduced_cost=reduced_cost, gap=gap)
     assert result.bound >= optimum - TOL
     assert result.bound >= result.score
     assert sequence_score(theta, tau, result.labels) == pytest.approx(result.score, abs=TOL)
@@ -272,13 +277,13 @@ def test_duality_gap_stop(reduced_cost):
     for _ in range(30):
         theta, tau = peaked_chain(rng, 30, 45, margin=3.0, ambiguity=0.3, tau_scale=1.0)
         optimum = viterbi(theta, tau)[1]
-        result = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost, gap=gap)
+        result = column_generation(theta, tau, reduced_cost=reduced_cost, gap=gap)
         assert result.bound >= optimum - TOL
         assert optimum - result.score <= gap * abs(result.bound) + TOL
         if not result.converged:
             early += 1
             assert result.bound - result.score <= gap * abs(result.bound) + TOL
-        exact = column_generation(theta, tau, *bounds(tau), reduced_cost=reduced_cost)
+        exact = column_generation(theta, tau, reduced_cost=reduced_cost)
         assert result.iterations <= exact.iterations
     assert early > 0  # the gap stop did trigger
 
@@ -291,7 +296,7 @@ def test_duality_gap_stop(reduced_cost):
 def test_two_best_against_brute_force(chain, reduced_cost, prune, delta):
     theta, tau = chain
     ranked = brute_force(theta, tau, 2)
-    result = cg_two_best(theta, tau, *bounds(tau), delta, reduced_cost=reduced_cost, prune=prune)
+    result = cg_two_best(theta, tau, delta, reduced_cost=reduced_cost, prune=prune)
     assert result.best_score == pytest.approx(ranked[0][0], abs=TOL)
     assert sequence_score(theta, tau, result.best) == pytest.approx(result.best_score, abs=TOL)
     assert result.cg.converged and result.cg.score == pytest.approx(ranked[0][0], abs=TOL)
@@ -312,7 +317,7 @@ def test_two_best_on_peaked_chains():
     for _ in range(20):
         theta, tau = peaked_chain(rng, 12, 45)
         best_labels, best_score = viterbi(theta, tau)
-        result = cg_two_best(theta, tau, *bounds(tau), 1.5)
+        result = cg_two_best(theta, tau, 1.5)
         np.testing.assert_array_equal(result.best, best_labels)
         assert result.best_score == pytest.approx(best_score, abs=TOL)
         neighbours = []
@@ -337,22 +342,23 @@ def test_two_best_on_peaked_chains():
 
 def test_rejects_bad_input():
     theta, tau = np.zeros((3, 4)), np.zeros((4, 4))
-    with pytest.raises(ValueError, match="finite"):
-        column_generation(np.array([[0.0, np.nan, 1.0, 0.0]] * 3), tau, *bounds(tau))
-    with pytest.raises(ValueError, match="finite"):
-        column_generation(np.array([[0.0, -np.inf, 1.0, 0.0]] * 3), tau, *bounds(tau))
+    with pytest.raises(ValueError, match=r"theta\[0, 1\] = nan is a non-finite score"):
+        column_generation(np.array([[0.0, np.nan, 1.0, 0.0]] * 3), tau)
+    with pytest.raises(ValueError, match="non-finite"):
+        column_generation(np.array([[0.0, -np.inf, 1.0, 0.0]] * 3), tau)
     bad_tau = tau.copy()
     bad_tau[1, 2] = np.inf
-    with pytest.raises(ValueError, match="finite"):
-        column_generation(theta, bad_tau, *bounds(bad_tau))
+    with pytest.raises(ValueError, match=r"tau\[1, 2\] = inf is \+inf"):
+        column_generation(theta, bad_tau)
     with pytest.raises(ValueError, match="reduced_cost"):
-        column_generation(theta, tau, *bounds(tau), reduced_cost=3)
-    with pytest.raises(ValueError, match="tau L x L"):
-        column_generation(theta, np.zeros((5, 5)), *bounds(np.zeros((5, 5))))
-    with pytest.raises(ValueError, match="one entry per label"):
-        column_generation(theta, tau, *bounds(np.zeros((5, 5))))
+        column_generation(theta, tau, reduced_cost=3)
+    with pytest.raises(ValueError, match="theta must be n x 5"):
+        column_generation(theta, np.zeros((5, 5)))
+    for gap in (-0.1, float("nan"), 1.0):
+        with pytest.raises(ValueError, match="gap"):
+            column_generation(theta, tau, gap=gap)
     with pytest.raises(ValueError, match="delta"):
-        cg_two_best(theta, tau, *bounds(tau), -1.0)
+        cg_two_best(theta, tau, -1.0)
 
 
 # --------------------------------------------------------------------------- benchmark (not a test)
@@ -401,8 +407,7 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
         for name, options in settings_grid:
             rng = np.random.default_rng(0)
             _, tau = peaked_chain(rng, 1, n_labels, **options)
-            bound_arrays = bounds(tau)
-            tables = transition_tables(tau, *bound_arrays)
+            tables = transition_tables(tau)
             thetas = List([peaked_chain(rng, 25, n_labels, **options)[0] for _ in range(count)])
             viterbi_s = best_of(loop_viterbi, thetas, tau, repeats=5 if n_labels > 100 else 15) / count
             line = f"L={n_labels:3d} {name:6s}: viterbi {1 / viterbi_s:9.0f}/s"
@@ -414,7 +419,7 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
             python_v = best_of(python_loop, viterbi, thetas, tau, repeats=5) / count
             python_cg = best_of(python_loop, cg_kernel, thetas, tau, tables, EQ12, 0.0, True) / count
             line += f" | from Python: x{python_v / python_cg:5.1f}"
-            results = [column_generation(theta, tau, *bound_arrays) for theta in thetas]
+            results = [column_generation(theta, tau) for theta in thetas]
             sizes = np.concatenate([result.domain_sizes for result in results])
             line += (
                 f" | |D|=1 {np.mean(sizes == 1):.2f}, iters {np.mean([r.iterations for r in results]):.2f}"

@@ -7,6 +7,7 @@ import math
 import uuid
 from pathlib import Path
 
+import harness_liars
 import harness_toys
 import numpy as np
 import pytest
@@ -153,7 +154,37 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "isolate": True,
         "repeats": 1,
         "loop_repeats": 0,
+        "verifier": False,
+        "verify_seconds": 0.0,
     }
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_false_certificates_become_errors_outside_the_timing(isolate):
+    instances = [("a", 3, np.array([0.0, 2.0, 1.0])), ("b", 3, np.array([5.0, 2.0, 1.0]))]
+    options = {"time_limit": 5.0, "isolate": isolate, "progress": False, "decoder_module": harness_liars.MODULE}
+
+    def run(decoder, **params):
+        return run_instances("liars", "toy", decoder, decoder, params, instances, **options)
+
+    honest = run("honest")
+    assert honest["status"].tolist() == ["optimal", "optimal"]
+    assert honest.attrs["harness"]["verifier"] is True
+    checks = [json.loads(stats)["verify_seconds"] for stats in honest["stats"]]
+    assert honest.attrs["harness"]["verify_seconds"] == pytest.approx(sum(checks))
+    assert all(check > 0.0 for check in checks)
+
+    lies = run("liar").set_index("instance_id")
+    assert lies["status"].tolist() == ["error", "optimal"]  # "b": its first entry is the optimum
+    stats = json.loads(lies.loc["a", "stats"])
+    assert stats["error"] == "certificate check failed: entry 1 is larger than the chosen 0"
+    assert stats["claimed"] == {"objective": 0.0, "bound": 0.0, "status": "optimal"}
+    assert math.isnan(lies.loc["a", "objective"]) and lies.loc["a", "seconds"] > 0.0
+
+    off = run("sloppy", error=1e-6)
+    assert off["status"].tolist() == ["error", "error"]
+    assert "objective 2.000001 but entry 1 is 2.0" in json.loads(off["stats"].iloc[0])["error"]
+    assert run("heuristic")["status"].tolist() == ["feasible", "feasible"]
 
 
 def test_isolated_run_continues_cold_when_warm_up_overruns():

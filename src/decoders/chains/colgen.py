@@ -78,6 +78,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from decoders.chains.instance import ChainInstance, ChainScores
+from decoders.chains.viterbi import viterbi, viterbi_2best
+
 #: ``reduced_cost`` codes: eq. 12 (two-sided, the default CG), eq. 8 (CG-alpha), eq. 9 (CG-alpha+theta).
 EQ12, EQ8, EQ9 = 0, 1, 2
 
@@ -91,11 +94,16 @@ _M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
 _DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
 # flags (3, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed
 _GROWN, _FWD, _BWD = 0, 1, 2
-# transition_tables rows (8 + L, L): eq. 14's transition terms per token kind (OUT_MAX and IN_MAX are also the
-# oracle's U_tau), the scale of tau (NaN if a bound is not finite) in [_T_SCALE, 0], then tau transposed:
-# tab[_T_TAU_T + b, a] = tau[a, b], so that columns of tau read contiguously
+# transition_tables rows (10 + 2L, L), all of the finite stand-in tau' (forbidden transitions at the floor): eq. 14's
+# transition terms per token kind (OUT_MAX and IN_MAX are also the oracle's U_tau), max |tau'| per row and per
+# column, [_T_SCALE, 0] = max_x |in_min| + |in_max| + |out_min| + |out_max| (eq. 14's rounding slack), [_T_SCALE,
+# 1] = the floor (-inf when nothing is forbidden), then tau' transposed, tab[_T_TAU_T + b, a] = tau'[a, b] (columns
+# read contiguously), then tau' itself, tab[_T_TAU_T + L + a, b] = tau'[a, b]
 _T_ZERO, _T_OUT_MIN, _T_OUT_MAX, _T_IN_MIN, _T_IN_MAX = range(5)
-_T_INNER_MIN, _T_INNER_MAX, _T_SCALE, _T_TAU_T = range(5, 9)
+_T_INNER_MIN, _T_INNER_MAX, _T_ROW_ABS, _T_COL_ABS, _T_SCALE, _T_TAU_T = range(5, 11)
+_UNIT = 2.0**-53  # unit roundoff of float64
+_CERT_RTOL = 1e-9  # certified optimal: within this share of the solution's magnitude (= harness EXACT_RTOL)
+_FLOOR_DEPTH = 1e3  # the floor lies this many ranges of the finite tau below its minimum
 
 
 class CGResult(NamedTuple):
@@ -110,6 +118,7 @@ class CGResult(NamedTuple):
     oracle_candidates: np.ndarray  # int64[oracle_calls]: candidate pairs |C| x |C'| evaluated by each call
     domain_sizes: np.ndarray  # int64[n], final |D_i|
     messages_recomputed: int  # position message vectors (a_i or b_i) computed over all iterations
+    fallback: bool  # True when the certificate did not hold in floating point and Viterbi decided instead
 
 
 class TwoBestResult(NamedTuple):
@@ -134,46 +143,73 @@ class TwoBestResult(NamedTuple):
 
 
 @numba.njit(cache=True, nogil=True)
-def transition_tables(
-    tau: np.ndarray, in_min: np.ndarray, in_max: np.ndarray, out_min: np.ndarray, out_max: np.ndarray
-) -> np.ndarray:
-    """What CG reads besides ``theta`` and ``tau``, packed as one ``(8 + L, L)`` array (``ChainScores.cg_tables``
+def transition_tables(tau: np.ndarray) -> np.ndarray:
+    """What CG reads besides ``theta`` and ``tau``, packed as one ``(10 + 2L, L)`` array (``ChainScores.cg_tables``
     caches it per model; one argument is cheaper to pass than five): rows ``_T_*`` -- zero, ``out_min``,
     ``out_max``, ``in_min``, ``in_max``, ``in_min + out_min`` and ``in_max + out_max``, i.e. eq. 14's lower and
     upper transition terms for a lone token, the first, the last and an inner token (``_T_OUT_MAX`` and
-    ``_T_IN_MAX`` are also the oracle's bounds ``U_tau``); ``max |tau|`` at ``[_T_SCALE, 0]`` (NaN unless every
-    bound and their sums are finite); then ``tau`` transposed."""
-    n_labels = in_min.shape[0]
-    tables = np.zeros((_T_TAU_T + n_labels, n_labels))
-    tables[_T_TAU_T:] = tau.T
-    tables[_T_OUT_MIN] = out_min
-    tables[_T_OUT_MAX] = out_max
-    tables[_T_IN_MIN] = in_min
-    tables[_T_IN_MAX] = in_max
-    tables[_T_INNER_MIN] = in_min + out_min
-    tables[_T_INNER_MAX] = in_max + out_max
+    ``_T_IN_MAX`` are also the oracle's bounds ``U_tau``), the largest ``|tau'|`` of every row and column, the
+    scales (see the constants above), then ``tau'`` transposed and ``tau'``.
+
+    ``tau'`` is ``tau`` with every forbidden transition (``-inf``) raised to a finite floor, ``_FLOOR_DEPTH``
+    ranges of the finite entries below their minimum: CG solves the chain with ``tau'``, whose optimum is the
+    true one whenever it uses no floor transition (``tau' >= tau``, equal on every feasible sequence); the
+    kernel checks that and falls back to Viterbi otherwise.  ``tau`` must hold no NaN or ``+inf``
+    (``ChainScores`` refuses them)."""
+    n_labels = tau.shape[0]
+    low = np.inf
+    high = -np.inf
+    for a in range(n_labels):
+        for b in range(n_labels):
+            if tau[a, b] > -np.inf:
+                low = min(low, tau[a, b])
+                high = max(high, tau[a, b])
+    floor = -np.inf
+    if low == np.inf:  # everything forbidden: only one-token sentences are feasible
+        low = high = 0.0
+    tables = np.zeros((_T_TAU_T + 2 * n_labels, n_labels))
+    for a in range(n_labels):
+        for b in range(n_labels):
+            t = tau[a, b]
+            if t == -np.inf:
+                floor = low - _FLOOR_DEPTH * (1.0 + high - low)
+                t = floor
+            tables[_T_TAU_T + b, a] = t
+            tables[_T_TAU_T + n_labels + a, b] = t
+    sur = tables[_T_TAU_T + n_labels :]
     scale = 0.0
     for x in range(n_labels):
-        scale += tables[_T_INNER_MIN, x] * 0.0 + tables[_T_INNER_MAX, x] * 0.0  # NaN iff one is not finite
-        scale = max(scale, max(abs(in_min[x]), abs(in_max[x])))
+        tables[_T_OUT_MIN, x] = sur[x].min()
+        tables[_T_OUT_MAX, x] = sur[x].max()
+        tables[_T_IN_MIN, x] = sur[:, x].min()
+        tables[_T_IN_MAX, x] = sur[:, x].max()
+        tables[_T_ROW_ABS, x] = np.abs(sur[x]).max()
+        tables[_T_COL_ABS, x] = np.abs(sur[:, x]).max()
+    for x in range(n_labels):
+        tables[_T_INNER_MIN, x] = tables[_T_IN_MIN, x] + tables[_T_OUT_MIN, x]
+        tables[_T_INNER_MAX, x] = tables[_T_IN_MAX, x] + tables[_T_OUT_MAX, x]
+        total = abs(tables[_T_IN_MIN, x]) + abs(tables[_T_IN_MAX, x])
+        scale = max(scale, total + abs(tables[_T_OUT_MIN, x]) + abs(tables[_T_OUT_MAX, x]))
     tables[_T_SCALE, 0] = scale
+    tables[_T_SCALE, 1] = floor
     return tables
 
 
 @numba.njit(cache=True, nogil=True)
 def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
     """List the labels eq. 14 keeps (``margin`` as in the module docstring), seed ``D_i`` with the first best
-    kept label by ``theta_i`` and return ``eps``, or -1 if ``tau`` or its bounds are not finite (``theta`` is
-    checked once, outside the timed kernel: by the Python entry points and by ``ChainInstance``).  ``tab`` is
+    kept label by ``theta_i`` and return ``eps`` (``theta`` is checked once, outside the timed kernel: by the
+    Python entry points and by ``ChainInstance``).  ``eps`` is relative to what can be in the optimum: the best
+    kept ``theta_i`` and the transition bounds of kept labels, never to a transition only a pruned label has.
+    Eq. 14 keeps a label unless it loses by more than a slack that covers the rounding of its sums.  ``tab`` is
     :func:`transition_tables`' array (eq. 14's transition terms: none for a single token, one side at either
     end).  The seed is ``argmax theta_i`` (section 4.1) unless eq. 14 proved that label suboptimal, when the best
     label that can still be optimal is the better start.  Eight running maxima break the dependency chain of
     eq. 14's maximisation (a max has a latency of four cycles and a throughput of two per cycle)."""
     n, n_labels = theta.shape
-    tau_scale = tab[_T_SCALE, 0]
-    if tau_scale * 0.0 != 0.0:
-        return -1.0
+    slack = 8.0 * _UNIT * (margin + 4.0 * tab[_T_SCALE, 0])
     theta_scale = 0.0
+    tau_scale = 0.0
     for i in range(n):
         k = 0
         if prune:
@@ -201,21 +237,26 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
                 l0 = max(l0, theta[i, x] + tab[r_lo, x])
                 x += 1
             lo = max(max(max(l0, l1), max(l2, l3)), max(max(l4, l5), max(l6, l7)))
-            cut = lo - margin - 1e-9 * (1.0 + abs(lo))  # the slack only keeps more labels
+            cut = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack - 8.0 * _UNIT * abs(lo)  # only keeps more
             for x in range(n_labels):
                 lab[_KEPT, i, k] = x
-                k += theta[i, x] + tab[r_hi, x] >= cut
+                upper = theta[i, x] + tab[r_hi, x]
+                k += upper + 8.0 * _UNIT * abs(upper) >= cut
         else:
             for x in range(n_labels):
                 lab[_KEPT, i, x] = x
             k = n_labels
         arg = lab[_KEPT, i, 0]  # the label that attains lo is kept: k >= 1
         top = theta[i, arg]
-        for q in range(1, k):
+        for q in range(k):
             x = lab[_KEPT, i, q]
             if theta[i, x] > top:
                 top = theta[i, x]
                 arg = x
+            if i > 0:
+                tau_scale = max(tau_scale, abs(tab[_T_IN_MAX, x]))
+            if i < n - 1:
+                tau_scale = max(tau_scale, abs(tab[_T_OUT_MAX, x]))
         theta_scale = max(theta_scale, abs(top))
         lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1
@@ -228,26 +269,27 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_round(theta, tau, tab, rc, g, h, msg, vec, lab, cnt):
+def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt):
     """The first restricted LP (all domains singletons ``{d_j}``) in closed form, fused with the oracle's ``P``
     and ``Q``: ``a_j = tau(d_{j-1}, .) + h theta_j``, ``b_j = tau(., d_{j+1})``, bit-identical to what
     :func:`_forward` and :func:`_backward` compute.  Returns the number of message vectors computed."""
-    n = theta.shape[0]
+    n, n_labels = theta.shape
+    tt = _T_TAU_T + n_labels  # tau' by rows
     two = rc == EQ12
     for j in range(n):
         dl = lab[_DOM, j - 1, 0] if j > 0 else -1
         dj = lab[_DOM, j, 0]
         dr = lab[_DOM, j + 1, 0] if j < n - 1 else -1
         # M_j and K_j exactly as the general passes compute them (their normalising base is exactly 0 here)
-        mj = ((0.0 + tau[dl, dj] if dl >= 0 else 0.0) + h * theta[j, dj]) + g * theta[j, dj]
-        kj = (0.0 + tau[dj, dr] if dr >= 0 else 0.0) + theta[j, dj]
+        mj = ((0.0 + tab[tt + dl, dj] if dl >= 0 else 0.0) + h * theta[j, dj]) + g * theta[j, dj]
+        kj = (0.0 + tab[tt + dj, dr] if dr >= 0 else 0.0) + theta[j, dj]
         vec[_M, j] = mj
         vec[_K, j] = kj
         u = -np.inf
         for k in range(cnt[_NKEPT, j]):
             x = lab[_KEPT, j, k]
             t = theta[j, x]
-            al = (0.0 + tau[dl, x] if dl >= 0 else 0.0) + h * t
+            al = (0.0 + tab[tt + dl, x] if dl >= 0 else 0.0) + h * t
             msg[_A, j, x] = al
             lab[_BP, j, x] = dl
             if two:
@@ -265,12 +307,13 @@ def _first_round(theta, tau, tab, rc, g, h, msg, vec, lab, cnt):
 
 
 @numba.njit(cache=True, nogil=True)
-def _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
+def _forward(theta, tab, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
     """Re-solve the forward messages (eq. 7; eq. 9's when ``g = h = 1/2``) and ``M`` after domains grew, where
     they can have changed; ``flags[_FWD, j]`` tells whether ``a_j`` or ``M_j`` changed.  Returns the number of
     position vectors recomputed.  A label newly added to ``D_j`` keeps its value: it was computed by the same
     update as an out-of-domain dual.  Ties go to the smaller label id."""
-    n = theta.shape[0]
+    n, n_labels = theta.shape
+    tt = _T_TAU_T + n_labels  # tau' by rows
     recomputed = 0
     prop = False  # a_{j-1} changed on D_{j-1}, or M_{j-1} changed
     for j in range(n):
@@ -289,7 +332,7 @@ def _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
                 arg = -1
                 for m in range(d):
                     a = lab[_DOM, j - 1, m]
-                    v = scr[m] + tau[a, x]
+                    v = scr[m] + tab[tt + a, x]
                     if v > best or (v == best and a < arg):
                         best = v
                         arg = a
@@ -354,9 +397,7 @@ def _backward(theta, tab, msg, vec, lab, cnt, in_dom, flags, scr):
 
 
 @numba.njit(cache=True, nogil=True)
-def _oracle_round(
-    theta, tau, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every, fresh, thr, cc, log, at
-):
+def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every, fresh, thr, cc, log, at):
     """One round of Fig. 1's ReducedCostOracle over the edges: generate both labels of every pair whose reduced
     cost (oracle scale) exceeds ``thr``.  Labels join as pending (``in_dom = 2``), so that the whole round prices
     one restricted LP.
@@ -370,7 +411,8 @@ def _oracle_round(
     ``fresh``, else they are computed here from the messages.  ``log[at:]`` receives ``|C| |C'|`` per edge.
     Returns ``(edges priced, sum of their largest reduced costs above thr, number of such edges)``.
     """
-    n = theta.shape[0]
+    n, n_labels = theta.shape
+    tt = _T_TAU_T + n_labels  # tau' by rows
     two = rc == EQ12
     w = 2.0 if two else 1.0
     calls = 0
@@ -431,7 +473,7 @@ def _oracle_round(
                 b = cc[1, t]
                 if a_in and in_dom[j, b] == _SOLVED:
                     continue  # already a column of the restricted LP
-                r = w * tau[a, b] + pa + msg[_Q, j, b]
+                r = w * tab[tt + a, b] + pa + msg[_Q, j, b]
                 if r > thr:
                     best = max(best, r)
                     if in_dom[i, a] == 0:
@@ -503,6 +545,55 @@ def _score(theta, tau, labels):
 
 
 @numba.njit(cache=True, nogil=True)
+def _magnitude(theta, tau, labels):
+    """``sum |terms|`` of the score of ``labels``: the scale the certificate's tolerance is relative to."""
+    total = abs(theta[0, labels[0]])
+    for i in range(1, labels.shape[0]):
+        total += abs(tau[labels[i - 1], labels[i]]) + abs(theta[i, labels[i]])
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _rounding(theta, tab, two, msg, vec, lab, cnt):
+    """A bound ``E`` on the rounding error of every reduced cost (oracle scale) and bound test the oracle made on
+    the final restricted LP, and ``S``, the largest message magnitude.
+
+    The identity (*) holds for whatever values the messages hold, so rounding enters the certificate only where
+    ``P``, ``Q``, ``R`` and the oracle's bounds are summed from them: at most six additions of terms no larger
+    than ``S`` (messages, ``M``, ``K``), ``Theta`` (``theta`` of kept labels) and ``T`` (``tau'`` between labels
+    kept at adjacent positions, and the kept labels' ``U_tau``), hence ``|error| <= 16 u (w T + 2 Theta + 6 S)``
+    with room to spare.  A pass over the kept labels, made once per decode."""
+    n, n_labels = theta.shape
+    big_s = 0.0
+    big_theta = 0.0
+    big_t = 0.0
+    row_prev = 0.0
+    for i in range(n):
+        big_s = max(big_s, abs(vec[_M, i]))
+        if two:
+            big_s = max(big_s, abs(vec[_K, i]))
+        row = 0.0
+        col = 0.0
+        for k in range(cnt[_NKEPT, i]):
+            x = lab[_KEPT, i, k]
+            big_s = max(big_s, abs(msg[_A, i, x]))
+            if two:
+                big_s = max(big_s, abs(msg[_B, i, x]))
+            big_theta = max(big_theta, abs(theta[i, x]))
+            row = max(row, tab[_T_ROW_ABS, x])
+            col = max(col, tab[_T_COL_ABS, x])
+            if i > 0:
+                big_t = max(big_t, abs(tab[_T_IN_MAX, x]))
+            if i < n - 1:
+                big_t = max(big_t, abs(tab[_T_OUT_MAX, x]))
+        if i > 0:
+            big_t = max(big_t, min(row_prev, col))  # |tau'(a, b)| <= both its row's and its column's maximum
+        row_prev = row
+    w = 2.0 if two else 1.0
+    return 16.0 * _UNIT * (w * big_t + 2.0 * big_theta + 6.0 * big_s), big_s
+
+
+@numba.njit(cache=True, nogil=True)
 def _workspace(n, n_labels):
     """The packed work arrays of one chain (``in_dom`` and ``flags`` zeroed).  (Carving them out of one
     allocation was measured slower.)"""
@@ -536,17 +627,22 @@ def _run(
     cc,
 ):
     """Column generation on a fresh workspace.  Returns ``(labels, score, bound, converged, iterations,
-    oracle_calls, oracle_candidates, messages_recomputed, eps)``; the workspace holds the final restricted LP."""
+    oracle_calls, oracle_candidates, messages_recomputed, eps, fallback)``; the workspace holds the final
+    restricted LP, whose reduced costs are known to within ``eps`` plus the rounding bound of :func:`_rounding`.
+
+    ``tau`` is the true transition matrix (``-inf`` = forbidden), used for the score; the LP runs on ``tab``'s
+    finite ``tau'``.  On convergence the certificate is checked as the module docstring says, with every rounding
+    error bounded: ``optimum <= N + terms (eps + E) / w`` (``N`` summed exactly up to ``n^2 u S``) must be within
+    ``_CERT_RTOL`` of the sequence's magnitude of its score.  When it is not (huge finite magnitudes that cancel),
+    or when the sequence uses a forbidden transition, exact Viterbi decides instead (``fallback``; the answer is
+    still certified: Viterbi's score is the optimum)."""
     if rc != EQ12 and rc != EQ8 and rc != EQ9:
         raise ValueError("reduced_cost must be 0 (eq. 12), 1 (eq. 8) or 2 (eq. 9)")
     eps = _setup(theta, tab, prune, margin, lab, cnt, in_dom)
-    if eps < 0.0:
-        raise ValueError("column generation needs finite scores (theta, tau and its bounds)")
     n = theta.shape[0]
     two = rc == EQ12
     g = 0.5 if rc == EQ9 else 1.0
     h = 0.5 if rc == EQ9 else 0.0
-    w = 2.0 if two else 1.0
     terms = n + 1 if two else n  # priced terms: n - 1 edges and one (eq. 8, 9) or two (eq. 12) phantom ends
     log = np.empty(4 * n + 8, dtype=np.int64)  # |C| |C'| of every oracle call (grown when needed)
     n_log = 0
@@ -555,13 +651,14 @@ def _run(
     first = True
     converged = False
     stop = False
-    bound = np.inf
+    found = 0.0
+    n_found = 0
     while not stop:  # (no ``break``: it would defeat numba's reference-count pruning)
         iterations += 1
         if first:
-            messages += _first_round(theta, tau, tab, rc, g, h, msg, vec, lab, cnt)
+            messages += _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt)
         else:
-            messages += _forward(theta, tau, g, h, msg, vec, lab, cnt, in_dom, flags, scr)
+            messages += _forward(theta, tab, g, h, msg, vec, lab, cnt, in_dom, flags, scr)
             if two:
                 messages += _backward(theta, tab, msg, vec, lab, cnt, in_dom, flags, scr)
         flags[_GROWN, :] = 0
@@ -570,24 +667,7 @@ def _run(
             grown[:n_log] = log[:n_log]
             log = grown
         calls, found, n_found = _oracle_round(
-            theta,
-            tau,
-            tab,
-            rc,
-            g,
-            h,
-            msg,
-            vec,
-            lab,
-            cnt,
-            in_dom,
-            flags,
-            first,
-            first,
-            eps,
-            cc,
-            log,
-            n_log,
+            theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, first, first, eps, cc, log, n_log
         )
         n_log += calls
         if first or flags[_FWD, n - 1]:  # section 4.3 again: unchanged ends need no pricing
@@ -602,15 +682,12 @@ def _run(
                 n_found += 1
         if n_found == 0:
             converged = stop = True
-        else:
+        elif gap > 0.0:
+            bound = _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms)
             score = 0.0
-            other = 0.0
             for j in range(n):
                 score += vec[_M, j]
-                other += vec[_K, j]
-            centre = 0.5 * (score + other) if two else score
-            bound = centre + (found + (terms - n_found) * eps) / w
-            stop = gap > 0.0 and bound - score <= gap * abs(bound)
+            stop = bound - score <= gap * abs(bound)
         if not stop:
             for i in range(n):  # promote this round's labels into the restricted LP
                 if flags[_GROWN, i]:
@@ -633,8 +710,33 @@ def _run(
     for j in range(last, 0, -1):
         labels[j - 1] = lab[_BP, j, labels[j]]
     score = _score(theta, tau, labels)
+    bound = _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms)
+    fallback = score == -np.inf  # the LP's answer uses a forbidden transition (its floor was not deep enough)
+    if converged and not fallback:
+        fallback = bound - score > _CERT_RTOL * (1.0 + _magnitude(theta, tau, labels))
+    if fallback:
+        labels, score = viterbi(theta, tau)
+        converged = True
     bound = score if converged else max(bound, score)
-    return labels, score, bound, converged, iterations, n_log, log[:n_log], messages, eps
+    return labels, score, bound, converged, iterations, n_log, log[:n_log], messages, eps, fallback
+
+
+@numba.njit(cache=True, nogil=True)
+def _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms):
+    """The certified upper bound (*) on the optimum after an oracle round that found ``n_found`` terms above
+    ``eps`` summing to ``found`` (oracle scale): the restricted optimum ``N`` (summed exactly up to ``n^2 u S``),
+    plus every priced term's largest reduced cost, each known to within ``eps`` and the rounding bound ``E``."""
+    n = theta.shape[0]
+    error, big_s = _rounding(theta, tab, two, msg, vec, lab, cnt)
+    total = 0.0
+    other = 0.0
+    for j in range(n):
+        total += vec[_M, j]
+        if two:
+            other += vec[_K, j]
+    centre = 0.5 * (total + other) if two else total
+    w = 2.0 if two else 1.0
+    return centre + (found + (terms - n_found) * eps + terms * error) / w + (n + 1.0) ** 2 * _UNIT * big_s
 
 
 @numba.njit(cache=True, nogil=True)
@@ -645,29 +747,29 @@ def cg_kernel(
     :func:`transition_tables`' array (``ChainScores.cg_tables``).
 
     Returns ``(labels, score, bound, converged, iterations, oracle_candidates, domain_sizes,
-    messages_recomputed)``; ``oracle_calls`` is ``len(oracle_candidates)``.
+    messages_recomputed, fallback)``; ``oracle_calls`` is ``len(oracle_candidates)``.
     """
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
-    labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
+    labels, score, bound, converged, iterations, calls, log, messages, eps, fallback = _run(
         theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
-    return labels, score, bound, converged, iterations, log, cnt[_DSZ], messages
+    return labels, score, bound, converged, iterations, log, cnt[_DSZ], messages, fallback
 
 
 @numba.njit(cache=True, nogil=True)
 def cg_packed(
     theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
-) -> tuple[np.ndarray, float, float, bool, int, int]:
+) -> tuple[np.ndarray, float, float, bool, int, int, bool]:
     """:func:`cg_kernel` for callers in Python: its three arrays packed into one, because numba spends about
     as long boxing each returned array (~0.35 us) as CG takes per token, while slicing in Python is cheaper.
 
-    Returns ``(packed, score, bound, converged, iterations, messages_recomputed)``; ``packed`` is int64
+    Returns ``(packed, score, bound, converged, iterations, messages_recomputed, fallback)``; ``packed`` is int64
     ``[labels (n), domain_sizes (n), oracle_candidates (oracle_calls)]``.
     """
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
-    labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
+    labels, score, bound, converged, iterations, calls, log, messages, eps, fallback = _run(
         theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
     packed = np.empty(2 * n + calls, dtype=np.int64)
@@ -676,7 +778,7 @@ def cg_packed(
         packed[n + i] = cnt[_DSZ, i]
     for c in range(calls):
         packed[2 * n + c] = log[c]
-    return packed, score, bound, converged, iterations, messages
+    return packed, score, bound, converged, iterations, messages, fallback
 
 
 @numba.njit(cache=True, nogil=True)
@@ -769,76 +871,59 @@ def two_best_kernel(
     Returns ``(best, best_score, second, second_score, has_second, domain_sizes, cg_stats, cg_domain_sizes)``:
     ``has_second`` tells whether ``second`` scores ``>= best_score - delta``, ``domain_sizes`` are taken after
     the delta expansion, ``cg_stats`` is ``(labels, score, bound, converged, iterations, oracle_candidates,
-    messages_recomputed)`` of the column generation run; ``tables`` as for :func:`cg_kernel`.
+    messages_recomputed, fallback)`` of the column generation run; ``tables`` as for :func:`cg_kernel`.  When
+    CG fell back to Viterbi, so does the 2-best search (every label in every domain).
     """
     if not delta >= 0.0 or not np.isfinite(delta):
         raise ValueError("delta must be finite and >= 0")
     rc = reduced_cost
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
-    labels, score, bound, converged, iterations, calls, log, messages, eps = _run(
-        theta,
-        tau,
-        tables,
-        rc,
-        0.0,
-        prune,
-        delta,
-        msg,
-        lab,
-        vec,
-        cnt,
-        in_dom,
-        flags,
-        scr,
-        cc,
+    labels, score, bound, converged, iterations, calls, log, messages, eps, fallback = _run(
+        theta, tau, tables, rc, 0.0, prune, delta, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
     cg_sizes = cnt[_DSZ].copy()
+    stats = (labels, score, bound, converged, iterations, log, messages, fallback)
+    if fallback:  # CG could not certify its optimum: exact 2-best Viterbi over every label
+        best, best_score, second, second_score = viterbi_2best(theta, tau)
+        has_second = second_score > -np.inf and second_score >= best_score - delta
+        return best, best_score, second, second_score, has_second, np.full(n, n_labels), stats, cg_sizes
     g = 0.5 if rc == EQ9 else 1.0
     h = 0.5 if rc == EQ9 else 0.0
-    w = 2.0 if rc == EQ12 else 1.0
-    # At convergence every term of (*) is <= eps and they sum to score(y) - optimum, so every edge and end of a
-    # sequence within delta of the optimum has reduced cost >= -delta - (n + 1) eps: generate all of those (in
-    # oracle scale), then search the resulting domains exactly.
-    thr = -w * (delta + (n + 2) * eps)
+    two = rc == EQ12
+    w = 2.0 if two else 1.0
+    # At convergence every term of (*) is <= eps + E (E: the rounding bound of _rounding) and they sum to
+    # score(y) - optimum, so every edge and end of a sequence within delta of the optimum has reduced cost >=
+    # -delta - (n + 1) (eps + E): generate all of those (in oracle scale), then search the domains exactly.
+    error = _rounding(theta, tables, two, msg, vec, lab, cnt)[0]
+    thr = -w * (delta + (n + 2) * (eps + error)) - error
     flags[_GROWN, :] = 0
     _oracle_round(
-        theta, tau, tables, rc, g, h, msg, vec, lab, cnt, in_dom, flags, True, False, thr, cc,
+        theta, tables, rc, g, h, msg, vec, lab, cnt, in_dom, flags, True, False, thr, cc,
         np.empty(n, dtype=np.int64), 0,
     )  # fmt: skip
     _price_end(theta, g, msg, vec, lab, cnt, in_dom, flags, thr)
-    if rc == EQ12:
+    if two:
         _price_start(theta, msg, vec, lab, cnt, in_dom, flags, thr)
     best, best_score, second, second_score = _restricted_two_best(theta, tau, lab, cnt)
-    has_second = second_score >= best_score - delta
-    stats = (labels, score, bound, converged, iterations, log, messages)
+    has_second = second_score > -np.inf and second_score >= best_score - delta
     return best, best_score, second, second_score, has_second, cnt[_DSZ].copy(), stats, cg_sizes
 
 
 # --------------------------------------------------------------------------- Python entry points
 
 
-def _check(theta: np.ndarray, tau: np.ndarray, bounds: tuple[np.ndarray, ...]) -> np.ndarray:
-    """Shapes are checked here because the kernels do not bounds-check their indexing."""
-    theta = np.ascontiguousarray(theta, dtype=np.float64)
-    n_labels = theta.shape[-1]
-    if theta.ndim != 2 or theta.shape[0] < 1 or tau.shape != (n_labels, n_labels):
-        raise ValueError(f"theta must be n x L with n >= 1 and tau L x L; got {theta.shape} and {tau.shape}")
-    if not np.isfinite(theta).all():
-        raise ValueError("column generation needs finite scores (theta)")
-    for bound in bounds:
-        if bound.shape != (n_labels,):
-            raise ValueError(f"the transition bounds must have one entry per label ({n_labels})")
-    return theta
+def _checked(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``theta``, ``tau`` and CG's tables after the checks of :class:`~decoders.chains.instance.ChainInstance`
+    (the kernels do not bounds-check their indexing, and rely on finite ``theta`` and a feasible chain)."""
+    scores = ChainScores(tau, tuple(str(label) for label in range(np.shape(tau)[0] if np.ndim(tau) else 0)))
+    instance = ChainInstance(theta, scores)
+    return instance.theta, scores.tau, scores.cg_tables
 
 
 def column_generation(
     theta: np.ndarray,
     tau: np.ndarray,
-    in_min: np.ndarray,
-    in_max: np.ndarray,
-    out_min: np.ndarray,
-    out_max: np.ndarray,
     *,
     reduced_cost: int = EQ12,
     gap: float = 0.0,
@@ -849,28 +934,34 @@ def column_generation(
     ``reduced_cost``: 0 = eq. 12 (two-sided, the paper's CG), 1 = eq. 8 (CG-alpha), 2 = eq. 9 (CG-alpha+theta).
     ``gap`` is a fraction (the paper's 0.15% is ``0.0015``): stop once ``bound - score <= gap * |bound|`` for the
     certified bound of the module docstring; ``gap = 0`` runs to convergence.  ``prune`` applies eq. 14 to the
-    oracle's search.  ``in_min, in_max, out_min, out_max`` are ``ChainScores``' offline bounds of ``tau``.
+    oracle's search.  ``tau`` may forbid transitions with ``-inf``.
     Under exact ties the optimal sequence returned may differ from :func:`viterbi`'s.
     """
-    theta = _check(theta, tau, (in_min, in_max, out_min, out_max))
-    tables = transition_tables(tau, in_min, in_max, out_min, out_max)
-    packed, score, bound, converged, iterations, messages = cg_packed(
+    if not (isinstance(gap, int | float) and 0.0 <= gap < 1.0):
+        raise ValueError(f"gap must be a fraction in [0, 1); got {gap!r}")
+    theta, tau, tables = _checked(theta, tau)
+    packed, score, bound, converged, iterations, messages, fallback = cg_packed(
         theta, tau, tables, int(reduced_cost), float(gap), bool(prune)
     )
     n = theta.shape[0]
     calls = packed.shape[0] - 2 * n
     return CGResult(
-        packed[:n], score, bound, converged, iterations, calls, packed[2 * n :], packed[n : 2 * n], messages
+        packed[:n],
+        score,
+        bound,
+        converged,
+        iterations,
+        calls,
+        packed[2 * n :],
+        packed[n : 2 * n],
+        messages,
+        fallback,
     )
 
 
 def cg_two_best(
     theta: np.ndarray,
     tau: np.ndarray,
-    in_min: np.ndarray,
-    in_max: np.ndarray,
-    out_min: np.ndarray,
-    out_max: np.ndarray,
     delta: float,
     *,
     reduced_cost: int = EQ12,
@@ -882,13 +973,12 @@ def cg_two_best(
     CG runs to convergence (eq. 14 pruning relaxed by ``delta``), every edge setting with reduced cost
     ``>= -delta`` is generated, and exact 2-best search runs inside the resulting domains.
     """
-    theta = _check(theta, tau, (in_min, in_max, out_min, out_max))
-    tables = transition_tables(tau, in_min, in_max, out_min, out_max)
+    theta, tau, tables = _checked(theta, tau)
     best, best_score, second, second_score, has_second, dsz, stats, cg_sizes = two_best_kernel(
         theta, tau, tables, float(delta), int(reduced_cost), bool(prune)
     )
-    labels, score, bound, converged, iterations, cand, messages = stats
-    cg = CGResult(labels, score, bound, converged, iterations, len(cand), cand, cg_sizes, messages)
+    labels, score, bound, converged, iterations, cand, messages, fallback = stats
+    cg = CGResult(labels, score, bound, converged, iterations, len(cand), cand, cg_sizes, messages, fallback)
     if not has_second:
         return TwoBestResult(best, best_score, None, None, dsz, cg)
     return TwoBestResult(best, best_score, second, second_score, dsz, cg)

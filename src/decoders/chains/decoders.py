@@ -46,9 +46,30 @@ _CG_2BEST = compiled_loop(two_best_kernel)
 
 
 def _reduced_cost(name: str) -> int:
-    if name not in REDUCED_COSTS:
+    if not isinstance(name, str) or name not in REDUCED_COSTS:
         raise ConfigError(f"reduced_cost must be one of {sorted(REDUCED_COSTS)}, got {name!r}")
     return REDUCED_COSTS[name]
+
+
+def _gap(gap: float) -> float:
+    """CG-DG's relative duality gap: a number in [0, 1) (0 runs to convergence)."""
+    if isinstance(gap, bool) or not isinstance(gap, int | float) or not 0.0 <= gap < 1.0:
+        raise ConfigError(f"gap must be a fraction in [0, 1), e.g. 0.0015 for 0.15%; got {gap!r}")
+    return float(gap)
+
+
+def _delta(delta: float) -> float:
+    """The 2-best oracle's margin: a finite number >= 0."""
+    if isinstance(delta, bool) or not isinstance(delta, int | float) or not 0.0 <= delta < math.inf:
+        raise ConfigError(f"delta must be a finite number >= 0; got {delta!r}")
+    return float(delta)
+
+
+def _width(width: int) -> int:
+    """A beam width: an integer >= 1."""
+    if isinstance(width, bool) or not isinstance(width, int | np.integer) or width < 1:
+        raise ConfigError(f"width must be an integer >= 1; got {width!r}")
+    return int(width)
 
 
 @register(
@@ -72,7 +93,7 @@ def decode_viterbi_pruned(instance: ChainInstance, *, deadline: float | None = N
 
 
 def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> Solution:
-    packed, score, bound, converged, iterations, messages = cg_packed(
+    packed, score, bound, converged, iterations, messages, fallback = cg_packed(
         theta, instance_scores.tau, instance_scores.cg_tables, _reduced_cost(reduced_cost), gap, True
     )
     n = len(theta)
@@ -81,13 +102,14 @@ def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> So
         "oracle_candidates": packed[2 * n :],
         "domain_sizes": packed[n : 2 * n],
         "messages": messages,
+        "viterbi_fallback": bool(fallback),
     }
     return Solution(packed[:n], score, bound, "optimal" if converged else "feasible", stats)
 
 
 def _cg_loop(instance: ChainInstance, repeats: int, *, reduced_cost: str = "eq12", gap: float = 0.0) -> float:
     s = instance.scores
-    return _CG(repeats, instance.theta, s.tau, s.cg_tables, _reduced_cost(reduced_cost), float(gap), True)
+    return _CG(repeats, instance.theta, s.tau, s.cg_tables, _reduced_cost(reduced_cost), _gap(gap), True)
 
 
 @register(EXPERIMENT, "cg", timing_loop=_cg_loop)
@@ -95,18 +117,18 @@ def decode_cg(
     instance: ChainInstance, *, deadline: float | None = None, reduced_cost: str = "eq12", gap: float = 0.0
 ) -> Solution:
     """Column generation (Fig. 1) with the reduced cost of eq. 12, 8 or 9; CG-DG with ``gap`` > 0."""
-    return _cg(instance.theta, instance.scores, reduced_cost, float(gap))
+    return _cg(instance.theta, instance.scores, reduced_cost, _gap(gap))
 
 
 @register(
     EXPERIMENT,
     "beam",
     timing_loop=lambda instance, repeats, width=1: _BEAM(
-        repeats, instance.theta, instance.scores.tau, int(width)
+        repeats, instance.theta, instance.scores.tau, _width(width)
     ),
 )
 def decode_beam(instance: ChainInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
-    labels, score = beam_search(instance.theta, instance.scores.tau, int(width))
+    labels, score = beam_search(instance.theta, instance.scores.tau, _width(width))
     return Solution(labels, score, None, "feasible")
 
 
@@ -142,7 +164,7 @@ def decode_viterbi_pruned_2best(instance: ChainInstance, *, deadline: float | No
 
 def _cg_two_best_loop(instance: ChainInstance, repeats: int, *, delta: float = 1.0) -> float:
     s = instance.scores
-    return _CG_2BEST(repeats, instance.theta, s.tau, s.cg_tables, float(delta), EQ12, True)
+    return _CG_2BEST(repeats, instance.theta, s.tau, s.cg_tables, _delta(delta), EQ12, True)
 
 
 @register(EXPERIMENT, "cg-2best", timing_loop=_cg_two_best_loop)
@@ -151,9 +173,14 @@ def decode_cg_two_best(
 ) -> Solution:
     """The 0/1-loss oracle of section 5: the best sequence and the best other one within ``delta`` of it."""
     best, score1, second, score2, has_second, sizes, cg_stats, _ = two_best_kernel(
-        instance.theta, instance.scores.tau, instance.scores.cg_tables, float(delta), EQ12, True
+        instance.theta, instance.scores.tau, instance.scores.cg_tables, _delta(delta), EQ12, True
     )
-    stats = {"iterations": cg_stats[4], "domain_sizes": sizes, "delta": float(delta)}
+    stats = {
+        "iterations": cg_stats[4],
+        "domain_sizes": sizes,
+        "delta": _delta(delta),
+        "viterbi_fallback": bool(cg_stats[7]),
+    }
     return _two_best(best, score1, second if has_second else None, score2, stats)
 
 
@@ -201,3 +228,69 @@ def evaluate(instance: ChainInstance | FeatureInstance, solution: Solution) -> d
     """Correctly tagged tokens against the gold labels."""
     predicted = np.asarray(solution.structure, dtype=np.int64)
     return {"correct": int((predicted == instance.gold).sum()), "total": int(len(instance.gold))}
+
+
+VERIFY_RTOL = 1e-9
+"""A certificate holds when its numbers agree within this share of the solution's magnitude (``sum |terms|``)."""
+
+
+def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str | None:
+    """The harness's certificate check of an ``optimal`` Solution (:func:`decoders.harness.protocol.get_verifier`).
+
+    Recomputes, from the instance alone: the structure is one label id per token, its model score equals the
+    objective, the bound equals the objective, and no sequence scores more, the optimum being found by
+    Viterbi's dynamic program (independent of column generation and of eq. 14 pruning, and cheap beside them);
+    a 2-best answer's second sequence, when given, differs from the best and scores what it says, no more than
+    the best. Tolerances are relative to ``sum |terms|`` of the sequences compared, so an entry no sequence uses
+    never widens them. Returns None when everything holds, else the reason.
+    """
+    if isinstance(instance, FeatureInstance):
+        theta, model = _theta(instance)
+        tau = model.tau
+    else:
+        theta, tau = instance.theta, instance.scores.tau
+    n, n_labels = theta.shape
+    problem = _labels_problem(solution.structure, n, n_labels, "structure")
+    if problem:
+        return problem
+    labels = np.asarray(solution.structure, dtype=np.int64)
+    score, scale = _score_and_scale(theta, tau, labels)
+    tol = VERIFY_RTOL * (1.0 + scale)
+    if not abs(score - solution.objective) <= tol:
+        return f"objective {solution.objective!r} but the structure scores {score!r}"
+    if solution.bound is None or not abs(solution.bound - solution.objective) <= tol:
+        return f"bound {solution.bound!r} is not the objective {solution.objective!r}"
+    best, best_score = viterbi(theta, tau)
+    tol = VERIFY_RTOL * (1.0 + max(scale, _score_and_scale(theta, tau, best)[1]))
+    if best_score - score > tol:
+        return f"Viterbi finds {best.tolist()} scoring {best_score!r} > objective {score!r}"
+    second = solution.stats.get("second")
+    if second is not None:
+        problem = _labels_problem(second, n, n_labels, "stats.second")
+        if problem:
+            return problem
+        second = np.asarray(second, dtype=np.int64)
+        value, other = _score_and_scale(theta, tau, second)
+        claimed = solution.stats.get("second_score")
+        if np.array_equal(second, labels):
+            return "the second-best sequence equals the best"
+        if claimed is None or not abs(value - claimed) <= VERIFY_RTOL * (1.0 + other):
+            return f"second_score {claimed!r} but the second sequence scores {value!r}"
+        if value - score > VERIFY_RTOL * (1.0 + max(scale, other)):
+            return f"the second sequence scores {value!r}, more than the best {score!r}"
+    return None
+
+
+def _labels_problem(structure: Any, n: int, n_labels: int, name: str) -> str | None:
+    labels = np.asarray(structure)
+    if labels.shape != (n,) or labels.dtype.kind not in "iu":
+        return f"{name} must be {n} integer label ids; got shape {labels.shape}, dtype {labels.dtype}"
+    if n and (labels.min() < 0 or labels.max() >= n_labels):
+        return f"{name} has a label id outside 0..{n_labels - 1}: {labels.tolist()}"
+    return None
+
+
+def _score_and_scale(theta: np.ndarray, tau: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """The score of ``labels`` and ``sum |terms|`` (its terms gathered with numpy, not by a decoder's kernel)."""
+    terms = np.concatenate([theta[np.arange(len(labels)), labels], tau[labels[:-1], labels[1:]]])
+    return float(terms.sum()), float(np.abs(terms).sum())

@@ -5,6 +5,12 @@ The model's score of a label sequence ``y`` (label ids, one per token) is
 start and end transition weights are folded into the first and last rows of ``theta`` when an instance is
 built, so decoders see only ``theta`` and ``tau``. ``tau`` and its offline bounds (section 4.3) are data
 independent: one :class:`ChainScores` is shared by every instance of a dataset (pickle stores it once per shard).
+
+**Forbidden transitions** are written ``-inf`` in ``tau`` (never a large negative stand-in, whose magnitude would
+otherwise enter every tolerance): every exact decoder supports them, and a sequence that uses one is infeasible.
+``theta`` must be finite. NaN and ``+inf`` are refused everywhere. Both classes validate once, at
+construction, outside the timed decoders; an instance whose length no label sequence can have without a
+forbidden transition is refused there too (:attr:`ChainScores.longest_walk`).
 """
 
 from __future__ import annotations
@@ -32,9 +38,15 @@ class ChainScores:
     out_max: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        tau = np.ascontiguousarray(self.tau, dtype=np.float64)
+        tau = _float_array("ChainScores.tau", self.tau)
+        if len(self.labels) < 1:
+            raise ValueError("ChainScores.labels must name at least one label")
         if tau.ndim != 2 or tau.shape[0] != tau.shape[1] or tau.shape[0] != len(self.labels):
-            raise ValueError(f"tau must be L x L with L = {len(self.labels)} labels; got shape {tau.shape}")
+            raise ValueError(
+                f"ChainScores.tau must be L x L with L = {len(self.labels)} labels; got shape {tau.shape}"
+            )
+        _refuse(tau, "ChainScores.tau", np.isnan(tau), "NaN")
+        _refuse(tau, "ChainScores.tau", tau == np.inf, "+inf (write a forbidden transition as -inf)")
         object.__setattr__(self, "tau", tau)
         object.__setattr__(self, "in_min", tau.min(axis=0))
         object.__setattr__(self, "in_max", tau.max(axis=0))
@@ -46,12 +58,34 @@ class ChainScores:
         return self.tau.shape[0]
 
     @cached_property
+    def longest_walk(self) -> float:
+        """The largest number of transitions a label sequence can make without a forbidden one (``inf`` when the
+        allowed transitions have a cycle): a sentence of ``n`` tokens is feasible iff ``n - 1 <= longest_walk``."""
+        allowed = np.isfinite(self.tau)
+        if allowed.all():
+            return np.inf
+        # Repeatedly drop labels that cannot be left (or entered): what remains lies on a cycle.
+        alive = np.ones(self.n_labels, dtype=bool)
+        length = np.zeros(self.n_labels)  # longest walk starting at each label, over dropped labels only
+        while True:
+            sub = allowed & alive[None, :]
+            sinks = alive & ~sub.any(axis=1)
+            if not sinks.any():
+                break
+            alive &= ~sinks
+            # a label dropped now has every allowed successor dropped earlier, whose walks are final
+            for x in np.flatnonzero(sinks):
+                successors = np.flatnonzero(allowed[x])
+                length[x] = 1 + length[successors].max() if successors.size else 0
+        return np.inf if alive.any() else float(length.max())
+
+    @cached_property
     def cg_tables(self) -> np.ndarray:
         """The bounds and ``tau`` transposed, packed as column generation reads them
         (``decoders.chains.colgen.transition_tables``), computed once per model rather than per sentence."""
         from decoders.chains.colgen import transition_tables  # deferred: numba is needed only by CG
 
-        return transition_tables(self.tau, self.in_min, self.in_max, self.out_min, self.out_max)
+        return transition_tables(self.tau)
 
 
 @dataclass(eq=False)
@@ -63,19 +97,51 @@ class ChainInstance:
     gold: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        self.theta = np.ascontiguousarray(self.theta, dtype=np.float64)
-        if self.theta.ndim != 2 or self.theta.shape[1] != self.scores.n_labels or self.theta.shape[0] < 1:
-            raise ValueError(f"theta must be n x {self.scores.n_labels} with n >= 1; got {self.theta.shape}")
-        if not np.isfinite(self.theta).all():
-            raise ValueError("theta must be finite (column generation's kernels rely on it)")
+        if not isinstance(self.scores, ChainScores):
+            raise TypeError(f"ChainInstance.scores must be a ChainScores; got {type(self.scores).__name__}")
+        self.theta = _float_array("ChainInstance.theta", self.theta)
+        n_labels = self.scores.n_labels
+        if self.theta.ndim != 2 or self.theta.shape[1] != n_labels or self.theta.shape[0] < 1:
+            raise ValueError(
+                f"ChainInstance.theta must be n x {n_labels} (the labels of tau) with n >= 1 tokens; "
+                f"got shape {self.theta.shape}"
+            )
+        _refuse(self.theta, "ChainInstance.theta", ~np.isfinite(self.theta), "a non-finite score")
+        if self.theta.shape[0] - 1 > self.scores.longest_walk:
+            raise ValueError(
+                f"ChainInstance.theta has {self.theta.shape[0]} tokens, but no label sequence longer than "
+                f"{int(self.scores.longest_walk) + 1} avoids the forbidden (-inf) transitions of tau"
+            )
         if self.gold is not None:
-            self.gold = np.asarray(self.gold, dtype=np.int64)
-            if self.gold.shape != (self.theta.shape[0],):
-                raise ValueError(f"gold must have one label id per token; got shape {self.gold.shape}")
+            gold = np.asarray(self.gold)
+            if gold.dtype.kind not in "iu":
+                raise ValueError(f"ChainInstance.gold must hold integer label ids; got dtype {gold.dtype}")
+            if gold.shape != (self.theta.shape[0],):
+                raise ValueError(
+                    f"ChainInstance.gold must have one label id per token; got shape {gold.shape}"
+                )
+            outside = (gold < -1) | (gold >= n_labels)  # -1: a gold label the model does not know
+            _refuse(gold, "ChainInstance.gold", outside, f"a label id outside -1..{n_labels - 1}")
+            self.gold = gold.astype(np.int64)
 
     @property
     def n_tokens(self) -> int:
         return self.theta.shape[0]
+
+
+def _float_array(field_name: str, values) -> np.ndarray:
+    """``values`` as a C-contiguous float64 array; a ValueError naming the field for anything non-numeric."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{field_name} must hold real numbers; got dtype {array.dtype}")
+    return np.ascontiguousarray(array, dtype=np.float64)
+
+
+def _refuse(array: np.ndarray, field_name: str, bad: np.ndarray, what: str) -> None:
+    """Raise a ValueError naming the field, the first offending position and its value, if ``bad`` has any."""
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{field_name}{list(where)} = {array[where].item()!r} is {what}")
 
 
 def sequence_score(theta: np.ndarray, tau: np.ndarray, labels: np.ndarray) -> float:

@@ -33,6 +33,7 @@ import numpy as np
 # contiguous ones (at L = 343 each one is a cache line from L2), and the two break even near 20%. The dense step
 # then costs at most 5 |D_i-1| |D_i| cells, so a step stays O(|D_i-1| |D_i|), never O(L^2) for small domains.
 _DENSE_SHARE = 0.2
+_UNIT = 2.0**-53  # unit roundoff of float64
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -281,7 +282,10 @@ def prune_domains(
     that do not exist at the first / last token left out), label x' is removed when ``dominators`` (1 or 2)
     distinct labels x have ``LB(x) > UB(x')``. One dominator keeps every optimal sequence (putting x for x'
     raises any sequence's score); two keep every sequence scoring at least the second best (the two
-    replacements give two distinct strictly better sequences), which is what 2-best search needs.
+    replacements give two distinct strictly better sequences), which is what 2-best search needs. The comparison
+    carries a slack that covers the rounding of both sums (a few ulps of the magnitudes involved), so rounding
+    never removes a label; forbidden transitions (``-inf``) give ``UB = -inf`` to a label no label can reach or
+    leave (removed) and ``LB = -inf`` to every label with one (it dominates nothing).
     """
     if dominators != 1 and dominators != 2:
         raise ValueError("dominators must be 1 or 2")
@@ -292,7 +296,12 @@ def prune_domains(
     # The bounds' tau terms (LB in rows 0-3, UB in rows 4-7) for an inner token, the first, the last and a lone
     # token; one allocation, as this runs once per sentence.
     shifts = np.empty((8, n_labels), dtype=np.float64)
+    scale = 0.0  # the largest finite |in_min| + |in_max| + |out_min| + |out_max|: rounding of the shifts
     for x in range(n_labels):
+        total = 0.0
+        for v in (in_min[x], in_max[x], out_min[x], out_max[x]):
+            total += abs(v) if v > -np.inf else 0.0
+        scale = max(scale, total)
         shifts[0, x] = in_min[x] + out_min[x]
         shifts[1, x] = out_min[x]
         shifts[2, x] = in_min[x]
@@ -310,9 +319,11 @@ def prune_domains(
         threshold = _max_of_sum(row, shift_l)
         if dominators == 2:
             threshold = _second_of_sum(row, shift_l, threshold)
+        threshold -= 8.0 * _UNIT * (abs(threshold) + 4.0 * scale) if threshold > -np.inf else 0.0
         for x in range(n_labels):  # branch-free compaction: write every label, advance past the kept ones
             domain[size] = x
-            size += not threshold > row[x] + shift_u[x]
+            upper = row[x] + shift_u[x]
+            size += not threshold > upper + 8.0 * _UNIT * abs(upper)
         offsets[i + 1] = size
     return offsets, domain[:size]
 

@@ -148,6 +148,22 @@ def get_evaluator(experiment: str, module: str | None = None) -> Callable[[Any, 
     An experiment's decoder module may define it to add evaluation columns (correct tokens, ROUGE-L, ...) to
     every result record.
     """
+    return _module_function(experiment, module, "evaluate")
+
+
+def get_verifier(experiment: str, module: str | None = None) -> Callable[[Any, Solution], str | None] | None:
+    """The experiment's certificate check ``verify(instance, solution) -> str | None``, or None if it has none.
+
+    An experiment's decoder module defines it beside ``evaluate``. The runner calls it, outside the timing, on
+    every Solution whose status is ``optimal``: it recomputes what the certificate claims from the instance
+    alone (the structure is feasible, its score equals the objective, the bound equals the objective) and
+    returns None when everything holds, else the reason, which turns the record into an ``error``. A decoder
+    module added for a new experiment gets the check by defining ``verify``.
+    """
+    return _module_function(experiment, module, "verify")
+
+
+def _module_function(experiment: str, module: str | None, name: str) -> Callable[..., Any] | None:
     load_decoder_module(experiment, module)
     loaded = sys.modules.get(module or default_decoder_module(experiment))
-    return getattr(loaded, "evaluate", None)
+    return getattr(loaded, name, None)

@@ -36,7 +36,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from decoders.errors import ConfigError, DecodersError
-from decoders.harness.protocol import Solution, get_decoder
+from decoders.harness.protocol import Solution, get_decoder, get_verifier
 from decoders.harness.provenance import THREAD_ENV_VARS, thread_settings
 from decoders.harness.records import make_record, records_frame, to_json
 
@@ -53,6 +53,7 @@ TRANSFER_TIMEOUT = 120.0
 
 Instance = tuple[str, int, Any]
 Evaluate = Callable[[Any, Solution], Mapping[str, float]]
+Verify = Callable[[Any, Solution], str | None]
 
 _BOOTSTRAP = """\
 # decoders-bench decoding worker (decoders.harness.runner)
@@ -80,6 +81,32 @@ def error_solution(message: str, **stats: Any) -> Solution:
     """The Solution recorded when no solution exists because something failed."""
     return Solution(
         structure=None, objective=math.nan, bound=None, status="error", stats={"error": message, **stats}
+    )
+
+
+def checked(verify: Verify | None, instance: Any, solution: Solution) -> Solution:
+    """``solution``, or an ``error`` Solution when it claims ``optimal`` and ``verify`` rejects its certificate.
+
+    Runs outside the timing; the check's own time is kept in ``stats["verify_seconds"]``. A verifier that raises
+    counts as a rejection (the certificate could not be checked).
+    """
+    if verify is None or solution.status != "optimal":
+        return solution
+    start = time.perf_counter()
+    try:
+        reason = verify(instance, solution)
+    except Exception as exc:
+        reason = f"the check raised {type(exc).__name__}: {exc}"
+    seconds = time.perf_counter() - start
+    if reason is None:
+        solution.stats["verify_seconds"] = seconds
+        return solution
+    log.error("certificate rejected: %s", reason)
+    return error_solution(
+        f"certificate check failed: {reason}",
+        verify_seconds=seconds,
+        claimed={"objective": solution.objective, "bound": solution.bound, "status": solution.status},
+        decoder_stats=solution.stats,
     )
 
 
@@ -347,6 +374,7 @@ def run_instances(
         duplicates = sorted(name for name, count in Counter(ids).items() if count > 1)
         raise ValueError(f"instance ids must be unique; repeated: {', '.join(duplicates[:20])}")
     decode_fn = get_decoder(experiment, decoder, decoder_module)  # unknown names fail here, before any worker
+    verify = get_verifier(experiment, decoder_module)
 
     rows: list[dict[str, Any]] = []
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
@@ -360,11 +388,15 @@ def run_instances(
         "isolate": isolate,
         "repeats": repeats,
         "loop_repeats": loop_repeats,
+        "verifier": verify is not None,
+        "verify_seconds": 0.0,
     }
     bar = tqdm(total=len(items), desc=f"{experiment}/{dataset}/{variant}", unit="inst", disable=not progress)
     counts = {"timeout": 0, "error": 0}
 
     def record(instance_id: str, size: int, instance: Any, seconds: float, solution: Solution) -> None:
+        solution = checked(verify, instance, solution)
+        harness["verify_seconds"] += solution.stats.get("verify_seconds", 0.0)
         evaluation = (
             evaluate(instance, solution) if evaluate is not None and solution.structure is not None else {}
         )
