@@ -162,7 +162,12 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
 @pytest.mark.parametrize("isolate", [False, True])
 def test_false_certificates_become_errors_outside_the_timing(isolate):
     instances = [("a", 3, np.array([0.0, 2.0, 1.0])), ("b", 3, np.array([5.0, 2.0, 1.0]))]
-    options = {"time_limit": 5.0, "isolate": isolate, "progress": False, "decoder_module": harness_liars.MODULE}
+    options = {
+        "time_limit": 5.0,
+        "isolate": isolate,
+        "progress": False,
+        "decoder_module": harness_liars.MODULE,
+    }
 
     def run(decoder, **params):
         return run_instances("liars", "toy", decoder, decoder, params, instances, **options)
