@@ -71,7 +71,7 @@ def _feasible(theta: np.ndarray, tau: np.ndarray) -> bool:
 def _tolerance(theta: np.ndarray, tau: np.ndarray, labels: np.ndarray) -> float:
     labels = np.asarray(labels)
     terms = np.concatenate([theta[np.arange(len(labels)), labels], tau[labels[:-1], labels[1:]]])
-    return 1e-9 * (1.0 + float(np.abs(terms).sum()))
+    return 1e-9 * float(np.abs(terms).sum())  # relative only: tiny magnitudes are tested too
 
 
 def _decode(name: str, instance: ChainInstance):
@@ -124,7 +124,9 @@ def test_cg_dg_bound_holds_and_beam_stays_feasible(chain, gap, reduced_cost):
     solution = get_decoder("chains", "cg")(instance, gap=gap, reduced_cost=reduced_cost)
     assert solution.bound >= best_score - tol  # the certified bound never cuts off the optimum
     assert solution.objective <= best_score + tol
-    assert solution.objective == pytest.approx(sequence_score(theta, tau, solution.structure), rel=1e-12)
+    assert abs(solution.objective - sequence_score(theta, tau, solution.structure)) <= tol + _tolerance(
+        theta, tau, solution.structure
+    )
     if solution.status == "optimal":
         assert abs(solution.objective - best_score) <= tol + _tolerance(theta, tau, solution.structure)
     for width in (1, 2, 10):
@@ -156,7 +158,9 @@ def test_cg_falls_back_to_viterbi_where_rounding_could_fake_its_certificate():
         best_score, best = brute_force(theta, tau, 1)[0]
         solution = _decode("cg", instance)
         labels = np.asarray(solution.structure)
-        assert abs(solution.objective - best_score) <= _tolerance(theta, tau, best) + _tolerance(theta, tau, labels)
+        assert abs(solution.objective - best_score) <= _tolerance(theta, tau, best) + _tolerance(
+            theta, tau, labels
+        )
         fallbacks += solution.stats["viterbi_fallback"]
     assert fallbacks < 300  # CG certifies most of them itself
 

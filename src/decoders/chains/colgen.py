@@ -49,9 +49,23 @@ eq. 8 this is necessary: without them the last label could never change).  Hence
 the Lagrangian (dual) bound that CG-DG uses.  Pairs inside the restricted LP have ``R <= 0`` (the messages
 maximise over them) and the oracle finds every pair above its threshold ``eps`` (Fig. 1 discards only pairs
 whose upper bound is ``<= eps``), so each maximum is known exactly when it exceeds ``eps`` and is ``<= eps``
-otherwise.  ``eps = 1e-11 (1 + max |theta| + max |tau|)`` absorbs rounding (eq. 9's tight pairs otherwise
-come out at ``+-1 ulp`` and would be generated for nothing); at convergence the bound equals the score up to
-``(n + 1) eps``, and is reported as the score.
+otherwise.  ``eps = 1e-11 (max |theta| + max |tau|)``, both maxima taken over what can be in the optimum (the
+best kept ``theta_i`` per token, the transition bounds of labels eq. 14 keeps), absorbs rounding (eq. 9's tight
+pairs otherwise come out at ``+-1 ulp`` and would be generated for nothing); an entry that only forbids something
+never widens it.
+
+**Certificate.**  (*) holds for whatever values the messages hold, so rounding enters only where the reduced
+costs and the oracle's bounds are summed from them; :func:`_rounding` bounds that error ``E`` by the magnitudes
+involved.  At convergence ``optimum <= N + terms (eps + E) / w`` (plus the rounding of ``N``'s sum), and CG
+reports ``optimal`` (bound = score) only when that is within ``1e-9`` of the sum of ``|terms|`` of the sequence's
+score; otherwise (huge magnitudes that cancel) exact Viterbi decides (``fallback``), so a rounding error can
+never certify a wrong sequence.  CG-DG reports this bound.
+
+**Forbidden transitions** are ``-inf`` in ``tau``.  The LP runs on ``tau'``, ``tau`` with every ``-inf`` raised to
+a finite floor far below the finite entries (:func:`transition_tables`): the restricted LPs stay feasible and the
+messages finite.  ``tau' >= tau``, with equality on every feasible sequence, so the optimum of ``tau'`` is the true
+optimum whenever it uses no floor transition; the kernel scores its answer with the true ``tau`` and falls back to
+Viterbi when it does (a floor not deep enough for that sentence).
 
 **Eq. 14 pruning** restricts the oracle and the out-of-domain messages to labels that are not provably
 suboptimal: ``x'`` at position ``i`` is dropped when some ``x`` has ``theta_i(x) + in_min(x) + out_min(x) >
@@ -65,10 +79,10 @@ oracle uses ``margin = delta``, which keeps every label of every sequence within
 :func:`cg_kernel` and :func:`two_best_kernel` (the same as single numba calls, usable inside numba loops);
 :func:`cg_packed` (:func:`cg_kernel` with one array to box: the harness's call); :func:`cg_labels` (labels and
 score only: the leanest call, for timing).  The kernels take ``theta`` C-contiguous (the Python entry points make
-it so) and the transition data as :func:`transition_tables` packs it (``ChainScores.cg_tables``).  All scores
-must be finite (give a forbidden transition a large negative weight, not ``-inf``): the kernels check ``tau``'s
-bounds, the Python entry points and ``ChainInstance`` check ``theta`` (a scan of ``theta`` inside the kernel cost
-6% of a POS sentence's decode).
+it so) and the transition data as :func:`transition_tables` packs it (``ChainScores.cg_tables``).  ``theta`` must
+be finite and the chain feasible (some sequence avoids every forbidden transition): ``ChainInstance`` and the
+Python entry points check both once, outside the kernels (a scan of ``theta`` inside the kernel cost 6% of a POS
+sentence's decode).
 """
 
 from __future__ import annotations
@@ -85,7 +99,7 @@ from decoders.chains.viterbi import viterbi, viterbi_2best
 EQ12, EQ8, EQ9 = 0, 1, 2
 
 _SOLVED, _PENDING = 1, 2  # in_dom: 0 = not generated, 1 = in the solved restricted LP, 2 = added this round
-_EPS = 1e-11  # rounding tolerance, relative to the scale of the scores (see the module docstring)
+_EPS = 1e-11  # the oracle's threshold, relative to the scale of what can be in the optimum (module docstring)
 
 # Work arrays, packed so that kernels take few arrays and make no views (see the performance note below):
 _A, _B, _P, _Q = 0, 1, 2, 3  # msg (4, n, L) float: normalised alpha and beta, the oracle's P and Q (eq. 13)
@@ -198,18 +212,24 @@ def transition_tables(tau: np.ndarray) -> np.ndarray:
 @numba.njit(cache=True, nogil=True)
 def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
     """List the labels eq. 14 keeps (``margin`` as in the module docstring), seed ``D_i`` with the first best
-    kept label by ``theta_i`` and return ``eps`` (``theta`` is checked once, outside the timed kernel: by the
-    Python entry points and by ``ChainInstance``).  ``eps`` is relative to what can be in the optimum: the best
+    kept label by ``theta_i`` and return ``(eps, E, S)`` (``theta`` is checked once, outside the timed kernel: by
+    the Python entry points and by ``ChainInstance``).  ``eps`` is relative to what can be in the optimum: the best
     kept ``theta_i`` and the transition bounds of kept labels, never to a transition only a pruned label has.
-    Eq. 14 keeps a label unless it loses by more than a slack that covers the rounding of its sums.  ``tab`` is
+    ``E`` and ``S`` are :func:`_rounding`'s bounds taken a priori from the kept labels (a normalised message is a
+    transition from its row or column plus at most one ``theta``: ``S <= max |tau'| + max |theta|`` over them), free
+    here and loose; the certificate computes the tight ones only when these do not suffice.  Eq. 14 keeps a label
+    unless it loses by more than a slack that covers the rounding of both sums: only a label within that slack of
+    the cut can flip, and its ``|theta|`` is then at most ``|cut| + 2 max |tau'|``.  ``tab`` is
     :func:`transition_tables`' array (eq. 14's transition terms: none for a single token, one side at either
     end).  The seed is ``argmax theta_i`` (section 4.1) unless eq. 14 proved that label suboptimal, when the best
     label that can still be optimal is the better start.  Eight running maxima break the dependency chain of
     eq. 14's maximisation (a max has a latency of four cycles and a throughput of two per cycle)."""
     n, n_labels = theta.shape
     slack = 8.0 * _UNIT * (margin + 4.0 * tab[_T_SCALE, 0])
-    theta_scale = 0.0
-    tau_scale = 0.0
+    theta_scale = 0.0  # the best kept theta_i, largest over i
+    tau_scale = 0.0  # the kept labels' U_tau
+    theta_kept = 0.0  # every kept label's theta_i
+    tau_kept = 0.0  # every kept label's largest |tau'| in its row and column
     for i in range(n):
         k = 0
         if prune:
@@ -237,11 +257,10 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
                 l0 = max(l0, theta[i, x] + tab[r_lo, x])
                 x += 1
             lo = max(max(max(l0, l1), max(l2, l3)), max(max(l4, l5), max(l6, l7)))
-            cut = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack - 8.0 * _UNIT * abs(lo)  # only keeps more
+            cut = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack  # the slack only keeps more labels
             for x in range(n_labels):
                 lab[_KEPT, i, k] = x
-                upper = theta[i, x] + tab[r_hi, x]
-                k += upper + 8.0 * _UNIT * abs(upper) >= cut
+                k += theta[i, x] + tab[r_hi, x] >= cut
         else:
             for x in range(n_labels):
                 lab[_KEPT, i, x] = x
@@ -257,12 +276,16 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
                 tau_scale = max(tau_scale, abs(tab[_T_IN_MAX, x]))
             if i < n - 1:
                 tau_scale = max(tau_scale, abs(tab[_T_OUT_MAX, x]))
+            theta_kept = max(theta_kept, abs(theta[i, x]))
+            tau_kept = max(tau_kept, max(tab[_T_ROW_ABS, x], tab[_T_COL_ABS, x]))
         theta_scale = max(theta_scale, abs(top))
         lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1
         cnt[_NKEPT, i] = k
         in_dom[i, arg] = _SOLVED
-    return _EPS * (1.0 + theta_scale + tau_scale)
+    big_s = (1.0 + 8.0 * _UNIT) * (tau_kept + theta_kept)
+    error = 16.0 * _UNIT * (2.0 * tau_kept + 2.0 * theta_kept + 6.0 * big_s)
+    return _EPS * (theta_scale + tau_scale), error, big_s
 
 
 # --------------------------------------------------------------------------- restricted LP (messages)
@@ -638,7 +661,7 @@ def _run(
     still certified: Viterbi's score is the optimum)."""
     if rc != EQ12 and rc != EQ8 and rc != EQ9:
         raise ValueError("reduced_cost must be 0 (eq. 12), 1 (eq. 8) or 2 (eq. 9)")
-    eps = _setup(theta, tab, prune, margin, lab, cnt, in_dom)
+    eps, error, big_s = _setup(theta, tab, prune, margin, lab, cnt, in_dom)
     n = theta.shape[0]
     two = rc == EQ12
     g = 0.5 if rc == EQ9 else 1.0
@@ -683,7 +706,7 @@ def _run(
         if n_found == 0:
             converged = stop = True
         elif gap > 0.0:
-            bound = _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms)
+            bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
             score = 0.0
             for j in range(n):
                 score += vec[_M, j]
@@ -710,10 +733,14 @@ def _run(
     for j in range(last, 0, -1):
         labels[j - 1] = lab[_BP, j, labels[j]]
     score = _score(theta, tau, labels)
-    bound = _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms)
+    bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
     fallback = score == -np.inf  # the LP's answer uses a forbidden transition (its floor was not deep enough)
     if converged and not fallback:
-        fallback = bound - score > _CERT_RTOL * (1.0 + _magnitude(theta, tau, labels))
+        tolerance = _CERT_RTOL * _magnitude(theta, tau, labels)
+        if bound - score > tolerance:  # the a-priori rounding bounds are loose: measure the tight ones
+            error, big_s = _rounding(theta, tab, two, msg, vec, lab, cnt)
+            bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
+            fallback = bound - score > tolerance
     if fallback:
         labels, score = viterbi(theta, tau)
         converged = True
@@ -722,12 +749,12 @@ def _run(
 
 
 @numba.njit(cache=True, nogil=True)
-def _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms):
-    """The certified upper bound (*) on the optimum after an oracle round that found ``n_found`` terms above
-    ``eps`` summing to ``found`` (oracle scale): the restricted optimum ``N`` (summed exactly up to ``n^2 u S``),
-    plus every priced term's largest reduced cost, each known to within ``eps`` and the rounding bound ``E``."""
-    n = theta.shape[0]
-    error, big_s = _rounding(theta, tab, two, msg, vec, lab, cnt)
+def _dual_bound(vec, two, slack, found, n_found, terms, big_s):
+    """The certified upper bound (*) on the optimum after an oracle round that found ``n_found`` terms above its
+    threshold summing to ``found`` (oracle scale): the restricted optimum ``N`` (its float sum is within
+    ``n^2 u S`` of the exact one) plus every priced term's largest reduced cost, each known to within ``slack``
+    (the threshold plus the rounding bound ``E``)."""
+    n = vec.shape[1]
     total = 0.0
     other = 0.0
     for j in range(n):
@@ -736,7 +763,7 @@ def _dual_bound(theta, tab, two, msg, vec, lab, cnt, eps, found, n_found, terms)
             other += vec[_K, j]
     centre = 0.5 * (total + other) if two else total
     w = 2.0 if two else 1.0
-    return centre + (found + (terms - n_found) * eps + terms * error) / w + (n + 1.0) ** 2 * _UNIT * big_s
+    return centre + (found + terms * slack) / w + (n + 1.0) ** 2 * _UNIT * big_s
 
 
 @numba.njit(cache=True, nogil=True)

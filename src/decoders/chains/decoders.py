@@ -255,13 +255,13 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
         return problem
     labels = np.asarray(solution.structure, dtype=np.int64)
     score, scale = _score_and_scale(theta, tau, labels)
-    tol = VERIFY_RTOL * (1.0 + scale)
+    tol = VERIFY_RTOL * scale
     if not abs(score - solution.objective) <= tol:
         return f"objective {solution.objective!r} but the structure scores {score!r}"
     if solution.bound is None or not abs(solution.bound - solution.objective) <= tol:
         return f"bound {solution.bound!r} is not the objective {solution.objective!r}"
     best, best_score = viterbi(theta, tau)
-    tol = VERIFY_RTOL * (1.0 + max(scale, _score_and_scale(theta, tau, best)[1]))
+    tol = VERIFY_RTOL * max(scale, _score_and_scale(theta, tau, best)[1])
     if best_score - score > tol:
         return f"Viterbi finds {best.tolist()} scoring {best_score!r} > objective {score!r}"
     second = solution.stats.get("second")
@@ -274,9 +274,9 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
         claimed = solution.stats.get("second_score")
         if np.array_equal(second, labels):
             return "the second-best sequence equals the best"
-        if claimed is None or not abs(value - claimed) <= VERIFY_RTOL * (1.0 + other):
+        if claimed is None or not abs(value - claimed) <= VERIFY_RTOL * other:
             return f"second_score {claimed!r} but the second sequence scores {value!r}"
-        if value - score > VERIFY_RTOL * (1.0 + max(scale, other)):
+        if value - score > VERIFY_RTOL * max(scale, other):
             return f"the second sequence scores {value!r}, more than the best {score!r}"
     return None
 
