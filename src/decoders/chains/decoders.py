@@ -128,7 +128,13 @@ def decode_cg(
     ),
 )
 def decode_beam(instance: ChainInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
+    """Beam search; with forbidden transitions every kept prefix can die out (then status ``error``, no labels)."""
     labels, score = beam_search(instance.theta, instance.scores.tau, _width(width))
+    if score == -math.inf:
+        message = (
+            f"beam search of width {width} kept no sequence that avoids the forbidden (-inf) transitions"
+        )
+        return Solution(None, None, None, "error", {"error": message})
     return Solution(labels, score, None, "feasible")
 
 
