@@ -205,9 +205,10 @@ def test_decomposable_mindr_rejects_other_instances():
         decomposable_mindr(cycle.indptr, cycle.indices, [np.array([0, 1], np.int32), np.array([1], np.int32)])
     with pytest.raises(NotDecomposableError, match="connected"):
         decomposable_mindr(cycle.indptr, cycle.indices, [np.array([0, 3], np.int32), np.array([1], np.int32)])
-    apart = to_graph(nx.Graph([(0, 1), (2, 3)]), 4)
-    with pytest.raises(NotDecomposableError, match="component"):
-        decomposable_mindr(apart.indptr, apart.indices, [np.array([0], np.int32), np.array([3], np.int32)])
+    # sets in different components are not refused: each component is solved apart (the pairs across cost n)
+    apart = to_graph(nx.Graph([(0, 1), (2, 3), (3, 4)]), 5)
+    sets = [np.array([0, 1], np.int32), np.array([4, 3], np.int32), np.array([2], np.int32)]
+    assert decomposable_mindr(apart.indptr, apart.indices, sets).tolist() == [0, 1, 0]
 
 
 def test_spanning_tree_is_exact_when_the_graph_is_a_tree():

@@ -376,10 +376,11 @@ def test_hitting_distance_choice_on_a_path(tmp_path: Path) -> None:
     # path 0-1-2-3-4-5: sets {0, 5}, {1, 4}, {2} -> the choice near 2 is 1 and then 0 (hitting distances)
     links = np.array([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]])
     graph = undirected_lcc(6, links)
+    graph.save(tmp_path / "g.npz")
     instance = LinkingInstance(
         str(tmp_path / "g.npz"),
         (np.array([0, 5]), np.array([1, 4]), np.array([2])),
-        np.zeros(3),
+        np.zeros(3, dtype=np.int32),
         ("a",) * 3,
         "d",
     )

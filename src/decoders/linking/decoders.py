@@ -14,21 +14,45 @@ graph-free baseline (each set's first candidate: the ranking alone). ``max_candi
 first candidates before decoding (the candidate-count sweep); ``evaluate`` scores against the whole instance,
 so a target beyond the cut counts as a miss and the value keeps ``k`` as its denominator.
 
+**Unreachable pairs.** A pair of chosen vertices with no path between them in ``G`` plus the overlay (a
+disconnected graph; the overlay joins each set's own candidates, never two sets) costs ``n``, the number of graph
+vertices, which exceeds every hop distance (:func:`~decoders.linking.cost.unreachable_cost`). The same rule holds
+everywhere: in the cost every decoder reports, in CP-SAT's objective (``exact``), in Algorithm 1
+(``decomposable``: each connected component is solved on its own, the pairs across components adding the
+constant ``n`` each, since every set lies within one component), in the heuristics' distance sums, and in
+:func:`verify`.
+
+**Parameters** are checked before any work, with a :class:`~decoders.errors.ConfigError` naming the key:
+``connection`` one of ``maximal`` / ``minimal``; ``max_candidates`` None or an integer >= 1; ``seed`` an integer
+>= 0. The instance itself was checked when it was built (:class:`~decoders.linking.instance.LinkingInstance`).
+
+**Certificates.** :func:`verify` is the harness's check of every ``optimal`` record: the structure is one position
+per set, the objective equals the cost recomputed from the instance alone (scipy's breadth-first distances on ``G``
+plus the overlay of ``stats["connection"]``, on the instance cut to ``stats["max_candidates"]``), the bound equals
+the objective, no single set can move to another candidate and lower the cost, and, on instances with few
+choices, no choice at all costs less (enumeration).
+
 The PageRank vector depends on the graph only: it is computed once per graph path and process (on ``G`` without
 the overlay), so a worker's untimed warm-up call pays for it and timed calls do not.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
 
+from decoders.corpora.wikispeedia import Graph
+from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
-from decoders.linking.connection import connect
-from decoders.linking.cost import distance_cost
+from decoders.linking.connection import CONNECTIONS, connect
+from decoders.linking.cost import distance_cost, unreachable_cost
 from decoders.linking.decomposable import decomposable_mindr
 from decoders.linking.exact import exact_mindr
 from decoders.linking.heuristics import (
@@ -52,6 +76,33 @@ def graph_pagerank(graph_path: str) -> np.ndarray:
     return pagerank(graph.indptr, graph.indices)
 
 
+def _connection(connection: Any) -> str:
+    """The ``connection`` parameter: ``maximal`` or ``minimal``."""
+    if not isinstance(connection, str) or connection not in CONNECTIONS:
+        raise ConfigError(f"connection must be one of {', '.join(CONNECTIONS)}; got {connection!r}")
+    return connection
+
+
+def _max_candidates(max_candidates: Any) -> int | None:
+    """The ``max_candidates`` parameter: None (every candidate) or an integer >= 1."""
+    if max_candidates is None:
+        return None
+    if (
+        isinstance(max_candidates, bool)
+        or not isinstance(max_candidates, int | np.integer)
+        or max_candidates < 1
+    ):
+        raise ConfigError(f"max_candidates must be None or an integer >= 1; got {max_candidates!r}")
+    return int(max_candidates)
+
+
+def _seed(seed: Any) -> int:
+    """The ``seed`` parameter: an integer >= 0."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"seed must be an integer >= 0; got {seed!r}")
+    return int(seed)
+
+
 def _heuristic(
     instance: LinkingInstance,
     connection: str,
@@ -64,6 +115,7 @@ def _heuristic(
     (:meth:`~decoders.linking.instance.LinkingInstance.truncated`): the overlay, the choice and the cost are
     those of the cut instance, and the positions are valid in the whole one.
     """
+    connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
     graph = instance.graph
@@ -71,9 +123,9 @@ def _heuristic(
     positions = np.asarray(choose(graph.indptr, graph.indices, overlay, instance.sets), dtype=np.int64)
     selected = time.perf_counter()
     cost = distance_cost(instance, instance.chosen_vertices(positions), overlay)
-    stats = {"select_seconds": selected - started, "overlay_edges": overlay.n_edges}
+    stats = {"select_seconds": selected - started, "overlay_edges": overlay.n_edges, "connection": connection}
     if max_candidates is not None:
-        stats["max_candidates"] = int(max_candidates)
+        stats["max_candidates"] = max_candidates
     return Solution(positions, cost, None, "feasible", stats)
 
 
@@ -111,7 +163,7 @@ def decode_greedy(
     max_candidates: int | None = None,
 ) -> Solution:
     """Section 6's greedy baseline; the random start is drawn from ``seed`` (deterministic per seed)."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_seed(seed))
     return _heuristic(
         instance, connection, lambda p, i, o, sets: greedy_positions(p, i, o, sets, rng), max_candidates
     )
@@ -138,6 +190,7 @@ def decode_pagerank(
     max_candidates: int | None = None,
 ) -> Solution:
     """Highest PageRank of ``G`` per set (the vector is cached per graph; see the module docstring)."""
+    _connection(connection), _max_candidates(max_candidates)  # refused before the PageRank is computed
     scores = graph_pagerank(instance.graph_path)
     return _heuristic(
         instance, connection, lambda p, i, o, sets: score_positions(scores, sets), max_candidates
@@ -189,6 +242,7 @@ def decode_exact(
 ) -> Solution:
     """CP-SAT with one worker, seeded with the hitting-distance choice; ``timeout`` with its bound at the
     deadline. Among several optima CP-SAT returns any one (the solver, not the ranking, decides)."""
+    connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
     graph = instance.graph
@@ -199,7 +253,10 @@ def decode_exact(
         **result.stats,
         "select_seconds": time.perf_counter() - started,
         "overlay_edges": overlay.n_edges,
+        "connection": connection,
     }
+    if max_candidates is not None:
+        stats["max_candidates"] = max_candidates
     if result.optimal:
         return Solution(result.positions, result.cost, result.bound, "optimal", stats)
     return Solution(result.positions, result.cost, result.bound, "timeout", stats)
@@ -218,3 +275,127 @@ def evaluate(instance: LinkingInstance, solution: Solution) -> dict[str, float |
         "k": instance.k,
         "cost": float(solution.objective),
     }
+
+
+VERIFY_RTOL = 1e-9
+"""A certificate holds when its numbers agree within this share of the solution's magnitude (``sum |terms|``, the
+sum of the pair distances of the structure itself)."""
+
+VERIFY_ENUMERATE = 20_000
+""":func:`verify` enumerates every choice when there are at most this many (and few candidates to search from)."""
+
+VERIFY_ENUMERATE_CANDIDATES = 64
+
+
+@lru_cache(maxsize=2)
+def _adjacency(graph_path: str) -> sp.csr_array:
+    """``G`` as a scipy CSR matrix (verification only; built once per graph path and process)."""
+    graph = load_graph(graph_path)
+    n = graph.n_nodes
+    data = np.ones(graph.indices.size, dtype=np.int8)
+    return sp.csr_array((data, graph.indices, graph.indptr), shape=(n, n))
+
+
+def _hop_distances(
+    graph: Graph, adjacency: sp.csr_array, overlay: Overlay, sources: np.ndarray
+) -> np.ndarray:
+    """``out[s, v]`` = hop distance from ``sources[s]`` to every vertex ``v`` of ``G`` plus ``overlay`` (int64;
+    unreachable -> :func:`~decoders.linking.cost.unreachable_cost`), by scipy's unweighted shortest paths, not by
+    the decoders' BFS kernels."""
+    n = graph.n_nodes
+    if overlay.n_edges:
+        rows = np.repeat(overlay.nodes, np.diff(overlay.indptr))
+        extra = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, overlay.indices)), shape=(n, n))
+        adjacency = adjacency + extra
+    distances = shortest_path(adjacency, method="D", directed=True, unweighted=True, indices=sources)
+    distances = np.atleast_2d(distances)
+    out = np.full(distances.shape, unreachable_cost(graph), dtype=np.int64)
+    finite = np.isfinite(distances)
+    out[finite] = distances[finite].astype(np.int64)
+    return out
+
+
+def verify(instance: LinkingInstance, solution: Solution) -> str | None:
+    """The harness's certificate check of an ``optimal`` Solution (:func:`decoders.harness.protocol.get_verifier`).
+
+    Recomputes, from the instance alone (the graph file, the candidate sets and the connection named in
+    ``solution.stats``, on the instance cut to ``stats["max_candidates"]`` when the decoder cut it): the structure
+    is one integer position per set, in range; its cost ``sum_{i<j} d(x_i, x_j)``, with scipy's hop distances on
+    ``G`` plus the connection overlay (unreachable pairs cost ``n``, as in every decoder), equals the objective;
+    the bound (a lower bound: MinDR is a minimisation) equals the objective; no set can move to another of its
+    candidates, the others fixed, and lower the cost; and when there are at most :data:`VERIFY_ENUMERATE` choices,
+    none costs less. The tolerance is :data:`VERIFY_RTOL` times the structure's own cost (the sum of its
+    non-negative pair distances), so nothing the structure does not use widens it. Returns None when everything
+    holds, else the reason.
+    """
+    stats = solution.stats or {}
+    try:
+        connection = _connection(stats.get("connection", "maximal"))
+        max_candidates = _max_candidates(stats.get("max_candidates"))
+    except ConfigError as exc:
+        return f"stats do not name the decoded problem: {exc}"
+    instance = instance.truncated(max_candidates)
+    sizes = np.array([s.size for s in instance.sets])
+    if solution.structure is None:
+        return "no structure"
+    positions = np.asarray(solution.structure)
+    if positions.shape != (instance.k,) or positions.dtype.kind not in "iu":
+        return (
+            f"structure must be {instance.k} integer positions (one per set); got shape {positions.shape}, "
+            f"dtype {positions.dtype}"
+        )
+    outside = (positions < 0) | (positions >= sizes)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        cut = f" (cut to max_candidates = {max_candidates})" if max_candidates is not None else ""
+        return (
+            f"structure[{i}] = {positions[i].item()!r} is not a position in set {i} of size {sizes[i]}{cut}"
+        )
+    positions = positions.astype(np.int64)
+    graph = instance.graph
+    overlay = connect(graph, instance.sets, connection)
+    chosen = instance.chosen_vertices(positions)
+    unique, inverse = np.unique(chosen, return_inverse=True)
+    # rows[i] = distances from the vertex chosen in set i
+    rows = _hop_distances(graph, _adjacency(instance.graph_path), overlay, unique)[inverse]
+    pair = rows[:, chosen]
+    cost = int(np.triu(pair, k=1).sum())
+    tol = VERIFY_RTOL * cost
+    where = f"on G plus the {connection} connection"
+    if not abs(solution.objective - cost) <= tol:
+        return f"objective {solution.objective!r} but the structure costs {cost} {where}"
+    if solution.bound is None or not abs(solution.bound - solution.objective) <= tol:
+        return f"bound {solution.bound!r} is not the objective {solution.objective!r}"
+    # One set moved, the others fixed: the cost changes by sum_{j != i} d(x_j, c) - d(x_j, x_i).
+    pulls = pair.sum(axis=0)  # pulls[i] = sum_j d(x_j, x_i) (d(x_i, x_i) = 0)
+    total = rows.sum(axis=0)
+    for i, candidates in enumerate(instance.sets):
+        others = total[candidates] - rows[i, candidates]
+        better = int(np.argmin(others))
+        if others[better] < pulls[i]:
+            return (
+                f"set {i} moved to position {better} (vertex {int(candidates[better])}), the others fixed, costs "
+                f"{cost - int(pulls[i]) + int(others[better])} < objective {cost} {where}"
+            )
+    return _enumerate_problem(instance, graph, overlay, cost, where)
+
+
+def _enumerate_problem(
+    instance: LinkingInstance, graph: Graph, overlay: Overlay, cost: int, where: str
+) -> str | None:
+    """On an instance with few choices: a choice costing less than ``cost``, if there is one."""
+    sizes = [s.size for s in instance.sets]
+    candidates = np.unique(np.concatenate(instance.sets))
+    if np.prod(sizes, dtype=np.float64) > VERIFY_ENUMERATE or candidates.size > VERIFY_ENUMERATE_CANDIDATES:
+        return None
+    distances = _hop_distances(graph, _adjacency(instance.graph_path), overlay, candidates)
+    index = [np.searchsorted(candidates, s) for s in instance.sets]
+    grid = np.indices(sizes).reshape(len(sizes), -1)
+    totals = np.zeros(grid.shape[1], dtype=np.int64)
+    for i, j in itertools.combinations(range(len(sizes)), 2):
+        block = distances[np.ix_(index[i], instance.sets[j])]
+        totals += block[grid[i], grid[j]]
+    best = int(np.argmin(totals))
+    if totals[best] < cost:
+        return f"the choice {grid[:, best].tolist()} costs {int(totals[best])} < objective {cost} {where}"
+    return None

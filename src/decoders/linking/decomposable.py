@@ -13,6 +13,11 @@ independently, the member minimising the weighted sum. Weights count member sets
 chosen vertex to the pairs crossing a bridge), so with one set per group this is exactly Algorithm 1.
 Distances in a sub-instance equal those in the whole graph (all cuts are bridges), so the base case searches the
 whole graph from each ``B`` vertex, stopping once the group's vertices are reached.
+
+A disconnected instance (groups in several connected components of the graph plus the overlay) is solved one
+component at a time: every group lies within one component, so a pair of sets in different components has no
+path whatever the choice and adds the same constant (:func:`~decoders.linking.cost.unreachable_cost`, ``n``, in
+the cost every decoder reports), and the optimum is the union of the components' optima.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 
 from decoders.errors import DecodersError
 from decoders.linking.connection import induced_components
-from decoders.linking.distances import group_distances
+from decoders.linking.distances import bfs_until, group_distances
 from decoders.linking.overlay import Overlay, empty_overlay
 
 
@@ -187,8 +192,7 @@ def decomposable_mindr(
 
     ``sets`` are vertex arrays of the CSR graph (plus ``overlay``); ``groups`` (default: one set each) lists the
     sets that are split as one unit (section 5.1). Raises :class:`NotDecomposableError` when a sub-instance of
-    several groups has no useful edge, i.e. the instance is not decomposable, or the groups are not in one
-    connected component.
+    several groups has no useful edge, i.e. the instance is not decomposable. Groups in different connected components are solved apart (see the module docstring).
     """
     overlay = empty_overlay() if overlay is None else overlay
     sets = [np.ascontiguousarray(s, dtype=np.int32) for s in sets]
@@ -208,7 +212,10 @@ def decomposable_mindr(
     st_skip = np.empty(n, dtype=np.bool_)
     positions = np.zeros(len(sets), dtype=np.int64)
     # Sub-instances: (label of its component, its groups, the multiset B as (vertex, weight) pairs).
-    pending: list[tuple[int, list[int], list[tuple[int, int]]]] = [(0, list(range(len(groups))), [])]
+    # One per connected component to begin with (label 0 throughout: a search never leaves its component).
+    pending: list[tuple[int, list[int], list[tuple[int, int]]]] = [
+        (0, part, []) for part in _components(indptr, indices, overlay, members)
+    ]
     next_label = 1
     while pending:
         current, active, extra = pending.pop()
@@ -244,6 +251,21 @@ def decomposable_mindr(
         pending.append((next_label, inside_groups, [*extra_inside, (int(u), pull_inside)]))
         next_label += 1
     return positions
+
+
+def _components(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, members: list[np.ndarray]
+) -> list[list[int]]:
+    """The groups partitioned by connected component (each group induces a connected subgraph, so one of its
+    vertices tells its component): one search per component, each stopping once every group is reached."""
+    remaining = list(range(len(members)))
+    parts = []
+    while remaining:
+        targets = np.concatenate([members[g] for g in remaining]).astype(np.int32)
+        dist = bfs_until(indptr, indices, members[remaining[0]][:1], targets, overlay)
+        parts.append([g for g in remaining if dist[members[g][0]] >= 0])
+        remaining = [g for g in remaining if dist[members[g][0]] < 0]
+    return parts
 
 
 def _solve_single(

@@ -18,7 +18,9 @@ their sets sorted by vertex id (ties there go to the lowest id, which the random
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import zipfile
+from dataclasses import InitVar, dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -32,41 +34,163 @@ def load_graph(path: str) -> Graph:
     return Graph.load(path)
 
 
+@lru_cache(maxsize=64)
+def graph_order(path: str) -> int:
+    """Number of vertices of the graph saved at ``path`` (a :meth:`Graph.save` ``.npz``), read from the shape of
+    its ``indptr`` array alone (the ``.npy`` header, not the arrays), once per path and process.
+
+    Raises FileNotFoundError naming the path when there is no such file, ValueError when it is not a saved graph.
+    """
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"LinkingInstance.graph_path = {path!r}: no graph file there")
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open("indptr.npy") as handle:
+            version = np.lib.format.read_magic(handle)
+            readers = {
+                (1, 0): np.lib.format.read_array_header_1_0,
+                (2, 0): np.lib.format.read_array_header_2_0,
+            }
+            if version not in readers:
+                raise ValueError(f".npy format version {version}")
+            shape, _, dtype = readers[version](handle)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise ValueError(
+            f"LinkingInstance.graph_path = {path!r} is not a saved Graph (.npz with indptr, indices, "
+            f"original_node): {exc}"
+        ) from None
+    if len(shape) != 1 or shape[0] < 1 or np.dtype(dtype).kind not in "iu":
+        raise ValueError(
+            f"LinkingInstance.graph_path = {path!r} is not a saved Graph: indptr has shape {shape}, dtype {dtype}"
+        )
+    return int(shape[0]) - 1
+
+
 def rank_of(candidates: np.ndarray, vertex: int) -> int:
     """Position of ``vertex`` in the candidate array ``candidates`` (ranked, not sorted), or -1 if absent."""
     where = np.flatnonzero(np.asarray(candidates) == vertex)
     return int(where[0]) if where.size else -1
 
 
+def _refuse(array: np.ndarray, field_name: str, bad: np.ndarray, what: str) -> None:
+    """Raise a ValueError naming the field, the first offending position and its value, if ``bad`` has any."""
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{field_name}{list(where)} = {array[where].item()!r} is {what}")
+
+
+def _integer_array(field_name: str, values, what: str) -> np.ndarray:
+    """``values`` as a 1-d numpy array of integers, else a ValueError naming the field (floats such as 2.0 and
+    booleans are refused, never truncated or read as 0/1)."""
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{field_name} must be a 1-d array of {what}; got shape {array.shape}")
+    if array.size and array.dtype.kind not in "iu":
+        raise ValueError(
+            f"{field_name} must hold integer {what}; got dtype {array.dtype} ({field_name}[0] = {array[0].item()!r})"
+        )
+    return array
+
+
 @dataclass(eq=False)
 class LinkingInstance:
     """One document: ``sets[i]`` = candidate vertices of mention ``i`` (distinct, int32), ``gold[i]`` = position
-    of the fair candidate in ``sets[i]`` (-1 when the link target is not among the candidates)."""
+    of the fair candidate in ``sets[i]`` (-1 when the link target is not among the candidates).
+
+    Validated once, at construction (decoders and their timed kernels trust it): the graph file exists and its
+    vertex count ``n`` is read from the array header (:func:`graph_order`); there is at least one set; every set
+    is a non-empty 1-d array of distinct integer vertex ids in ``0..n-1`` (floats, booleans, -1 and ids past
+    ``n - 1`` are refused, never truncated or wrapped); ``gold`` holds one integer per set in ``-1..size-1``;
+    ``mentions`` one string per set. Errors are ValueError (FileNotFoundError for a missing graph file) naming
+    the field, the index and the offending value. ``n_vertices`` is for a caller that holds the graph in memory
+    (:func:`decoders.linking.synthetic.plant_instances` on the scaling table's unsaved graphs): it stands in for
+    the file when there is none yet, and must agree with the file when there is one.
+    """
 
     graph_path: str
     sets: tuple[np.ndarray, ...]
     gold: np.ndarray  # int32 (k,)
     mentions: tuple[str, ...]  # surface text of each mention (for reports; decoders ignore it)
     document: str  # document id / title
+    n_vertices: InitVar[int | None] = None
 
-    def __post_init__(self) -> None:
-        self.sets = tuple(np.ascontiguousarray(s, dtype=np.int32) for s in self.sets)
-        self.gold = np.ascontiguousarray(self.gold, dtype=np.int32)
-        k = len(self.sets)
-        if k < 1:
-            raise ValueError("a linking instance needs at least one candidate set")
-        if self.gold.shape != (k,) or len(self.mentions) != k:
+    def __post_init__(self, n_vertices: int | None) -> None:
+        if isinstance(self.graph_path, os.PathLike):
+            self.graph_path = os.fspath(self.graph_path)
+        if not isinstance(self.graph_path, str):
+            raise ValueError(f"LinkingInstance.graph_path must be a path; got {self.graph_path!r}")
+        n = self._graph_order(n_vertices)
+        if isinstance(self.sets, np.ndarray) and self.sets.ndim < 2:
             raise ValueError(
-                f"gold and mentions must have one entry per set ({k}); got {self.gold.shape}, "
-                f"{len(self.mentions)}"
+                f"LinkingInstance.sets must be a sequence of candidate arrays; got an array of shape {self.sets.shape}"
             )
-        for i, candidates in enumerate(self.sets):
-            if candidates.ndim != 1 or candidates.size == 0:
-                raise ValueError(f"candidate set {i} must be a non-empty 1-d array")
-            if np.unique(candidates).size != candidates.size:
-                raise ValueError(f"candidate set {i} repeats a vertex")
-            if not -1 <= int(self.gold[i]) < candidates.size:
-                raise ValueError(f"gold[{i}] = {int(self.gold[i])} is not a position in set {i}")
+        sets = tuple(self.sets)
+        k = len(sets)
+        if k < 1:
+            raise ValueError(
+                "LinkingInstance.sets is empty: a linking instance needs at least one candidate set"
+            )
+        checked = []
+        for i, candidates in enumerate(sets):
+            field_name = f"LinkingInstance.sets[{i}]"
+            array = np.asarray(candidates)
+            if array.ndim == 1 and array.size == 0:
+                raise ValueError(f"{field_name} is empty: every mention needs at least one candidate")
+            array = _integer_array(field_name, array, "vertex ids")
+            outside = (array < 0) | (array > n - 1)
+            _refuse(array, field_name, outside, f"not a vertex of the graph {self.graph_path} (0..{n - 1})")
+            _, first = np.unique(array, return_index=True)
+            if first.size != array.size:
+                repeated = np.ones(array.size, dtype=bool)
+                repeated[first] = False
+                position = int(np.flatnonzero(repeated)[0])
+                earlier = int(np.flatnonzero(array == array[position])[0])
+                raise ValueError(
+                    f"{field_name}[{position}] = {array[position].item()!r} repeats {field_name}[{earlier}]: "
+                    "candidates must be distinct"
+                )
+            checked.append(np.ascontiguousarray(array, dtype=np.int32))
+        self.sets = tuple(checked)
+        gold = _integer_array("LinkingInstance.gold", self.gold, "positions")
+        if gold.shape != (k,):
+            raise ValueError(
+                f"LinkingInstance.gold must have one position per set ({k}); got shape {gold.shape}"
+            )
+        sizes = np.array([s.size for s in self.sets])
+        outside = (gold < -1) | (gold >= sizes)
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"LinkingInstance.gold[{i}] = {gold[i].item()!r} is not a position in LinkingInstance.sets[{i}] "
+                f"(-1..{sizes[i] - 1}; -1: the target is not among the candidates)"
+            )
+        self.gold = np.ascontiguousarray(gold, dtype=np.int32)
+        if isinstance(self.mentions, str) or len(self.mentions) != k:
+            raise ValueError(
+                f"LinkingInstance.mentions must have one entry per set ({k}); got {self.mentions!r}"
+            )
+        self.mentions = tuple(self.mentions)
+
+    def _graph_order(self, n_vertices: int | None) -> int:
+        """The graph's vertex count: from the file's header, or ``n_vertices`` when there is no file (yet)."""
+        if n_vertices is None:
+            return graph_order(self.graph_path)
+        if isinstance(n_vertices, bool) or not isinstance(n_vertices, int | np.integer) or n_vertices < 1:
+            raise ValueError(f"LinkingInstance n_vertices must be a positive integer; got {n_vertices!r}")
+        if os.path.exists(self.graph_path) and graph_order(self.graph_path) != n_vertices:
+            raise ValueError(
+                f"LinkingInstance n_vertices = {n_vertices} but the graph {self.graph_path} has "
+                f"{graph_order(self.graph_path)} vertices"
+            )
+        return int(n_vertices)
+
+    @classmethod
+    def _trusted(cls, graph_path: str, sets, gold, mentions, document) -> LinkingInstance:
+        """An instance derived from a validated one (no second validation: e.g. :meth:`truncated`, which runs
+        inside the timed decoders)."""
+        instance = object.__new__(cls)
+        instance.graph_path, instance.sets, instance.gold = graph_path, tuple(sets), gold
+        instance.mentions, instance.document = mentions, document
+        return instance
 
     @property
     def k(self) -> int:
@@ -104,12 +228,12 @@ class LinkingInstance:
             raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
         if max_candidates is None or all(s.size <= max_candidates for s in self.sets):
             return self
-        return LinkingInstance(
-            graph_path=self.graph_path,
-            sets=tuple(s[:max_candidates] for s in self.sets),
-            gold=np.where(self.gold < max_candidates, self.gold, -1),
-            mentions=self.mentions,
-            document=self.document,
+        return LinkingInstance._trusted(
+            self.graph_path,
+            tuple(np.ascontiguousarray(s[:max_candidates]) for s in self.sets),
+            np.where(self.gold < max_candidates, self.gold, -1).astype(np.int32),
+            self.mentions,
+            self.document,
         )
 
     def gold_structure(self) -> np.ndarray | None:

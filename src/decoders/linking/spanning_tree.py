@@ -10,8 +10,11 @@ and with it the choice among candidates that tie on ``G``, follows the ranking, 
 tie-break does (:mod:`decoders.linking.heuristics`), not the vertex ids. Only the tree paths joining groups are kept (branches leading to no group change no
 distance between candidates). The graph ``H`` = those tree edges + every edge inside a group (of ``G`` and of the
 connection overlay) is decomposable, so :func:`~decoders.linking.decomposable.decomposable_mindr` solves MinDR
-on ``H`` exactly; on ``G`` that is a heuristic, since ``H``'s distances are longer. Groups the traversal cannot
-reach (a disconnected ``G``) are tied to the first group by a virtual edge so the solve can proceed.
+on ``H`` exactly; on ``G`` that is a heuristic, since ``H``'s distances are longer. On a disconnected graph the
+traversal restarts from the first group it has not reached, so ``T`` is a spanning forest with one tree per
+connected component, and Algorithm 1 solves the components apart: a pair of sets in different components costs
+``n`` whatever the choice (:func:`~decoders.linking.cost.unreachable_cost`), as in every decoder, never a
+distance through an edge that is not there.
 """
 
 from __future__ import annotations
@@ -50,8 +53,9 @@ def listed_once(vertices: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _quotient_bfs(indptr, indices, ov_nodes, ov_indptr, ov_indices, group_of, group_ptr, group_vertices):
-    """BFS of ``G/~`` from group 0: ``parent[v]`` for non-group vertices, and for each group the ``G`` edge
-    ``(entry_from[g], entry_to[g])`` through which it was discovered (-1 for group 0 and unreached groups)."""
+    """BFS of ``G/~`` from group 0, restarted from the first unreached group while some are left (a spanning
+    forest, one tree per component): ``parent[v]`` for non-group vertices, and for each group the ``G`` edge
+    ``(entry_from[g], entry_to[g])`` through which it was discovered (-1 for the root group of each tree)."""
     n = indptr.shape[0] - 1
     n_groups = group_ptr.shape[0] - 1
     parent = np.full(n, -1, np.int32)
@@ -60,49 +64,56 @@ def _quotient_bfs(indptr, indices, ov_nodes, ov_indptr, ov_indices, group_of, gr
     entry_from = np.full(n_groups, -1, np.int32)
     entry_to = np.full(n_groups, -1, np.int32)
     tail = 0
-    for e in range(group_ptr[0], group_ptr[1]):
-        seen[group_vertices[e]] = True
-        queue[tail] = group_vertices[e]
-        tail += 1
-    discovered = 1
     head = 0
+    discovered = 0
     n_ov = ov_nodes.shape[0]
-    while head < tail and discovered < n_groups:
-        u = queue[head]
-        head += 1
-        lo = 0
-        hi = 0
-        if n_ov > 0:
-            slot = np.searchsorted(ov_nodes, u)
-            if slot < n_ov and ov_nodes[slot] == u:
-                lo = ov_indptr[slot]
-                hi = ov_indptr[slot + 1]
-        degree = indptr[u + 1] - indptr[u]
-        for j in range(degree + hi - lo):
-            w = indices[indptr[u] + j] if j < degree else ov_indices[lo + j - degree]
-            if seen[w]:
-                continue
-            g = group_of[w]
-            if g < 0:
-                seen[w] = True
-                parent[w] = u
-                queue[tail] = w
-                tail += 1
-            else:
-                entry_from[g] = u
-                entry_to[g] = w
-                discovered += 1
-                for e in range(group_ptr[g], group_ptr[g + 1]):
-                    seen[group_vertices[e]] = True
-                    queue[tail] = group_vertices[e]
+    for root in range(n_groups):
+        if discovered == n_groups:
+            break
+        if seen[group_vertices[group_ptr[root]]]:
+            continue
+        for e in range(group_ptr[root], group_ptr[root + 1]):
+            seen[group_vertices[e]] = True
+            queue[tail] = group_vertices[e]
+            tail += 1
+        discovered += 1
+        while head < tail and discovered < n_groups:
+            u = queue[head]
+            head += 1
+            lo = 0
+            hi = 0
+            if n_ov > 0:
+                slot = np.searchsorted(ov_nodes, u)
+                if slot < n_ov and ov_nodes[slot] == u:
+                    lo = ov_indptr[slot]
+                    hi = ov_indptr[slot + 1]
+            degree = indptr[u + 1] - indptr[u]
+            for j in range(degree + hi - lo):
+                w = indices[indptr[u] + j] if j < degree else ov_indices[lo + j - degree]
+                if seen[w]:
+                    continue
+                g = group_of[w]
+                if g < 0:
+                    seen[w] = True
+                    parent[w] = u
+                    queue[tail] = w
                     tail += 1
+                else:
+                    entry_from[g] = u
+                    entry_to[g] = w
+                    discovered += 1
+                    for e in range(group_ptr[g], group_ptr[g + 1]):
+                        seen[group_vertices[e]] = True
+                        queue[tail] = group_vertices[e]
+                        tail += 1
+        head = tail  # what is left of this component's queue cannot reach another component
     return parent, entry_from, entry_to
 
 
 def tree_edges(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, group_vertices: list[np.ndarray]
 ) -> np.ndarray:
-    """The ``G`` edges ``T'`` of the BFS spanning tree of ``G/~`` that lie on paths between groups ((m, 2))."""
+    """The ``G`` edges ``T'`` of the BFS spanning forest of ``G/~`` that lie on paths between groups ((m, 2))."""
     n = indptr.shape[0] - 1
     group_of = np.full(n, -1, dtype=np.int32)
     for g, vertices in enumerate(group_vertices):
@@ -116,8 +127,7 @@ def tree_edges(
     edges: list[tuple[int, int]] = []
     on_tree: set[int] = set()
     for g in range(1, len(group_vertices)):
-        if entry_from[g] < 0:  # unreachable group: a virtual edge keeps the instance connected
-            edges.append((int(group_vertices[0][0]), int(group_vertices[g][0])))
+        if entry_from[g] < 0:  # the root of its component's tree
             continue
         edges.append((int(entry_from[g]), int(entry_to[g])))
         v = int(entry_from[g])

@@ -178,6 +178,7 @@ def plant_instances(
             gold=np.array(gold),
             mentions=tuple(f"planted {v}" for v in planted),
             document=f"planted-{len(instances)}",
+            n_vertices=graph.n_nodes,  # the scaling table's graphs are never saved
         )
         instances.append((f"planted-{len(instances)}", instance.n_candidates, instance))
     return instances
