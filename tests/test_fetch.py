@@ -66,6 +66,29 @@ def test_mirror_copy_and_gzip_stored(tmp_path):
     assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["a.txt", "b.conllu"]
 
 
+def test_verified_store_keeps_files_a_failed_fetch_would_lose(tmp_path):
+    """A verified file is kept under its sha256 (the same inode as the output); a fetch that runs again takes it
+    from there, with the mirror gone and no network, and a store file whose bytes changed is not trusted."""
+    data = b"verified once\n"
+    mirror = tmp_path / "mirror" / "corp"
+    mirror.mkdir(parents=True)
+    (mirror / "v.txt").write_bytes(data)
+    (item,) = corpus_files("corp", {"url": "http://127.0.0.1:9/none/", "files": {"v.txt": sha(data)}})
+    store, dest = tmp_path / "raw" / ".verified", tmp_path / "raw" / "corp" / "v.txt"
+    assert fetch_file(item, dest, tmp_path / "mirror", store=store) == "mirror"
+    kept = store / sha(data)
+    assert kept.read_bytes() == data and kept.stat().st_ino == dest.stat().st_ino
+    dest.unlink()  # what Snakemake does to a job's outputs before running it
+    assert fetch_file(item, dest, tmp_path / "gone", store=store) == "verified store"
+    assert dest.read_bytes() == data
+    dest.unlink()
+    kept.write_bytes(b"changed behind our back\n")  # the same inode: the output changed too
+    with pytest.raises(FetchError, match="download from http://127.0.0.1:9/none/v.txt failed"):
+        fetch_file(item, dest, tmp_path / "gone", store=store)
+    assert not kept.exists() and not dest.exists()
+    assert sorted(p.name for p in tmp_path.joinpath("raw").rglob("*") if p.is_file()) == []
+
+
 def test_corrupted_mirror_names_file_hashes_and_url(tmp_path):
     mirror = tmp_path / "mirror" / "corp"
     mirror.mkdir(parents=True)

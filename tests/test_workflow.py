@@ -5,9 +5,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -47,19 +49,42 @@ def snakemake(
     return subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+# Corpora only the experiments not built yet (bnb, ppc) read: neither fetched nor prepared.
+UNUSED_CORPORA = ("ud_chinese_gsd", "cdt_danish_ddt_v1", "ud_italian_partut", "ud_hungarian_szeged")
+
+
 def test_default_config_dry_run(repo_root, tmp_path):
-    """`snakemake -n` on the default configuration plans every fetch, prepare and table job."""
+    """`snakemake -n` on the default configuration plans every fetch, prepare and table job of the built
+    experiments, no fetch of a corpus only the others use, and timed jobs that reserve every core."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    command = [str(BIN / "snakemake"), "-n", "--quiet", "rules", "--directory", str(tmp_path)]
+    command = [
+        str(BIN / "snakemake"),
+        "-n",
+        "--cores",
+        "2",
+        "--directory",
+        str(tmp_path),
+        "--config",
+        "mirror=null",
+    ]
     command += ["--snakefile", str(repo_root / "Snakefile"), "--configfile", str(repo_root / "config.yaml")]
     result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     for corpus in load_yaml(repo_root / "config.yaml")["corpora"]:
-        assert f"fetch_{corpus}" in result.stdout
-    for rule in ("prepare_conllu", "prepare_conllx", "prepare_wsj", "prepare_uner", "prepare_textbooks"):
-        assert rule in result.stdout
-    for rule in ("prepare_wikispeedia", "prepare_elevant", "corpora_table"):
-        assert rule in result.stdout
+        assert (f"rule fetch_{corpus}:" in result.stdout) == (corpus not in UNUSED_CORPORA), corpus
+    for rule in ("prepare_conllu", "prepare_wsj", "prepare_uner", "prepare_textbooks"):
+        assert f"rule {rule}:" in result.stdout
+    for rule in ("prepare_wikispeedia", "prepare_elevant", "corpora_table", "results_page"):
+        assert f"rule {rule}:" in result.stdout
+    assert "rule prepare_conllx:" not in result.stdout  # ddt is read by ppc only
+    threads = {}
+    for block in result.stdout.split("\n\n"):
+        rule = re.search(r"^(?:local)?rule (\w+):", block, flags=re.MULTILINE)
+        count = re.search(r"^\s+threads: (\d+)", block, flags=re.MULTILINE)
+        if rule and count:
+            threads.setdefault(rule.group(1), set()).add(int(count.group(1)))
+    assert threads["decode"] == {2} and threads["linking_scaling"] == {2}
+    assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}
 
 
 @pytest.fixture(scope="module")
@@ -70,21 +95,10 @@ def finished_run(repo_root, mirror, tmp_path_factory):
     return workdir
 
 
-def test_run_prepares_every_dataset(finished_run, repo_root):
+def test_run_prepares_every_used_dataset(finished_run, repo_root):
     table = pd.read_csv(finished_run / "results" / "tables" / "corpora.csv")
-    expected = {
-        "wsj",
-        "ewt",
-        "ewt-ner",
-        "gsd",
-        "ddt",
-        "partut",
-        "szeged",
-        "textbooks",
-        "wikispeedia",
-        "elevant",
-    }
-    assert set(table["dataset"]) == expected
+    assert set(table["dataset"]) == {"wsj", "ewt", "ewt-ner", "textbooks", "wikispeedia", "elevant"}
+    assert {p.name for p in (finished_run / "data" / "raw").iterdir()}.isdisjoint(UNUSED_CORPORA)
     sentences = table.set_index(["dataset", "split"])["sentences"]
     assert sentences["ewt", "train"] == 40 and sentences["wsj", "test"] == 40
     nodes = table.set_index(["dataset", "split"])["nodes"]
@@ -148,10 +162,96 @@ def test_run_decodes_every_linking_variant(finished_run):
 
 
 def test_report(finished_run, repo_root, mirror):
-    result = snakemake(repo_root, finished_run, "--report", "results/report.html", mirror=mirror)
+    """The report holds every table (as CSV) and figure of the results page, and the page itself; the page shows
+    every table and figure the run wrote."""
+    result = snakemake(repo_root, finished_run, "--report", "results/report.zip", mirror=mirror)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    html = (finished_run / "results" / "report.html").read_text(encoding="utf-8", errors="replace")
-    assert "corpora.csv" in html and "Prepared corpora" in html and "table1.csv" in html
+    with zipfile.ZipFile(finished_run / "results" / "report.zip") as archive:
+        names = [Path(name).name for name in archive.namelist() if "/data/raw/" in name]
+        html = archive.read("report/report.html").decode("utf-8", errors="replace")
+    results = finished_run / "results"
+    page = (results / "RESULTS.md").read_text(encoding="utf-8")
+    tables = sorted((results / "tables").rglob("*.md"))
+    figures = sorted((results / "figures").rglob("*.png"))
+    for table in tables:
+        title = table.read_text(encoding="utf-8").splitlines()[0].removeprefix("### ")
+        assert f"#### {title}" in page, table
+    for figure in figures:
+        assert f"]({figure.relative_to(results).as_posix()})" in page, figure
+    expected = [t.with_suffix(".csv").name for t in tables] + [f.name for f in figures] + ["RESULTS.md"]
+    assert sorted(names) == sorted(expected)
+    assert "Prepared corpora" in html and "Not built yet" in html
+
+
+def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):
+    """Every job has a benchmark file (peak memory, wall time); none peaked above the mem_mb it declares; the
+    results page and the resources table summarise them per rule."""
+    from decoders.tables.resources import job_usage, with_declared
+
+    config = load_yaml(repo_root / "config.yaml")
+    jobs = with_declared(job_usage(finished_run / "results" / "benchmarks"), config)
+    assert {"fetch", "prepare", "chains_train", "decode", "gather_runs", "titles_tables"} <= set(jobs["rule"])
+    assert (jobs.loc[jobs["rule"] == "decode", "job"].str.count("/") == 3).all()
+    assert jobs["within"].all(), jobs[~jobs["within"]]
+    table = pd.read_csv(finished_run / "results" / "tables" / "resources.csv").set_index("rule")
+    assert (
+        table.loc["decode", "jobs"] == (jobs["rule"] == "decode").sum() and table["over_declared"].sum() == 0
+    )
+    assert "Wall time and peak memory per rule" in (finished_run / "results" / "RESULTS.md").read_text()
+
+
+def raw_files(workdir: Path) -> dict[str, tuple[int, int, int]]:
+    """data/raw's files (the verified store included) with inode, size and modification time."""
+    raw = workdir / "data" / "raw"
+    return {
+        str(p.relative_to(raw)): (p.stat().st_ino, p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(raw.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture()
+def fetched(repo_root, mirror, tmp_path):
+    """A workdir whose UD English EWT corpus was fetched from the mirror."""
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    result = snakemake(repo_root, workdir, "--cores", "1", "fetch_ud_english_ewt", mirror=mirror)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return workdir
+
+
+def test_missing_mirror_is_one_line_error_at_load(repo_root, fetched, tmp_path):
+    """A mirror folder that does not exist stops the workflow before it plans anything, in one line that names
+    the folder and the way out; data/raw is untouched."""
+    before = raw_files(fetched)
+    missing = tmp_path / "no-such-mirror"
+    result = snakemake(repo_root, fetched, "--cores", "1", "fetch_ud_english_ewt", "-F", mirror=missing)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert f"mirror: {missing} is not a folder" in output and "mirror=null" in output
+    assert "Building DAG" not in output and len(output.strip().splitlines()) <= 4, output
+    assert raw_files(fetched) == before
+
+
+def test_another_path_to_the_mirror_reruns_nothing(repo_root, mirror, fetched, tmp_path):
+    """The mirror's path is not a parameter of the fetch jobs: the files are defined by their hashes."""
+    elsewhere = tmp_path / "mirror-link"
+    elsewhere.symlink_to(mirror, target_is_directory=True)
+    result = snakemake(repo_root, fetched, "-n", "fetch_ud_english_ewt", mirror=elsewhere)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Nothing to be done" in result.stdout + result.stderr, result.stdout
+
+
+def test_failed_refetch_keeps_verified_files(repo_root, fetched):
+    """A fetch job that runs again (forced) with no mirror and no network restores its files from the verified
+    store instead of losing them: Snakemake deletes a job's outputs before it runs."""
+    before = raw_files(fetched)
+    env = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}  # no network either way
+    result = snakemake(repo_root, fetched, "--cores", "1", "fetch_ud_english_ewt", "-F", mirror=None, env=env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    log = (fetched / "results" / "logs" / "fetch" / "ud_english_ewt.log").read_text()
+    assert log.count("<- verified store") == 3
+    assert raw_files(fetched) == before  # the same files: same inodes, sizes and times
 
 
 def test_corrupted_mirror_fails_fetch_and_leaves_nothing(repo_root, mirror, tmp_path):
@@ -165,6 +265,11 @@ def test_corrupted_mirror_fails_fetch_and_leaves_nothing(repo_root, mirror, tmp_
     log = (workdir / "results" / "logs" / "fetch" / "ud_english_ewt.log").read_text()
     assert result.returncode != 0
     assert str(dev) in log and "expected 531a54ff" in log
+    # a user's error, not a bug: one line in the log (which the default profile prints), no traceback
+    assert "Traceback" not in log and "Traceback" not in result.stdout + result.stderr
+    assert (
+        "ERROR decoders.rule.fetch_ud_english_ewt: ChecksumError: ud_english_ewt/en_ewt-ud-dev.conllu" in log
+    )
     assert "UD_English-EWT/15d613d8447b3478787d4c278730a1e48a945efb/en_ewt-ud-dev.conllu" in log
     raw = workdir / "data" / "raw" / "ud_english_ewt"
     assert not raw.exists() or list(raw.iterdir()) == []

@@ -10,6 +10,8 @@ rule chains_train:
         history="results/models/chains/{dataset}/{model}.history.json",
     log:
         "results/logs/chains/train/{dataset}/{model}.log",
+    benchmark:
+        benchmark_file("chains_train", "{dataset}/{model}")
     wildcard_constraints:
         dataset=wildcard_choice(CHAINS.get("datasets", [])),
         model=wildcard_choice(CHAINS.get("models", {})),
@@ -35,6 +37,8 @@ rule chains_crfsuite:
         "results/models/chains/{dataset}/crfsuite.model",
     log:
         "results/logs/chains/crfsuite/{dataset}.log",
+    benchmark:
+        benchmark_file("chains_crfsuite", "{dataset}")
     wildcard_constraints:
         dataset=wildcard_choice(CHAINS.get("datasets", [])),
     conda:
@@ -58,6 +62,8 @@ rule chains_instances:
         index=f"results/instances/chains/{{set}}/index.tsv",
     log:
         "results/logs/chains/instances/{set}.log",
+    benchmark:
+        benchmark_file("chains_instances", "{set}")
     wildcard_constraints:
         set=chains_set_pattern(),
     conda:
@@ -111,7 +117,11 @@ rule chains_tables:
             table=CHAINS_TABLES,
             suffix=["md", "tex"],
         ),
-        figure2_points="results/tables/chains/figure2.csv",
+        figure2_points=report(
+            "results/tables/chains/figure2.csv",
+            caption="../report/chains_figure2_points.rst",
+            category="chains",
+        ),
         figure2=report(
             "results/figures/chains/figure2.png",
             caption="../report/chains_figure2.rst",
@@ -129,6 +139,8 @@ rule chains_tables:
         ),
     log:
         "results/logs/chains/tables.log",
+    benchmark:
+        benchmark_file("chains_tables", "tables")
     conda:
         CONDA_ENV
     threads: 1

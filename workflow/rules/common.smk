@@ -8,6 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from decoders.config import validate_config
+from snakemake.exceptions import WorkflowError
+
 from decoders.errors import ConfigError
 from decoders.harness.runner import default_grace
 
@@ -15,6 +17,13 @@ from decoders.harness.runner import default_grace
 config.update(validate_config(config, workflow.source_path("../schemas/config.schema.yaml")))
 
 DATASETS = config["datasets"]
+
+# The mirror is read by fetch jobs only, but a mistyped folder is said at once, before any job is planned.
+if config["mirror"] is not None and not Path(config["mirror"]).is_dir():
+    raise ConfigError(
+        f"mirror: {config['mirror']} is not a folder (relative paths start in {Path.cwd()}); give the corpus "
+        "mirror's folder, or mirror: null (--config mirror=null) to download every corpus from upstream"
+    )
 
 # Every job runs in the project's pinned environment: with --use-conda the one environment.yml describes,
 # otherwise the Python environment running Snakemake (where `pip install -e .` put the package). A conda
@@ -42,7 +51,7 @@ def code_hash(*parts):
     digest = hashlib.sha256()
     for part in ("errors.py", "io.py", "workflow.py", *parts):
         path = root / part
-        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []:
+        for file in (sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []):
             digest.update(file.relative_to(root).as_posix().encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()
@@ -62,16 +71,52 @@ def job_mem_mb(key):
     to resources.max_mem_mb: a job failing for another reason than memory must not end up asking for more than
     any node has (SLURM then rejects it rather than running it again)."""
     mem_mb = _rule_resource(key, "mem_mb")
+    _check_mem_mb(f"rule {key}", mem_mb)
+    return lambda wildcards, attempt: min(mem_mb * attempt, RESOURCES["max_mem_mb"])
+
+
+def _check_mem_mb(what, mem_mb):
     cap = RESOURCES["max_mem_mb"]
     if mem_mb > cap:
-        raise ConfigError(f"resources: rule {key} asks for mem_mb {mem_mb}, more than max_mem_mb {cap}")
-    return lambda wildcards, attempt: min(mem_mb * attempt, cap)
+        raise ConfigError(f"resources: {what} asks for mem_mb {mem_mb}, more than max_mem_mb {cap}")
+
+
+def decode_mem_mb(wildcards, attempt):
+    """mem_mb of a decode job: its variant's own `mem_mb` (config.yaml; a solver that needs more than the rest,
+    such as SCIP) or resources.rules.decode, grown with each retry up to resources.max_mem_mb.
+    """
+    spec = variant_spec(wildcards)
+    mem_mb = spec.get("mem_mb", _rule_resource("decode", "mem_mb"))
+    _check_mem_mb(f"experiments.{wildcards.experiment}.variants.{wildcards.variant}", mem_mb)
+    return min(mem_mb * attempt, RESOURCES["max_mem_mb"])
+
+
+def benchmark_file(key, name):
+    """Where Snakemake records a job's wall time and peak memory (max_rss, MB): results/benchmarks/<key>/<name>.tsv,
+    keyed like resources.rules (fetch / prepare for their generated rules), so that every measured peak can be
+    set beside the mem_mb its rule declares (decoders.harness.usage)."""
+    return f"results/benchmarks/{key}/{name}.tsv"
 
 
 def job_runtime(key):
     """runtime in minutes of the jobs of rule `key`, grown with each retry, capped at resources.max_runtime."""
     minutes = _rule_resource(key, "runtime")
     return lambda wildcards, attempt: min(minutes * attempt, RESOURCES["max_runtime"])
+
+
+def timed_threads(wildcards):
+    """Threads of a job that measures time (decode, linking_scaling): with harness.exclusive (the default) every
+    core of a local run, so that no other job runs beside it and disturbs its timings, while the job decodes on
+    one thread (its worker process pins the numeric libraries to one: decoders.harness.runner). Without a core
+    count (a cluster executor: every job has an allocation of its own; profiles/slurm also sets these rules'
+    threads) or with exclusive: false, harness.threads."""
+    threads = config["harness"]["threads"]
+    if config["harness"]["exclusive"]:
+        try:
+            return max(workflow.cores, threads)
+        except WorkflowError:  # no --cores given
+            pass
+    return threads
 
 
 def harness_settings(experiment):
@@ -121,7 +166,8 @@ def prepared(dataset, name):
 
 def prepare_inputs(wildcards):
     """Named inputs of a prepare job: corpus files by role (a list of chapters per textbook), plus the document
-    index of a CoNLL-X treebank and the Wikispeedia articles that ELEVANT names are mapped to."""
+    index of a CoNLL-X treebank and the Wikispeedia articles that ELEVANT names are mapped to.
+    """
     spec = DATASETS[wildcards.dataset]
     inputs = {role: raw(ref) for role, ref in spec.get("files", {}).items()}
     inputs.update({source: corpus_outputs(corpus) for source, corpus in spec.get("sources", {}).items()})
@@ -141,8 +187,24 @@ def prepare_options(dataset):
     }
 
 
+# The experiments this workflow runs (those with rules and tables; bnb and ppc are configured but not built yet),
+# and the datasets they read: only these corpora are fetched and prepared.
+BUILT_EXPERIMENTS = [name for name in ("chains", "titles", "linking") if config["experiments"].get(name)]
+
+
+def used_datasets():
+    """Datasets of the built experiments, with the datasets they are prepared from (an ELEVANT set's graph)."""
+    names = [d for e in BUILT_EXPERIMENTS for d in config["experiments"][e].get("datasets", [])]
+    names += [DATASETS[d]["graph"] for d in names if "graph" in DATASETS[d]]
+    return [name for name in DATASETS if name in names]
+
+
 def all_targets():
-    targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
+    targets = [
+        "results/tables/corpora.csv",
+        "results/tables/corpora.md",
+        "results/tables/corpora.tex",
+    ]
     if CHAINS:
         targets += ["results/tables/chains/table1.csv"]
     if config["experiments"].get("titles"):
@@ -162,6 +224,11 @@ wildcard_constraints:
 
 INSTANCES = "results/instances/{experiment}/{dataset}"
 RUNS = "results/runs/{experiment}/{dataset}/{variant}"
+
+
+def variant_params(wildcards):
+    """The variant's entry as the decode job sees it: what it runs, not what it asks the scheduler for."""
+    return {key: value for key, value in variant_spec(wildcards).items() if key != "mem_mb"}
 
 
 def variant_spec(wildcards):
@@ -188,7 +255,11 @@ def decode_inputs(wildcards):
 def shard_records(wildcards):
     """The shard record files of a variant (which must exist in config.yaml) to gather."""
     variant_spec(wildcards)
-    return expand(f"{RUNS}/shard-{{shard}}.parquet", shard=range(config["harness"]["shards"]), **wildcards)
+    return expand(
+        f"{RUNS}/shard-{{shard}}.parquet",
+        shard=range(config["harness"]["shards"]),
+        **wildcards,
+    )
 
 
 def instance_shards(experiment):
@@ -217,7 +288,15 @@ CHAINS_MODEL_CODE = [
     "harness/sharding.py",
     "harness/records.py",
 ]
-CHAINS_TABLES = ["table1", "table2a", "table2b", "cg_statistics", "speed_by_length", "peer", "figure2"]
+CHAINS_TABLES = [
+    "table1",
+    "table2a",
+    "table2b",
+    "cg_statistics",
+    "speed_by_length",
+    "peer",
+    "figure2",
+]
 
 
 def chains_set_pattern():

@@ -1,7 +1,11 @@
 # Corpora: fetch every configured file (mirror or upstream, sha256-verified), then prepare normalised splits.
 
 
-# One fetch job per corpus: all of its files, each verified and written atomically under data/raw/<corpus>/.
+# One fetch job per corpus: all of its files, each verified and written atomically under data/raw/<corpus>/ and
+# kept as a hard link in data/raw/.verified/<sha256> (decoders.corpora.fetch): Snakemake deletes a job's outputs
+# before running it, so a fetch that runs again (forced, or after a code change) and then fails would otherwise
+# lose files that were already verified. The mirror is read from the configuration, not given as a parameter:
+# the files are defined by their hashes, and another path to the same mirror must not rerun anything.
 for _corpus in config["corpora"]:
 
     rule:
@@ -11,6 +15,8 @@ for _corpus in config["corpora"]:
             corpus_outputs(_corpus),
         log:
             f"results/logs/fetch/{_corpus}.log",
+        benchmark:
+            benchmark_file("fetch", _corpus)
         conda:
             CONDA_ENV
         threads: 1
@@ -19,7 +25,6 @@ for _corpus in config["corpora"]:
             runtime=job_runtime("fetch"),
         params:
             corpus=_corpus,
-            mirror=config["mirror"],
             base_dir=workflow.basedir,
             code=code_hash("corpora/fetch.py"),
         script:
@@ -40,6 +45,8 @@ for _reader, _files in PREPARED_FILES.items():
             stats=prepared("{dataset}", "stats.json"),
         log:
             "results/logs/prepare/{dataset}.log",
+        benchmark:
+            benchmark_file("prepare", "{dataset}")
         wildcard_constraints:
             dataset=wildcard_choice(datasets_read_by(_reader)),
         conda:

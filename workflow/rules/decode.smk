@@ -1,7 +1,8 @@
 # Decoding, shared by every experiment. An experiment's own rules score its test set and write the instance set
 # results/instances/<experiment>/<dataset>/{shard-<i>.pkl,index.tsv} (decoders.harness.instances); then one job
 # per (variant, shard) decodes a shard with one thread under the hard time limit, and one job per variant
-# gathers the shards, checking that every instance was decoded exactly once.
+# gathers the shards, checking that every instance was decoded exactly once. A decode job reserves every core
+# of a local run (harness.exclusive, see timed_threads), so no other job disturbs its timings.
 # On a cluster the decode jobs of a variant and their gather form one group (`group: "decode"`), and
 # profiles/slurm merges several such groups (group-components) into one SLURM job, so that thousands of short
 # decodes do not flood the scheduler. Local runs ignore groups: each job runs as before.
@@ -15,16 +16,18 @@ rule decode:
         provenance=f"{RUNS}/shard-{{shard}}.json",
     log:
         f"results/logs/decode/{{experiment}}/{{dataset}}/{{variant}}/shard-{{shard}}.log",
+    benchmark:
+        benchmark_file("decode", "{experiment}/{dataset}/{variant}/shard-{shard}")
     group:
         "decode"
     conda:
         CONDA_ENV
-    threads: config["harness"]["threads"]
+    threads: timed_threads
     resources:
-        mem_mb=job_mem_mb("decode"),
+        mem_mb=decode_mem_mb,
         runtime=decode_runtime,
     params:
-        spec=variant_spec,
+        spec=variant_params,
         harness=lambda wildcards: harness_settings(wildcards.experiment),
         seed=config["seed"],
         code=lambda wildcards: code_hash("harness", wildcards.experiment),
@@ -40,6 +43,8 @@ rule gather_runs:
         f"{RUNS}.parquet",
     log:
         "results/logs/gather/{experiment}/{dataset}/{variant}.log",
+    benchmark:
+        benchmark_file("gather_runs", "{experiment}/{dataset}/{variant}")
     group:
         "decode"
     conda:

@@ -48,6 +48,8 @@ rule linking_instances_wikispeedia:
         stats="results/instances/linking/wikispeedia/stats.json",
     log:
         "results/logs/linking/instances/wikispeedia.log",
+    benchmark:
+        benchmark_file("linking_instances_wikispeedia", "wikispeedia")
     conda:
         CONDA_ENV
     threads: 1
@@ -74,6 +76,8 @@ rule linking_instances_elevant:
         stats="results/instances/linking/elevant/stats.json",
     log:
         "results/logs/linking/instances/elevant.log",
+    benchmark:
+        benchmark_file("linking_instances_elevant", "elevant")
     conda:
         CONDA_ENV
     threads: 1
@@ -96,6 +100,8 @@ rule linking_synthetic_graph:
         stats="results/graphs/linking/synthetic.json",
     log:
         "results/logs/linking/synthetic_graph.log",
+    benchmark:
+        benchmark_file("linking_synthetic_graph", "synthetic")
     conda:
         CONDA_ENV
     threads: 1
@@ -119,6 +125,8 @@ rule linking_instances_synthetic:
         stats="results/instances/linking/synthetic/stats.json",
     log:
         "results/logs/linking/instances/synthetic.log",
+    benchmark:
+        benchmark_file("linking_instances_synthetic", "synthetic")
     conda:
         CONDA_ENV
     threads: 1
@@ -144,9 +152,11 @@ rule linking_scaling:
         provenance="results/runs/linking/scaling.json",
     log:
         "results/logs/linking/scaling.log",
+    benchmark:
+        benchmark_file("linking_scaling", "scaling")
     conda:
         CONDA_ENV
-    threads: 1
+    threads: timed_threads
     resources:
         mem_mb=job_mem_mb("linking_scaling"),
         runtime=job_runtime("linking_scaling"),
@@ -162,7 +172,8 @@ rule linking_tables:
     input:
         runs=linking_runs(),
         instances=expand(
-            "results/instances/linking/{set}/stats.json", set=["wikispeedia", "elevant", "synthetic"]
+            "results/instances/linking/{set}/stats.json",
+            set=["wikispeedia", "elevant", "synthetic"],
         ),
         wikispeedia=linking_shards("wikispeedia"),
         elevant=linking_shards("elevant"),
@@ -186,10 +197,20 @@ rule linking_tables:
             table=LINKING_TABLES,
             suffix=["md", "tex"],
         ),
-        instances="results/tables/linking/instances.csv",
-        jaccard="results/tables/linking/jaccard.csv",
+        instances=report(
+            "results/tables/linking/instances.csv",
+            caption="../report/linking_instances.rst",
+            category="linking",
+        ),
+        jaccard=report(
+            "results/tables/linking/jaccard.csv",
+            caption="../report/linking_jaccard.rst",
+            category="linking",
+        ),
     log:
         "results/logs/linking/tables.log",
+    benchmark:
+        benchmark_file("linking_tables", "tables")
     conda:
         CONDA_ENV
     threads: 1

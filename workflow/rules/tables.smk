@@ -3,7 +3,7 @@
 
 rule corpora_table:
     input:
-        stats=[prepared(dataset, "stats.json") for dataset in DATASETS],
+        stats=[prepared(dataset, "stats.json") for dataset in used_datasets()],
     output:
         csv=report(
             "results/tables/corpora.csv",
@@ -15,6 +15,8 @@ rule corpora_table:
         tex="results/tables/corpora.tex",
     log:
         "results/logs/tables/corpora.log",
+    benchmark:
+        benchmark_file("corpora_table", "corpora")
     conda:
         CONDA_ENV
     threads: 1
@@ -47,9 +49,21 @@ rule results_page:
             *(["results/runs/linking/scaling.json"] if LINKING else []),
         ],
     output:
-        "results/RESULTS.md",
+        page=report(
+            "results/RESULTS.md",
+            caption="../report/results_page.rst",
+            category="Results page",
+        ),
+        resources=report(
+            "results/tables/resources.csv",
+            caption="../report/resources.rst",
+            category="Results page",
+        ),
+        resources_other=expand("results/tables/resources.{suffix}", suffix=["md", "tex"]),
     log:
         "results/logs/tables/results_page.log",
+    benchmark:
+        benchmark_file("results_page", "results_page")
     conda:
         CONDA_ENV
     threads: 1

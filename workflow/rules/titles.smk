@@ -12,6 +12,8 @@ rule titles_train:
         stats="results/models/titles/{dataset}/scorer.json",
     log:
         "results/logs/titles/train/{dataset}.log",
+    benchmark:
+        benchmark_file("titles_train", "{dataset}")
     wildcard_constraints:
         dataset=wildcard_choice(TITLES.get("datasets", [])),
     conda:
@@ -38,6 +40,8 @@ rule titles_instances:
         stats="results/instances/titles/{set}/stats.json",
     log:
         "results/logs/titles/instances/{set}.log",
+    benchmark:
+        benchmark_file("titles_instances", "{set}")
     wildcard_constraints:
         set=wildcard_choice(TITLES.get("datasets", [])),
     conda:
@@ -65,6 +69,8 @@ rule titles_smallest_beam:
         search="results/tables/titles/{dataset}/smallest_beam_search.json",
     log:
         "results/logs/titles/smallest_beam/{dataset}.log",
+    benchmark:
+        benchmark_file("titles_smallest_beam", "{dataset}")
     wildcard_constraints:
         dataset=wildcard_choice(TITLES.get("datasets", [])),
     conda:
@@ -83,8 +89,14 @@ rule titles_smallest_beam:
 rule titles_tables:
     input:
         runs=titles_runs_all(),
-        instances=expand("results/instances/titles/{dataset}/stats.json", dataset=TITLES.get("datasets", [])),
-        scorers=expand("results/models/titles/{dataset}/scorer.json", dataset=TITLES.get("datasets", [])),
+        instances=expand(
+            "results/instances/titles/{dataset}/stats.json",
+            dataset=TITLES.get("datasets", []),
+        ),
+        scorers=expand(
+            "results/models/titles/{dataset}/scorer.json",
+            dataset=TITLES.get("datasets", []),
+        ),
         shards=expand(
             "results/instances/titles/{dataset}/shard-{shard}.pkl",
             dataset=TITLES.get("datasets", []),
@@ -100,7 +112,11 @@ rule titles_tables:
             caption="../report/titles_table1.rst",
             category="titles",
         ),
-        units="results/tables/titles/units.csv",
+        units=report(
+            "results/tables/titles/units.csv",
+            caption="../report/titles_units.rst",
+            category="titles",
+        ),
         other=expand(
             "results/tables/titles/{table}.{suffix}",
             table=TITLES_TABLES,
@@ -124,6 +140,8 @@ rule titles_tables:
         ),
     log:
         "results/logs/titles/tables.log",
+    benchmark:
+        benchmark_file("titles_tables", "tables")
     conda:
         CONDA_ENV
     threads: 1

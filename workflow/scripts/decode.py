@@ -1,7 +1,11 @@
 """Decode one shard of an instance set with one decoder variant: result records plus provenance."""
 
-from decoders.harness.jobs import decode_shard
-from decoders.workflow import start_script
+from decoders.threads import pin_one_thread
+
+pin_one_thread()  # before numpy and numba load: the job may reserve every core, it measures one thread
+
+from decoders.harness.jobs import decode_shard  # noqa: E402
+from decoders.workflow import start_script  # noqa: E402
 
 start_script(snakemake)
 decode_shard(

@@ -1,7 +1,11 @@
 """Time graph building, BFS, hitting distance and PageRank at scale, with networkx as the peer."""
 
-from decoders.linking.jobs import scaling
-from decoders.workflow import start_script
+from decoders.threads import pin_one_thread
+
+pin_one_thread()  # before numpy and numba load: the job may reserve every core, it measures one thread
+
+from decoders.linking.jobs import scaling  # noqa: E402
+from decoders.workflow import start_script  # noqa: E402
 
 start_script(snakemake)
 scaling(

@@ -1,7 +1,9 @@
 """The results page: every experiment's Markdown tables and figures, each with the provenance (commit, date,
 CPU) of the runs behind it."""
 
+from decoders.tables.resources import job_usage, usage_table
 from decoders.tables.results_page import write_results_page
+from decoders.tables.writers import write_table
 from decoders.workflow import start_script
 
 start_script(snakemake)
@@ -50,4 +52,20 @@ if snakemake.input.linking:
             ],
         }
     )
-write_results_page(sections, snakemake.output[0])
+# Every job this page depends on has finished, so its benchmark file is there (jobs of earlier runs too).
+usage = usage_table(job_usage("results/benchmarks"), snakemake.config)
+write_table(
+    usage,
+    snakemake.output.resources.removesuffix(".csv"),
+    title="Wall time and peak memory per rule (this machine)",
+    notes=[
+        "From the benchmark file of every job (results/benchmarks/<rule>/<job>.tsv): wall minutes, summed and "
+        "of the longest job; peak_mb: the largest peak resident memory of the rule's jobs (their process tree); "
+        "declared_mb: the mem_mb that job asks a scheduler for (config.yaml: resources; a variant's own mem_mb).",
+        "over_declared: jobs whose peak exceeded what they declared (a cluster would kill and retry them).",
+    ],
+)
+sections.append(
+    {"heading": "Time and memory per rule", "tables": [snakemake.output.resources.replace(".csv", ".md")]}
+)
+write_results_page(sections, snakemake.output.page)

@@ -6,9 +6,12 @@ bytes a user downloads upstream. The mirror may store a file gzip-compressed (``
 bytes altogether (``mirror_sha256``: e.g. a deterministic re-pack of an upstream tarball); a file that upstream
 serves as many parts is given by ``parts``, a TSV whose ``path`` column lists them in order.
 
-Rules: a mirror file that exists is used and must match its hash (a corrupted mirror is an error, never silently
-replaced by a download); a missing mirror directory or file falls back to the upstream URL (pooch); a failed
-hash check or download never leaves a file behind.
+Rules: a file verified once is kept, as a hard link (a copy where links are not possible), in a store keyed by
+its sha256 (``data/raw/.verified/<sha256>`` in the workflow) and taken from there first, so a fetch that runs
+again never loses it, whatever happens to the mirror or the network; a mirror file that exists is used and must
+match its hash (a corrupted mirror is an error, never silently replaced by a download); a file missing from the
+mirror (or no mirror) falls back to the upstream URL (pooch); a failed hash check or download never leaves a
+file behind.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import csv
 import gzip
 import hashlib
 import logging
+import os
 import shutil
 import tempfile
 import urllib.parse
@@ -28,6 +32,9 @@ from decoders.errors import ChecksumError, ConfigError, FetchError
 from decoders.io import atomic_path, sha256_file
 
 log = logging.getLogger(__name__)
+
+VERIFIED = "data/raw/.verified"
+"""The workflow's store of verified corpus files, named by their sha256."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +91,42 @@ def corpus_files(corpus: str, spec: dict[str, Any], *, base_dir: str | Path = ".
     return files
 
 
-def fetch_file(item: CorpusFile, dest: str | Path, mirror_root: str | Path | None) -> str:
-    """Write ``item`` to ``dest``; return "mirror" or "upstream" for the log.
+def fetch_file(
+    item: CorpusFile, dest: str | Path, mirror_root: str | Path | None, *, store: str | Path | None = None
+) -> str:
+    """Write ``item`` to ``dest``; return "verified store", "mirror" or "upstream" for the log.
 
     Raises ChecksumError (naming file, expected and actual hash, and URL) or FetchError; ``dest`` is written only
-    after its content hash has been verified.
+    after its content hash has been verified. With a ``store`` folder, a file kept there under its sha256 is
+    taken first (after checking its hash again), and a newly verified file is kept there.
     """
     dest = Path(dest)
+    kept = Path(store) / item.sha256 if store is not None else None
+    if kept is not None and kept.is_file():
+        if sha256_file(kept) == item.sha256:
+            _link(kept, dest)
+            return "verified store"
+        log.warning(
+            "%s: does not hash to its name any more; fetching %s/%s again", kept, item.corpus, item.path
+        )
+        kept.unlink()
+    source = _fetch(item, dest, mirror_root)
+    if kept is not None:
+        _link(dest, kept)
+    return source
+
+
+def _link(source: Path, dest: Path) -> None:
+    """Make ``dest`` a hard link of ``source`` (a copy where the file system has none), atomically."""
+    with atomic_path(dest) as tmp:
+        tmp.unlink()
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copyfile(source, tmp)
+
+
+def _fetch(item: CorpusFile, dest: Path, mirror_root: str | Path | None) -> str:
     mirror_file = Path(mirror_root) / item.corpus / item.mirror if mirror_root else None
     if mirror_file is not None and mirror_file.is_file():
         _copy_from_mirror(item, mirror_file, dest)

@@ -18,14 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from decoders.io import write_json_atomic
-
-THREAD_ENV_VARS: tuple[str, ...] = (
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "NUMBA_NUM_THREADS",
-)
-"""Environment variables that fix the thread count of the numeric libraries; decoding workers set them to 1."""
+from decoders.threads import THREAD_ENV_VARS
 
 PACKAGES: tuple[str, ...] = (
     "decoders",

@@ -37,12 +37,13 @@ from tqdm.auto import tqdm
 
 from decoders.errors import ConfigError, DecodersError
 from decoders.harness.protocol import Solution, get_decoder, get_verifier
-from decoders.harness.provenance import THREAD_ENV_VARS, thread_settings
+from decoders.harness.provenance import thread_settings
 from decoders.harness.records import make_record, records_frame, to_json
+from decoders.threads import ONE_THREAD
 
 log = logging.getLogger(__name__)
 
-WORKER_THREAD_ENV: dict[str, str] = dict.fromkeys(THREAD_ENV_VARS, "1")
+WORKER_THREAD_ENV: dict[str, str] = ONE_THREAD
 """Set in the worker's environment before it starts, hence before numpy or numba are imported."""
 
 STARTUP_TIMEOUT = 300.0

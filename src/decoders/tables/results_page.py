@@ -1,7 +1,8 @@
 """The results page: every experiment's Markdown tables with the provenance of the runs behind them.
 
-``snakemake results/RESULTS.md`` writes it from results/; the copy committed at the repository root is that
-file, so every number on it comes from a recorded run (commit, date and CPU in its header).
+``snakemake results/RESULTS.md`` writes it from results/; the pages committed under docs/results/<CPU>/
+(:mod:`decoders.tables.publish`) are that file, so every number on them comes from a recorded run (commit,
+dates and CPU in each section's provenance table).
 """
 
 from __future__ import annotations

@@ -1,0 +1,79 @@
+"""Wall time and peak memory of every job of a run, beside the memory its rule declares to a scheduler.
+
+Every rule has a ``benchmark:`` file, ``results/benchmarks/<key>/<job>.tsv`` (Snakemake measures the job's
+process tree: wall seconds ``s`` and peak resident memory ``max_rss`` in MB), where ``<key>`` is the rule's key
+under ``resources.rules`` in config.yaml (``fetch`` and ``prepare`` for their generated rules). A job's declared
+memory is that rule's ``mem_mb`` (or ``resources.mem_mb``); a decode job's is its variant's own ``mem_mb`` when
+the variant sets one (``decode/<experiment>/<dataset>/<variant>/shard-<i>``). A first attempt gets exactly that,
+so a peak above it is a job a cluster would kill and retry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def job_usage(benchmarks: str | Path) -> pd.DataFrame:
+    """One row per benchmarked job: rule key, job name, wall seconds, peak RSS in MB (NaN when the job was too
+    short for Snakemake to sample it)."""
+    root = Path(benchmarks)
+    rows = []
+    for path in sorted(root.rglob("*.tsv")):
+        frame = pd.read_csv(path, sep="\t", na_values=["NA", "-"])
+        if frame.empty or "s" not in frame or "max_rss" not in frame:
+            raise ValueError(f"{path}: not a Snakemake benchmark file (columns s and max_rss)")
+        relative = path.relative_to(root).with_suffix("")
+        rows.append(
+            {
+                "rule": relative.parts[0],
+                "job": "/".join(relative.parts[1:]),
+                "seconds": float(frame["s"].iloc[-1]),
+                "peak_mb": float(frame["max_rss"].iloc[-1]),
+            }
+        )
+    return pd.DataFrame(rows, columns=["rule", "job", "seconds", "peak_mb"])
+
+
+def declared_mem_mb(rule: str, job: str, config: Mapping[str, Any]) -> int:
+    """The mem_mb a first attempt of this job asks for (see the module docstring)."""
+    resources = config["resources"]
+    mem_mb = resources["rules"].get(rule, {}).get("mem_mb", resources["mem_mb"])
+    if rule == "decode":
+        experiment, _, variant, _ = job.split("/")
+        spec = config["experiments"].get(experiment, {}).get("variants", {}).get(variant, {})
+        mem_mb = spec.get("mem_mb", mem_mb)
+    return int(mem_mb)
+
+
+def with_declared(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+    """``jobs`` with each job's declared mem_mb and whether its peak stayed within it."""
+    declared = [declared_mem_mb(r, j, config) for r, j in zip(jobs["rule"], jobs["job"], strict=True)]
+    out = jobs.assign(declared_mb=np.array(declared, dtype=np.int64))
+    return out.assign(within=~(out["peak_mb"] > out["declared_mb"]))
+
+
+def usage_table(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+    """Per rule: jobs, total and longest wall time, the largest peak memory and the memory declared for it."""
+    jobs = with_declared(jobs, config)
+    rows = []
+    for rule, group in jobs.groupby("rule", sort=True):
+        peak = group["peak_mb"].max()
+        rows.append(
+            {
+                "rule": rule,
+                "jobs": len(group),
+                "total_minutes": group["seconds"].sum() / 60,
+                "longest_minutes": group["seconds"].max() / 60,
+                "peak_mb": peak,
+                "declared_mb": int(group.loc[group["peak_mb"].idxmax(), "declared_mb"])
+                if group["peak_mb"].notna().any()
+                else int(group["declared_mb"].max()),
+                "over_declared": int((~group["within"]).sum()),
+            }
+        )
+    return pd.DataFrame(rows).round({"total_minutes": 2, "longest_minutes": 2, "peak_mb": 0})
