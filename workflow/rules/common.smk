@@ -22,7 +22,8 @@ DATASETS = config["datasets"]
 if config["mirror"] is not None and not Path(config["mirror"]).is_dir():
     raise ConfigError(
         f"mirror: {config['mirror']} is not a folder (relative paths start in {Path.cwd()}); give the corpus "
-        "mirror's folder, or mirror: null (--config mirror=null) to download every corpus from upstream"
+        "mirror's folder, or mirror: null (on the command line: --config mirror=) to download every corpus "
+        "from upstream"
     )
 
 # Every job runs in the project's pinned environment: with --use-conda the one environment.yml describes,
