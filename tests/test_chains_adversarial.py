@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from adversarial import entries
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,6 @@ from decoders.chains.instance import ChainInstance, ChainScores, brute_force, se
 from decoders.errors import ConfigError
 from decoders.harness.protocol import get_decoder
 
-MAGNITUDES = (1e-9, 1e-3, 1.0, 1e3, 1e9, 1e12)
 EXACT = {
     "viterbi": {},
     "viterbi+p": {},
@@ -27,27 +27,6 @@ EXACT = {
     "viterbi+p-2best": {},
 }
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def entries(draw, shape: tuple[int, ...], forbid: bool) -> np.ndarray:
-    """Small integers (ties everywhere) or free floats, each scaled by a magnitude drawn per array or per entry;
-    with ``forbid``, some entries -inf."""
-    size = int(np.prod(shape))
-    integers = draw(st.booleans())
-    if integers:
-        base = draw(st.lists(st.integers(-3, 3), min_size=size, max_size=size))
-    else:
-        base = draw(st.lists(st.floats(-4.0, 4.0, allow_nan=False, width=64), min_size=size, max_size=size))
-    values = np.array(base, dtype=np.float64)
-    if draw(st.booleans()):
-        values *= draw(st.sampled_from(MAGNITUDES))
-    else:
-        values *= np.array(draw(st.lists(st.sampled_from(MAGNITUDES), min_size=size, max_size=size)))
-    if forbid and size:
-        mask = draw(st.lists(st.booleans(), min_size=size, max_size=size))
-        values[np.array(mask)] = -np.inf
-    return values.reshape(shape)
 
 
 @st.composite

@@ -94,8 +94,11 @@ def test_decoders_agree_on_the_optimum(seed: int) -> None:
 
 def test_no_feasible_title() -> None:
     """Fewer classes than k: nothing to find; exact decoders say so with objective -inf."""
-    instance = random_instance(3, n=6, k=4)
-    instance.klass = np.array([0, 0, 1, 1, 2, 2], dtype=np.int32)
+    fields = vars(random_instance(3, n=6, k=4)).copy()
+    fields.pop("infeasible")
+    fields["klass"] = np.array([0, 0, 1, 1, 2, 2], dtype=np.int32)
+    instance = TitleInstance(**fields)
+    assert "distinct classes" in instance.infeasible
     assert exhaustive(instance)[0] is None
     for solution in (
         get_decoder("titles", "exhaustive")(instance),

@@ -50,6 +50,10 @@ def iterations_for(k: int, r: int, failure_probability: float) -> int:
 
 def choose_colours(k: int) -> int:
     """The ``r`` in ``[k, 2k]`` minimising the paper's running time ``2^r / p_r`` (ties: fewer colours)."""
+    if k > MAX_COLOURS:
+        raise ConfigError(
+            f"colour-coding decodes titles of at most {MAX_COLOURS} words (spectra are 64-bit masks); got k = {k}"
+        )
     candidates = range(k, min(2 * k, MAX_COLOURS) + 1)
     return min(candidates, key=lambda r: (r * math.log(2.0) - math.log(colourful_probability(k, r)), r))
 
@@ -203,6 +207,18 @@ def _one_colouring(
     return order[np.array(path[::-1], dtype=np.int64)], score, states, False
 
 
+def _probability(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
+        raise ConfigError(f"failure_probability must lie in (0, 1); got {value!r}")
+    return float(value)
+
+
+def _integer(key: str, value, lowest: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lowest:
+        raise ConfigError(f"{key} must be an integer >= {lowest}; got {value!r}")
+    return int(value)
+
+
 def colour_coding(
     instance: TitleInstance,
     *,
@@ -212,14 +228,22 @@ def colour_coding(
     iterations: int | None = None,
     deadline: float | None = None,
 ) -> ColourCodingResult:
-    """Best path over ``iterations`` random colourings (defaults: the paper's ``r`` and amplification bound)."""
+    """Best path over ``iterations`` random colourings (defaults: the paper's ``r`` and amplification bound).
+
+    An instance marked :attr:`~decoders.titles.instance.TitleInstance.infeasible` is answered at once (no
+    colouring planned or run: ``colours = iterations = 0``). Parameters are checked first, each ConfigError
+    naming its key."""
+    failure_probability = _probability(failure_probability)
+    seed = _integer("seed", seed, 0)
+    colours = None if colours is None else _integer("colours", colours, 1)
+    iterations = None if iterations is None else _integer("iterations", iterations, 1)
+    if instance.infeasible is not None:
+        return ColourCodingResult(None, -math.inf, 0, 0, 0, 0, 0, False)
     k = instance.k
-    r = choose_colours(k) if colours is None else int(colours)
+    r = choose_colours(k) if colours is None else colours
     if not k <= r <= MAX_COLOURS:
         raise ConfigError(f"colours must lie in [k, {MAX_COLOURS}] = [{k}, {MAX_COLOURS}]; got {r}")
-    total = iterations_for(k, r, failure_probability) if iterations is None else int(iterations)
-    if total < 1:
-        raise ConfigError(f"iterations must be >= 1; got {total}")
+    total = iterations_for(k, r, failure_probability) if iterations is None else iterations
     rng = np.random.default_rng(seed)
     best_path: np.ndarray | None = None
     best_score = -math.inf

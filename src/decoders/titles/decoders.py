@@ -1,27 +1,53 @@
 """The titles decoders, registered for the harness, and the task's evaluation (ROUGE-L against the true title).
 
-Every decoder takes a :class:`~decoders.titles.instance.TitleInstance`. When no feasible title exists (fewer
-classes than ``k``, or missing edges) a decoder that searched everything returns ``structure=None`` and
-objective ``-inf`` (the maximum over an empty set). Colour-coding is randomised, so even when it finds the
-optimum it reports ``feasible``; the ILP reports ``optimal`` with its bound once its solver proves optimality;
-beam search is a heuristic (``feasible``, no bound); exhaustive search is exact (``optimal``).
+Every decoder takes a :class:`~decoders.titles.instance.TitleInstance`. When no feasible title exists a
+decoder that searched everything returns ``structure=None`` and objective ``-inf`` (the maximum over an empty
+set). An instance on which that is plain from its sizes or edges (``k`` above the number of words or of distinct
+classes, no walk of ``k`` words from s to t: :attr:`TitleInstance.infeasible`) is answered at once, alike by
+every decoder: no title, objective and bound ``-inf``, status ``optimal`` (the reason, in ``stats["infeasible"]``,
+is the certificate). Otherwise colour-coding is randomised, so even when it finds the optimum it reports
+``feasible``; the ILP reports ``optimal`` only when its solver proved optimality and the true score of its path
+meets its bound (:mod:`decoders.titles.ilp`), else ``feasible`` with that bound; beam search is a heuristic
+(``feasible``, no bound); exhaustive search is exact (``optimal``). Every reported objective is the path's score
+recomputed from the instance (:func:`~decoders.titles.instance.path_score`). Every parameter is validated, a
+ConfigError naming its key.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import cache
+from typing import Any
 
+import numpy as np
 from rouge_score import rouge_scorer
 
+from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
 from decoders.titles.colour_coding import colour_coding
 from decoders.titles.exhaustive import DEFAULT_MAX_PATHS, exhaustive
-from decoders.titles.ilp import DEFAULT_HINT_WIDTH, solve
-from decoders.titles.instance import TitleInstance, realise
+from decoders.titles.ilp import DEFAULT_HINT_WIDTH, SOLVERS, solve
+from decoders.titles.instance import TitleInstance, path_magnitude, path_problem, path_score, realise
 
 EXPERIMENT = "titles"
+
+
+def _integer(key: str, value: Any, lowest: int) -> int:
+    """An integer parameter >= ``lowest`` (bools and floats refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lowest:
+        raise ConfigError(f"{key} must be an integer >= {lowest}; got {value!r}")
+    return int(value)
+
+
+def _no_title(instance: TitleInstance, **stats: Any) -> Solution:
+    """The certified answer for an instance on which no title can exist (:attr:`TitleInstance.infeasible`)."""
+    return Solution(None, -math.inf, -math.inf, "optimal", {**stats, "infeasible": instance.infeasible})
+
+
+def _rescored(instance: TitleInstance, path) -> float:
+    return -math.inf if path is None else path_score(instance, path)
 
 
 @register(EXPERIMENT, "colour-coding")
@@ -50,8 +76,12 @@ def decode_colour_coding(
         "first_found": result.first_found,
         "states": result.states,
     }
+    if instance.infeasible is not None:
+        return _no_title(instance, **stats)
     status = "timeout" if result.timed_out else "feasible"
-    objective = result.score if result.path is not None or not result.timed_out else math.nan
+    objective = (
+        _rescored(instance, result.path) if result.path is not None or not result.timed_out else math.nan
+    )
     return Solution(result.path, objective, None, status, stats)
 
 
@@ -66,6 +96,11 @@ def decode_ilp(
     """Section 5: the flow ILP solved by CP-SAT or SCIP (one thread), within the deadline, started from the
     beam-``hint_width`` path as a solution hint (None or 0: no hint). A timeout carries the best path known (the
     solver's, or the hint's when the solver found none: ``stats["from_hint"]``) and the solver's bound."""
+    if not isinstance(solver, str) or solver not in SOLVERS:
+        raise ConfigError(f"solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+    hint_width = None if hint_width is None else _integer("hint_width", hint_width, 0)
+    if instance.infeasible is not None:
+        return _no_title(instance, solver=solver)
     result = solve(instance, solver=solver, deadline=deadline, hint_width=hint_width)
     stats = {
         "solver": solver,
@@ -85,10 +120,13 @@ def decode_ilp(
 @register(EXPERIMENT, "beam")
 def decode_beam(instance: TitleInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
     """Beam search keeping ``width`` prefixes per step (the paper's baseline)."""
-    path, score, timed_out = beam_search(instance, int(width), deadline=deadline)
+    width = _integer("width", width, 1)
+    if instance.infeasible is not None:
+        return _no_title(instance, width=width)
+    path, _, timed_out = beam_search(instance, width, deadline=deadline)
     if timed_out:
-        return Solution(None, math.nan, None, "timeout", {"width": int(width)})
-    return Solution(path, score, None, "feasible", {"width": int(width)})
+        return Solution(None, math.nan, None, "timeout", {"width": width})
+    return Solution(path, _rescored(instance, path), None, "feasible", {"width": width})
 
 
 @register(EXPERIMENT, "exhaustive")
@@ -96,7 +134,11 @@ def decode_exhaustive(
     instance: TitleInstance, *, deadline: float | None = None, max_paths: int = DEFAULT_MAX_PATHS
 ) -> Solution:
     """Enumerate every class-distinct path (small instances only; the test oracle)."""
-    path, score, complete = exhaustive(instance, max_paths=int(max_paths))
+    max_paths = _integer("max_paths", max_paths, 1)
+    if instance.infeasible is not None:
+        return _no_title(instance, paths=0)
+    path, _, complete = exhaustive(instance, max_paths=max_paths)
+    score = _rescored(instance, path)
     return Solution(path, score, score, "optimal", {"paths": complete})
 
 
@@ -117,3 +159,71 @@ def evaluate(instance: TitleInstance, solution: Solution) -> dict[str, float | i
         return {"rouge_l": math.nan, "k": int(instance.k)}
     score = _scorer().score(instance.reference, title_text(instance, solution.structure))["rougeL"].fmeasure
     return {"rouge_l": float(score), "k": int(instance.k)}
+
+
+VERIFY_RTOL = 1e-9
+"""A certificate holds when its numbers agree within this share of the title's ``sum |terms|``."""
+VERIFY_BRUTE_FORCE_PATHS = 20_000
+"""The verifier also enumerates every title, independently of the decoders, when at most this many sequences of
+``k`` distinct words exist (``n! / (n-k)!``); beyond that it checks structure, score and bound only."""
+
+
+def verify(instance: TitleInstance, solution: Solution) -> str | None:
+    """The harness's certificate check of an ``optimal`` Solution (:func:`decoders.harness.protocol.get_verifier`).
+
+    Recomputes from the instance alone: a title is ``k`` word ids in range, of pairwise distinct classes, over
+    finite edges; its score equals the objective and the bound equals the objective, within :data:`VERIFY_RTOL`
+    of the title's ``sum |terms|`` (an edge the title does not use never widens it); no title (``None``) comes
+    with objective and bound ``-inf``. On small instances (:data:`VERIFY_BRUTE_FORCE_PATHS`) a plain enumeration
+    of every title, written apart from the decoders, must find none better (or, for ``None``, none at all); an
+    instance marked :attr:`TitleInstance.infeasible` certifies ``None`` by itself. Returns None when everything
+    holds, else the reason.
+    """
+    structure = solution.structure
+    if structure is None:
+        if solution.objective != -math.inf or solution.bound != -math.inf:
+            return f"no title, but objective {solution.objective!r} and bound {solution.bound!r} are not -inf"
+        if instance.infeasible is not None:
+            return None
+        best = _brute_force(instance)
+        if best is not None and best[0] is not None:
+            return f"no title claimed, but {best[0].tolist()} is one (score {best[1]!r})"
+        return None
+    path = np.asarray(structure)
+    if path.ndim != 1 or path.dtype.kind not in "iu":
+        return (
+            f"structure must be a 1-d array of integer word ids; got shape {path.shape}, dtype {path.dtype}"
+        )
+    problem = path_problem(instance, path)
+    if problem:
+        return problem
+    score, scale = path_score(instance, path), path_magnitude(instance, path)
+    tol = VERIFY_RTOL * scale
+    if not abs(score - solution.objective) <= tol:
+        return f"objective {solution.objective!r} but the title scores {score!r}"
+    if solution.bound is None or not abs(solution.bound - solution.objective) <= tol:
+        return f"bound {solution.bound!r} is not the objective {solution.objective!r}"
+    best = _brute_force(instance)
+    if best is not None and best[0] is not None:
+        best_path, best_score = best
+        if best_score - score > VERIFY_RTOL * max(scale, path_magnitude(instance, best_path)):
+            return f"the title {best_path.tolist()} scores {best_score!r} > objective {score!r}"
+    return None
+
+
+def _brute_force(instance: TitleInstance) -> tuple[np.ndarray | None, float] | None:
+    """The best title by plain enumeration of ordered ``k``-subsets of the words, or None when there are more
+    than :data:`VERIFY_BRUTE_FORCE_PATHS` of them (then nothing is claimed)."""
+    n, k = instance.n, instance.k
+    if k > n or math.perm(n, k) > VERIFY_BRUTE_FORCE_PATHS:
+        return None
+    paths = np.array(list(itertools.permutations(range(n), k)), dtype=np.int64).reshape(-1, k)
+    classes = np.sort(instance.klass[paths], axis=1)
+    paths = paths[(classes[:, 1:] != classes[:, :-1]).all(axis=1)]
+    scores = instance.start[paths[:, 0]] + instance.end[paths[:, -1]]
+    for i in range(k - 1):
+        scores = scores + instance.edge[paths[:, i], paths[:, i + 1]]
+    if scores.size == 0 or scores.max() == -math.inf:
+        return None, -math.inf
+    best = int(np.argmax(scores))
+    return paths[best], float(scores[best])

@@ -41,11 +41,17 @@ so CP-SAT runs with presolve, probing and symmetry detection off and ``lineariza
 (:data:`CP_SAT_PARAMETERS`); SCIP's presolve ran 250 slow rounds (> 40 s) on the same graphs, so it is capped
 at 5 rounds (:data:`SCIP_PARAMETERS`).
 
-CP-SAT needs integer coefficients: the weights are multiplied by ``scale`` (default 1e6) and rounded. The path
-it returns is re-scored exactly with :func:`~decoders.titles.instance.path_score`, and its bound is scaled back
-and widened by the largest possible rounding error of a path, ``(k+1) * 0.5 / scale``, so that it stays a valid
-upper bound on the true optimum. "optimal" from CP-SAT therefore means optimal for the rounded weights: the true
-optimum is at most ``(k+1) / scale`` above the returned score (the reported ``bound`` says by how much).
+CP-SAT needs integer coefficients: the weights are multiplied by a power of two ``scale`` (by default the
+largest with which ``(k+1) max |w|`` stays below ``2^51`` and ``sum |w|`` below ``2^60``, so that CP-SAT's
+objective arithmetic is exact and cannot overflow) and rounded. With a power of two every rounding error
+``w - rint(w scale) / scale`` is itself exact, so the true optimum is at most CP-SAT's integer bound over
+``scale`` plus ``k + 1`` times the largest rounding down of any edge: that is the ``bound`` reported. The path
+CP-SAT returns is re-scored exactly with :func:`~decoders.titles.instance.path_score`, and "optimal" is
+reported only when this true score meets the true bound within :data:`CERTIFICATE_RTOL` of the path's own
+``sum |terms|``; otherwise (weights so far apart in magnitude that the rounding could hide a better title) the
+path comes back ``feasible`` with the valid bound. SCIP takes the float weights as they are; its dual bound is
+SCIP's floating-point one, and "optimal" is again reported only when the re-scored path meets it within
+:data:`CERTIFICATE_RTOL` of its ``sum |terms|`` (else ``feasible``).
 """
 
 from __future__ import annotations
@@ -59,10 +65,12 @@ import scipy.sparse as sp
 
 from decoders.errors import ConfigError, DecodersError
 from decoders.titles.beam import beam_search
-from decoders.titles.instance import TitleInstance, path_score
+from decoders.titles.instance import TitleInstance, path_magnitude, path_score
 
 SOLVERS = ("cp-sat", "scip")
-DEFAULT_SCALE = 1e6
+CERTIFICATE_RTOL = 1e-10
+"""An ILP certifies its path when the path's true score is within this share of ``sum |terms|`` of its bound
+(a tenth of the harness verifier's tolerance, :data:`decoders.titles.decoders.VERIFY_RTOL`)."""
 DEFAULT_HINT_WIDTH = 80
 #: CP-SAT parameters besides one worker and the time limit (see the module docstring for why)
 CP_SAT_PARAMETERS = {
@@ -250,7 +258,7 @@ class ILPResult:
     path: np.ndarray | None
     score: float
     bound: float | None
-    status: str  # "optimal", "infeasible" (proved: no title exists), "timeout"
+    status: str  # "optimal", "feasible" (certificate short of its bound), "infeasible", "timeout"
     solver_status: str
     solver_seconds: float
     n_variables: int
@@ -304,12 +312,42 @@ def _cp_sat_proto(model: PathModel, scaled: np.ndarray, hint: np.ndarray | None)
     return cp
 
 
-def _solve_cp_sat(model: PathModel, seconds: float, scale: float, hint: np.ndarray | None) -> _Outcome:
+def cp_sat_scale(weight: np.ndarray, k: int) -> float:
+    """The power of two CP-SAT's weights are multiplied by (module docstring): as large as keeps every path's
+    integer score below ``2^51`` and the objective's total magnitude below ``2^60``."""
+    magnitude = np.abs(weight)
+    if magnitude.size == 0 or magnitude.max() == 0.0:
+        return 1.0
+    limit = min(2.0**51 / ((k + 1) * float(magnitude.max())), 2.0**60 / float(magnitude.sum()))
+    return 2.0 ** min(max(math.floor(math.log2(limit)), -1000), 1000)
+
+
+def raised_weights(weight: np.ndarray, k: int, known: float) -> np.ndarray:
+    """``weight`` with every edge too low to be on a title scoring ``known`` (a score some title reaches) raised
+    to a common floor below that: an edge ``e`` on a title of score >= ``known`` has ``w_e + k max(w) >= known``.
+    Raising a weight never lowers the optimum, so a bound for the raised weights bounds the true ones; the floor
+    sits a margin lower still, so no title through a raised edge can tie the known one. CP-SAT's scale then
+    depends only on edges that can be in the optimum (module docstring)."""
+    if weight.size == 0 or not math.isfinite(known):
+        return weight
+    top = float(weight.max())
+    floor = known - k * top
+    margin = 1e-6 * (abs(known) + k * abs(top))
+    if not (math.isfinite(floor) and margin > 0.0):
+        return weight
+    return np.maximum(weight, floor - margin)
+
+
+def _solve_cp_sat(
+    model: PathModel, seconds: float, scale: float | None, hint: np.ndarray | None, known: float
+) -> _Outcome:
     from ortools.sat.python import cp_model
 
-    scaled = np.rint(model.weight * scale)
+    weight = raised_weights(model.weight, model.k, known)
+    scale = cp_sat_scale(weight, model.k) if scale is None else scale
+    scaled = np.rint(weight * scale)
     if scaled.size and np.abs(scaled).max() > 2.0**52 / (model.k + 1):
-        raise ConfigError(f"weights times scale {scale:g} do not fit CP-SAT's integer objective")
+        raise ConfigError(f"scale: weights times scale {scale:g} do not fit CP-SAT's integer objective")
     cp = _cp_sat_proto(model, scaled, hint)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
@@ -326,7 +364,11 @@ def _solve_cp_sat(model: PathModel, seconds: float, scale: float, hint: np.ndarr
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN) and math.isfinite(
         solver.best_objective_bound
     ):
-        bound = solver.best_objective_bound / scale + (model.k + 1) * 0.5 / scale
+        # exact: the rounding errors of a power-of-two scale are representable; each + and * rounds upwards
+        down = float(np.max(weight - scaled / scale, initial=0.0))  # the largest rounding down
+        bound = solver.best_objective_bound / scale  # exact (an integer below 2^53 over a power of two)
+        if down > 0.0:
+            bound = math.nextafter(bound + math.nextafter((model.k + 1) * down, math.inf), math.inf)
     status = {cp_model.OPTIMAL: "optimal", cp_model.INFEASIBLE: "infeasible"}.get(code, "timeout")
     if code == cp_model.MODEL_INVALID:
         status = "error"
@@ -385,18 +427,30 @@ def solve(
     *,
     solver: str = "cp-sat",
     deadline: float | None = None,
-    scale: float = DEFAULT_SCALE,
+    scale: float | None = None,
     model: PathModel | None = None,
     hint_width: int | None = DEFAULT_HINT_WIDTH,
 ) -> ILPResult:
     """Solve the ILP of ``instance`` with ``solver`` ("cp-sat" or "scip") until it proves optimality or the deadline.
 
     Without a deadline the solver runs until it finishes. ``hint_width``: the beam width whose path is given to
-    the solver as a hint (None or 0: no hint). The returned score is always the exact path score. A solver
-    failure (invalid model, abnormal end, a solution that is not a k-path) raises DecodersError.
+    the solver as a hint (None or 0: no hint). ``scale``: CP-SAT's power-of-two weight scale (None: the largest
+    that fits, :func:`cp_sat_scale`). The returned score is always the exact path score, the bound a valid upper
+    bound on the true optimum, and the status "optimal" only when the two meet (module docstring), else
+    "feasible". An instance marked :attr:`~decoders.titles.instance.TitleInstance.infeasible` is answered at once.
+    A solver failure (invalid model, abnormal end, a solution that is not a k-path) raises DecodersError.
     """
-    if solver not in SOLVERS:
-        raise ConfigError(f"ILP solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+    if not isinstance(solver, str) or solver not in SOLVERS:
+        raise ConfigError(f"solver: the ILP solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+    if scale is not None and (
+        isinstance(scale, bool)
+        or not isinstance(scale, int | float)
+        or not 0.0 < scale < math.inf
+        or math.frexp(scale)[0] != 0.5
+    ):
+        raise ConfigError(f"scale must be a power of two (its rounding errors are then exact); got {scale!r}")
+    if instance.infeasible is not None:
+        return ILPResult(None, -math.inf, -math.inf, "infeasible", "NOT_STARTED", 0.0, 0, 0)
     began = time.perf_counter()
     model = build_model(instance) if model is None else model
     sizes = (model.n_variables, model.n_constraints)
@@ -415,7 +469,7 @@ def solve(
         return ILPResult(None, math.nan, None, "timeout", "NOT_STARTED", 0.0, *sizes, **extra)
     limit = 1e9 if math.isinf(seconds) else seconds
     if solver == "cp-sat":
-        out = _solve_cp_sat(model, limit, float(scale), hint)
+        out = _solve_cp_sat(model, limit, scale, hint, hint_score if hint is not None else -math.inf)
     else:
         out = _solve_scip(model, limit, hint)
     if out.status == "error":
@@ -436,4 +490,11 @@ def solve(
     if out.status == "timeout" and hint_path is not None and hint_score > score:
         return ILPResult(hint_path, hint_score, out.bound, out.status, out.name, out.seconds, *sizes,
                          **extra, from_hint=True)  # fmt: skip
-    return ILPResult(path, score, out.bound, out.status, out.name, out.seconds, *sizes, **extra)
+    status, bound = out.status, out.bound
+    if status == "optimal":
+        # the certificate must hold for the true weights: the exact score of the path against the true bound
+        if bound is None or not bound - score <= CERTIFICATE_RTOL * path_magnitude(instance, path):
+            status = "feasible"
+        if bound is not None:
+            bound = max(bound, score)
+    return ILPResult(path, score, bound, status, out.name, out.seconds, *sizes, **extra)

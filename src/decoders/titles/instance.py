@@ -13,11 +13,22 @@ of a path is ``start[p_0] + sum_i edge[p_i, p_{i+1}] + end[p_{k-1}]``:
 Each edge may route through one auxiliary word (a preposition or article, ``v -> x -> u``); the instance keeps
 the best route's weight and, in ``*_aux``, the index into ``aux_words`` of the word it went through (-1: direct),
 so that the realised title can include it. Decoders maximise; they never look at ``words`` or ``reference``.
+
+**Validation**, once, at construction (outside every timed decoder), with the field, index and value named:
+``klass`` and the ``*_aux`` arrays hold integer ids (floats are refused, never truncated; bools are refused),
+classes are non-negative, auxiliary indices lie in ``-1..len(aux_words)-1``; ``start``, ``edge`` and ``end``
+are real with the shapes ``(n,)``, ``(n, n)``, ``(n,)``. **A missing (forbidden) edge is written ``-inf``** in
+any of the three; every decoder supports it (exhaustive search, colour-coding and beam search never extend over
+it, the ILP leaves it out of its model), so nobody needs a large negative stand-in. NaN and ``+inf`` are
+refused. ``k`` is an integer >= 1. An instance on which no title can exist for plain reasons (``k`` above the
+number of words or of distinct classes, or no walk of ``k`` words from ``s`` to ``t`` over finite edges) is
+accepted but marked (:attr:`TitleInstance.infeasible`), and every decoder answers it at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -39,34 +50,21 @@ class TitleInstance:
     reference: str  # the section's true title, as written
 
     def __post_init__(self) -> None:
+        self.words = tuple(self.words)
+        self.aux_words = tuple(self.aux_words)
         n = len(self.words)
-        self.klass = np.ascontiguousarray(self.klass, dtype=np.int32)
-        self.start = np.ascontiguousarray(self.start, dtype=np.float64)
-        self.edge = np.ascontiguousarray(self.edge, dtype=np.float64)
-        self.end = np.ascontiguousarray(self.end, dtype=np.float64)
-        self.start_aux = np.ascontiguousarray(self.start_aux, dtype=np.int32)
-        self.edge_aux = np.ascontiguousarray(self.edge_aux, dtype=np.int32)
-        self.end_aux = np.ascontiguousarray(self.end_aux, dtype=np.int32)
-        shapes = {
-            "klass": (self.klass, (n,)),
-            "start": (self.start, (n,)),
-            "edge": (self.edge, (n, n)),
-            "end": (self.end, (n,)),
-            "start_aux": (self.start_aux, (n,)),
-            "edge_aux": (self.edge_aux, (n, n)),
-            "end_aux": (self.end_aux, (n,)),
-        }
-        for name, (array, shape) in shapes.items():
-            if array.shape != shape:
-                raise ValueError(
-                    f"TitleInstance.{name} must have shape {shape} for {n} words; got {array.shape}"
-                )
-        if n and (self.klass.min() < 0):
-            raise ValueError("TitleInstance.klass must be non-negative class ids")
-        if self.k < 1:
-            raise ValueError(f"TitleInstance.k must be >= 1; got {self.k}")
-        if np.isnan(self.start).any() or np.isnan(self.edge).any() or np.isnan(self.end).any():
-            raise ValueError("TitleInstance weights must not be NaN (use -inf for a missing edge)")
+        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
+            raise ValueError(f"TitleInstance.k must be an integer >= 1; got {self.k!r}")
+        self.k = int(self.k)
+        self.klass = _ids("klass", self.klass, (n,), 0, None)
+        self.start = _weights("start", self.start, (n,))
+        self.edge = _weights("edge", self.edge, (n, n))
+        self.end = _weights("end", self.end, (n,))
+        last_aux = len(self.aux_words) - 1
+        self.start_aux = _ids("start_aux", self.start_aux, (n,), -1, last_aux)
+        self.edge_aux = _ids("edge_aux", self.edge_aux, (n, n), -1, last_aux)
+        self.end_aux = _ids("end_aux", self.end_aux, (n,), -1, last_aux)
+        _ = self.infeasible  # decided once, here, outside every timed decoder
 
     @property
     def n(self) -> int:
@@ -75,7 +73,71 @@ class TitleInstance:
 
     @property
     def n_classes(self) -> int:
+        """One more than the largest class id (the ids need not all be used; see ``distinct_classes``)."""
         return int(self.klass.max()) + 1 if self.n else 0
+
+    @property
+    def distinct_classes(self) -> int:
+        return int(np.unique(self.klass).size)
+
+    @cached_property
+    def infeasible(self) -> str | None:
+        """Why no title can exist, when that is plain from the sizes and the edges alone (None otherwise): ``k``
+        exceeds the number of words or of distinct classes, or no walk ``s -> v_1 .. v_k -> t`` over finite edges
+        between words of different classes exists. Every decoder answers such an instance at once (no title,
+        objective and bound ``-inf``, status ``optimal``: the reason is its certificate)."""
+        n, k = self.n, self.k
+        if k > n:
+            return f"k = {k} exceeds the {n} words"
+        if k > self.distinct_classes:
+            return f"k = {k} exceeds the {self.distinct_classes} distinct classes"
+        allowed = np.isfinite(self.edge) & (self.klass[:, None] != self.klass[None, :])
+        reach = np.isfinite(self.start)  # words that end a finite walk of 1, 2, .. words from s
+        for _ in range(1, k):
+            if not reach.any():
+                break
+            reach = allowed[reach].any(axis=0)
+        if not (reach & np.isfinite(self.end)).any():
+            return f"no walk of k = {k} words from s to t uses only finite edges between distinct classes"
+        return None
+
+
+def _ids(name: str, values, shape: tuple[int, ...], lowest: int, highest: int | None) -> np.ndarray:
+    """An integer id array of ``shape`` as int32, refusing other dtypes (floats are never truncated, bools are
+    not ids) and ids outside ``lowest..highest``, with the field, the index and the value named."""
+    array = np.asarray(values)
+    field_name = f"TitleInstance.{name}"
+    if array.dtype.kind not in "iu" and not (array.size == 0 and array.dtype.kind in "iuf"):
+        raise ValueError(f"{field_name} must hold integer ids; got dtype {array.dtype}")
+    if array.shape != shape:
+        raise ValueError(f"{field_name} must have shape {shape} for {shape[0]} words; got {array.shape}")
+    array = array.astype(np.int64)
+    _refuse(array, field_name, array < lowest, f"below {lowest}")
+    if highest is not None:
+        _refuse(array, field_name, array > highest, f"outside {lowest}..{highest}")
+    _refuse(array, field_name, array > np.iinfo(np.int32).max, "too large an id")
+    return np.ascontiguousarray(array, dtype=np.int32)
+
+
+def _weights(name: str, values, shape: tuple[int, ...]) -> np.ndarray:
+    """Real weights of ``shape`` as float64: ``-inf`` (no edge) allowed, NaN and ``+inf`` refused."""
+    array = np.asarray(values)
+    field_name = f"TitleInstance.{name}"
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{field_name} must hold real numbers; got dtype {array.dtype}")
+    if array.shape != shape:
+        raise ValueError(f"{field_name} must have shape {shape} for {shape[0]} words; got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    _refuse(array, field_name, np.isnan(array), "NaN")
+    _refuse(array, field_name, array == np.inf, "+inf (write a missing edge as -inf)")
+    return array
+
+
+def _refuse(array: np.ndarray, field_name: str, bad: np.ndarray, what: str) -> None:
+    """Raise a ValueError naming the field, the first offending position and its value, if ``bad`` has any."""
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{field_name}{list(where)} = {array[where].item()!r} is {what}")
 
 
 def path_problem(instance: TitleInstance, path) -> str | None:
@@ -98,6 +160,15 @@ def path_score(instance: TitleInstance, path) -> float:
     """Score of ``s -> path -> t`` (no feasibility check)."""
     path = np.asarray(path, dtype=np.int64)
     return float(instance.start[path[0]] + instance.edge[path[:-1], path[1:]].sum() + instance.end[path[-1]])
+
+
+def path_magnitude(instance: TitleInstance, path) -> float:
+    """``sum |terms|`` of the path's score: the scale every tolerance on that score is relative to."""
+    path = np.asarray(path, dtype=np.int64)
+    terms = np.concatenate(
+        [instance.start[path[:1]], instance.edge[path[:-1], path[1:]], instance.end[path[-1:]]]
+    )
+    return float(np.abs(terms).sum())
 
 
 def realise(instance: TitleInstance, path) -> list[str]:
