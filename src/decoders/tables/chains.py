@@ -324,13 +324,19 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
             ax.plot(group["sent_per_s"], group["token_acc"], marker="o", label=variant)
             if variant == REFERENCE:
                 continue  # Viterbi's speed does not depend on the weights: its points need no labels
-            for row in group.itertuples():  # the coefficient beside each point; speed-ups in the box below
+            # the coefficient beside each point, on the side away from its line: above a point at least as high
+            # as its neighbours' mean along the line, below otherwise; speed-ups in the box
+            accuracy = group["token_acc"].to_numpy()
+            for i, row in enumerate(group.itertuples()):
+                neighbours = [accuracy[j] for j in (i - 1, i + 1) if 0 <= j < len(accuracy)]
+                above = not neighbours or accuracy[i] >= np.mean(neighbours)
                 ax.annotate(
                     f"{row.lambda_t:g}",
                     (row.sent_per_s, row.token_acc),
                     textcoords="offset points",
-                    xytext=(0, 7),
+                    xytext=(0, 7 if above else -8),
                     ha="center",
+                    va="bottom" if above else "top",
                     fontsize=8,
                 )
             speedups += [
