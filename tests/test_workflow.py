@@ -125,6 +125,7 @@ def test_run_decodes_every_chains_variant(finished_run):
         assert (finished_run / "results" / "figures" / "chains" / f"{name}.png").stat().st_size > 0
     page = (finished_run / "results" / "RESULTS.md").read_text()
     assert "| commit |" in page and "| CPU |" in page and "Table 1: exactness and speed" in page
+    assert "| certificate checks | every optimal record of" in page  # the verifier's untimed cost
 
 
 def test_run_decodes_every_titles_variant(finished_run):
