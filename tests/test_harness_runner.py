@@ -14,6 +14,8 @@ import pytest
 from harness_toys import ToyInstance
 
 from decoders.errors import ConfigError
+from decoders.harness.instances import write_instance_shards
+from decoders.harness.jobs import decode_shard
 from decoders.harness.records import RECORD_COLUMNS, validate_records
 from decoders.harness.runner import run_instances, warmup_index
 
@@ -154,6 +156,7 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "isolate": True,
         "repeats": 1,
         "loop_repeats": 0,
+        "reference": None,
         "verifier": False,
         "verify_seconds": 0.0,
     }
@@ -241,3 +244,54 @@ def test_timing_loops_replace_the_per_call_time(isolate):
     token = uuid.uuid4().hex
     stalled = _run("looped", instances, isolate=isolate, params={"token": token}, repeats=3, loop_repeats=10)
     assert stalled.loc[0, "seconds"] < 0.01
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_reference_is_timed_beside_the_decoder_on_every_instance(isolate):
+    """harness.reference: the reference's loop runs before each loop call of the decoder, on the same instance,
+    and its median per-decode time is recorded; the decoder's own time and objective are unchanged."""
+    instances = [("a", 3, _toy(3, sleep=0.05)), ("b", 4, _toy(4, sleep=0.05))]
+    reference = {"decoder": "looped", "params": {"offset": 1.0}, "module": harness_toys.MODULE}
+    frame = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=5, reference=reference)
+    for row in frame.itertuples():
+        stats = json.loads(row.stats)
+        assert row.status == "optimal" and row.objective == 1.0 and row.seconds < 0.01
+        assert 0.0 < stats["reference_seconds"] < 0.01
+    assert frame.attrs["harness"]["reference"] == reference
+    # a reference without a compiled loop, or a decoder without one, gives no pair (nothing is timed twice)
+    unpaired = _run(
+        "looped",
+        instances,
+        isolate=isolate,
+        loop_repeats=5,
+        reference={"decoder": "argmax", "module": harness_toys.MODULE},
+    )
+    assert all("reference_seconds" not in json.loads(stats) for stats in unpaired["stats"])
+    # a reference loop that fails turns the row into an error that says so
+    bad = _run("looped", instances[:1], isolate=isolate, loop_repeats=5,
+               reference={"decoder": "looped", "params": {"nonsense": 1}, "module": harness_toys.MODULE})  # fmt: skip
+    assert bad.loc[0, "status"] == "error"
+    assert json.loads(bad.loc[0, "stats"])["error"].startswith("reference timing loop: TypeError")
+    with pytest.raises(ConfigError, match="no_such"):
+        _run("looped", instances, reference={"decoder": "no_such", "module": harness_toys.MODULE})
+
+
+def test_a_decode_job_pairs_its_variant_with_the_configured_reference(tmp_path):
+    """decode_shard resolves harness.reference to a variant of the experiment (not for the reference itself);
+    an unknown name is a ConfigError naming the key."""
+    write_instance_shards([("a", 3, _toy(3))], [tmp_path / "shard.pkl"], tmp_path / "index.tsv")
+    toy = {"decoder": "looped", "module": harness_toys.MODULE}
+    variants = {"plain": toy, "ref": {**toy, "params": {"offset": 1.0}}}
+    config = {"experiments": {"toy": {"variants": variants}}}
+    harness = {"time_limit": 5.0, "isolate": False, "repeats": 2, "loop_repeats": 3, "reference": "ref"}
+
+    def decode(variant, **overrides):
+        return decode_shard(experiment="toy", dataset="d", variant=variant, spec=variants[variant],
+                            instances=tmp_path / "shard.pkl", records=tmp_path / f"{variant}.parquet",
+                            provenance=tmp_path / f"{variant}.json", harness=harness | overrides, seed=0,
+                            config=config, progress=False)  # fmt: skip
+
+    assert "reference_seconds" in json.loads(decode("plain").loc[0, "stats"])
+    assert "reference_seconds" not in json.loads(decode("ref").loc[0, "stats"])
+    with pytest.raises(ConfigError, match=r"experiments\.toy\.harness\.reference: 'nope'"):
+        decode("plain", reference="nope")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from decoders.io import write_json_atomic
-from decoders.tables.chains import speed_by_length, speed_by_length_figure
+from decoders.tables.chains import speed_by_length, speed_by_length_figure, variant_summary
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
 from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.writers import write_table
@@ -97,3 +98,26 @@ def test_speed_by_length_buckets_and_ratios(tmp_path):
     assert table.loc["all", "cg_iterations"] == pytest.approx(4 / 3, abs=0.1)
     speed_by_length_figure(table.reset_index(), tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_speed_ups_come_from_the_pairs_timed_in_the_variants_job():
+    """With stats.reference_seconds on every record of a variant, its speed-up (Table 1 and by length) is their
+    sum over its own seconds, whatever the reference job measured; without them, the two jobs' ratio."""
+    rows = []
+    for i, size in enumerate([3, 30]):
+        rows.append({"experiment": "chains", "dataset": "d", "variant": "viterbi", "params": "{}",
+                     "instance_id": str(i), "size": size, "seconds": 5.0, "objective": 1.0, "bound": 1.0,
+                     "status": "optimal", "structure": "[0]", "stats": "{}"})  # fmt: skip
+        for variant, paired in (("cg", 2.0 * (i + 1)), ("beam-1", None)):
+            stats = {"iterations": 1} | ({} if paired is None else {"reference_seconds": paired})
+            rows.append({"experiment": "chains", "dataset": "d", "variant": variant, "params": "{}",
+                         "instance_id": str(i), "size": size, "seconds": 1.0, "objective": 1.0, "bound": np.nan,
+                         "status": "feasible", "structure": "[0]", "stats": json.dumps(stats)})  # fmt: skip
+    records = pd.DataFrame(rows)
+    summary = variant_summary(records).set_index("variant")
+    assert summary.loc["cg", "speedup"] == pytest.approx(3.0)  # (2 + 4) / (1 + 1), not 10 / 2
+    assert summary.loc["beam-1", "speedup"] == pytest.approx(5.0)  # unpaired: the jobs' sentences/s
+    assert summary.loc["viterbi", "speedup"] == pytest.approx(1.0)
+    by_length = speed_by_length(records, ["d"], ["cg", "beam-1"]).set_index("tokens")
+    assert by_length.loc["1-5", "cg_speedup"] == 2.0 and by_length.loc["21-40", "cg_speedup"] == 4.0
+    assert by_length.loc["all", "beam-1_speedup"] == 5.0

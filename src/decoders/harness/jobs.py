@@ -70,6 +70,19 @@ def decode_shard(
     if params_file is not None:
         params.update(read_params_file(params_file, f"experiments.{experiment}.variants.{variant}"))
     items = read_instance_shard(instances)
+    reference = harness.get("reference")
+    if reference is not None and reference != variant:
+        variants = config["experiments"][experiment].get("variants", {})
+        if reference not in variants or "decoder" not in variants[reference]:
+            raise ConfigError(
+                f"experiments.{experiment}.harness.reference: {reference!r} is not a variant of {experiment}"
+            )
+        spec_of_reference = variants[reference]
+        reference = {
+            key: spec_of_reference[key] for key in ("decoder", "params", "module") if key in spec_of_reference
+        }
+    else:
+        reference = None
     frame = run_instances(
         experiment,
         dataset,
@@ -85,6 +98,7 @@ def decode_shard(
         decoder_module=module,
         repeats=harness.get("repeats", 1),
         loop_repeats=harness.get("loop_repeats", 0),
+        reference=reference,
     )
     write_records(records, frame)
     prov = collect_provenance(

@@ -118,6 +118,7 @@ def timed_call(
     time_limit: float,
     repeats: int = 1,
     loop_repeats: int = 0,
+    reference: tuple[Callable[..., Solution], Mapping[str, Any]] | None = None,
 ) -> tuple[float, Solution]:
     """Call ``decoder`` with ``deadline = start + time_limit``; return (seconds, Solution).
 
@@ -133,6 +134,12 @@ def timed_call(
     elapsed / ``loop_repeats`` (one call that an operating-system stall hits must not decide the time), and the
     per-call time above is kept as ``stats["call_seconds"]``. The loop must reproduce the decoder's objective
     (it returns their sum); if it does not, the row becomes an ``error``.
+
+    With a ``reference`` ``(decoder, params)`` that has a timing loop too, each of those loop calls is paired
+    with one call of the reference's loop on the same instance (before it, then after it, alternately), and the
+    median of the reference's means is kept as ``stats["reference_seconds"]``: a speed-up over the reference is
+    then a ratio of times taken milliseconds apart in one process, which the machine's slow phases (seconds
+    long on shared cloud cores) and per-process differences cannot skew.
     """
     seconds, solution = _timed_once(decoder, instance, params, time_limit)
     solved = solution.status in ("optimal", "feasible")
@@ -144,23 +151,48 @@ def timed_call(
         solution.stats["timing_repeats"] = repeats
     loop = getattr(decoder, "timing_loop", None)
     if loop is not None and loop_repeats > 0 and solved and seconds * loop_repeats * repeats <= time_limit:
-        means = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            try:
-                total = loop(instance, loop_repeats, **params)
-            except Exception as exc:
-                message = f"timing loop: {type(exc).__name__}: {exc}"
-                return seconds, error_solution(message, traceback=traceback.format_exc())
-            means.append((time.perf_counter() - start) / loop_repeats)
-            mean = total / loop_repeats
-            if not math.isclose(mean, solution.objective, rel_tol=1e-9, abs_tol=1e-9):
-                message = f"timing loop objective {mean!r} differs from the decoder's {solution.objective!r}"
-                return seconds, error_solution(message)
+        means: list[float] = []
+        reference_means: list[float] = []
+        timed = [("timing loop", loop, params, means)]
+        reference_loop = getattr(reference[0], "timing_loop", None) if reference is not None else None
+        if reference_loop is not None:
+            timed.append(("reference timing loop", reference_loop, reference[1], reference_means))
+        for index in range(repeats):
+            # the reference goes first on even calls and second on odd ones, so that neither gains from caches
+            # the other warmed
+            for name, each_loop, each_params, out in timed[::-1] if index % 2 == 0 else timed:
+                try:
+                    mean_seconds, total = _loop_seconds(each_loop, instance, loop_repeats, each_params)
+                except Exception as exc:
+                    return seconds, _loop_error(name, exc)
+                out.append(mean_seconds)
+                if out is means and not math.isclose(
+                    total / loop_repeats, solution.objective, rel_tol=1e-9, abs_tol=1e-9
+                ):
+                    mean = total / loop_repeats
+                    message = (
+                        f"timing loop objective {mean!r} differs from the decoder's {solution.objective!r}"
+                    )
+                    return seconds, error_solution(message)
         solution.stats["call_seconds"] = seconds
         solution.stats["loop_repeats"] = loop_repeats
+        if reference_means:
+            solution.stats["reference_seconds"] = statistics.median(reference_means)
         seconds = statistics.median(means)
     return seconds, solution
+
+
+def _loop_seconds(
+    loop: Callable[..., float], instance: Any, loop_repeats: int, params: Mapping[str, Any]
+) -> tuple[float, float]:
+    """(seconds per decode, the loop's sum of objectives) of one call of a compiled timing loop."""
+    start = time.perf_counter()
+    total = loop(instance, loop_repeats, **params)
+    return (time.perf_counter() - start) / loop_repeats, total
+
+
+def _loop_error(which: str, exc: Exception) -> Solution:
+    return error_solution(f"{which}: {type(exc).__name__}: {exc}", traceback=traceback.format_exc())
 
 
 def _timed_once(
@@ -183,6 +215,7 @@ def serve_worker(inbox: Connection, outbox: Connection, setup: dict[str, Any]) -
     _watch_parent(setup["parent_pid"])
     try:
         decoder = get_decoder(setup["experiment"], setup["decoder"], setup["module"])
+        reference = _resolve_reference(setup["experiment"], setup.get("reference"))
     except Exception as exc:
         outbox.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
@@ -199,12 +232,14 @@ def serve_worker(inbox: Connection, outbox: Connection, setup: dict[str, Any]) -
             _, instance, params, count, time_limit = message
             outbox.send(("started",))
             for _ in range(count):
-                timed_call(decoder, instance, params, time_limit, loop_repeats=1)
+                timed_call(decoder, instance, params, time_limit, loop_repeats=1, reference=reference)
             outbox.send(("warm",))
         elif kind == "decode":
             _, instance, params, time_limit, repeats, loop_repeats = message
             outbox.send(("started",))
-            seconds, solution = timed_call(decoder, instance, params, time_limit, repeats, loop_repeats)
+            seconds, solution = timed_call(
+                decoder, instance, params, time_limit, repeats, loop_repeats, reference
+            )
             try:
                 outbox.send(("done", seconds, solution))
             except Exception as exc:
@@ -213,6 +248,16 @@ def serve_worker(inbox: Connection, outbox: Connection, setup: dict[str, Any]) -
                 )
         else:
             raise RuntimeError(f"decoding worker received an unknown request {kind!r}")
+
+
+def _resolve_reference(
+    experiment: str, reference: Mapping[str, Any] | None
+) -> tuple[Callable[..., Solution], dict[str, Any]] | None:
+    """``{"decoder": name, "params": {...}, "module": ...}`` -> (registered decoder, params); None stays None."""
+    if reference is None:
+        return None
+    decoder = get_decoder(experiment, reference["decoder"], reference.get("module"))
+    return decoder, dict(reference.get("params", {}))
 
 
 def _watch_parent(parent_pid: int) -> None:
@@ -351,6 +396,7 @@ def run_instances(
     grace: float | None = None,
     repeats: int = 1,
     loop_repeats: int = 0,
+    reference: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Decode every ``(instance_id, size, instance)`` with the registered decoder ``(experiment, decoder)``.
 
@@ -366,6 +412,11 @@ def run_instances(
     objective and bound NaN, and a fresh worker (warmed up again) continues. A decoder exception, or a worker that
     dies, is recorded as ``error`` with the message in ``stats["error"]``. ``isolate=False`` decodes in this
     process with the cooperative limit only.
+
+    ``reference`` (``{"decoder": name, "params": {...}, "module": ...}``, a decoder of the same experiment; module
+    as ``decoder_module``) is timed beside the
+    decoder on every instance when both have compiled timing loops (see :func:`timed_call`): the records then
+    carry ``stats["reference_seconds"]`` for speed-ups measured in pairs.
     """
     grace = _check_arguments(time_limit, warmup, grace, params)
     params = dict(params)
@@ -375,6 +426,13 @@ def run_instances(
         duplicates = sorted(name for name, count in Counter(ids).items() if count > 1)
         raise ValueError(f"instance ids must be unique; repeated: {', '.join(duplicates[:20])}")
     decode_fn = get_decoder(experiment, decoder, decoder_module)  # unknown names fail here, before any worker
+    if reference is not None:
+        reference = {
+            "decoder": reference["decoder"],
+            "params": dict(reference.get("params", {})),
+            "module": reference.get("module"),
+        }
+    reference_fn = _resolve_reference(experiment, reference)
     verify = get_verifier(experiment, decoder_module)
 
     rows: list[dict[str, Any]] = []
@@ -389,6 +447,7 @@ def run_instances(
         "isolate": isolate,
         "repeats": repeats,
         "loop_repeats": loop_repeats,
+        "reference": reference,
         "verifier": verify is not None,
         "verify_seconds": 0.0,
     }
@@ -428,6 +487,7 @@ def run_instances(
                     "experiment": experiment,
                     "decoder": decoder,
                     "module": decoder_module,
+                    "reference": reference,
                     "sys_path": list(sys.path),
                     "parent_pid": os.getpid(),
                 }
@@ -436,10 +496,10 @@ def run_instances(
                 threads = _run_isolated(items, record, params, limits, warmup, warm, setup, timing)
             else:
                 for _ in range(warmup):
-                    timed_call(decode_fn, warm, params, time_limit, loop_repeats=1)
+                    timed_call(decode_fn, warm, params, time_limit, loop_repeats=1, reference=reference_fn)
                 for instance_id, size, instance in items:
                     seconds, solution = timed_call(
-                        decode_fn, instance, params, time_limit, repeats, loop_repeats
+                        decode_fn, instance, params, time_limit, repeats, loop_repeats, reference_fn
                     )
                     record(str(instance_id), int(size), instance, seconds, solution)
     finally:

@@ -8,6 +8,11 @@ A sentence's time comes from the decoder's compiled timing loop where it has one
 ``harness.repeats`` loop calls of the mean of ``harness.loop_repeats`` decodes inside numba);
 ``stats.call_seconds`` keeps the median time of single calls from Python (``call_*`` columns), which adds the
 interpreter's ~1-2 us per call to every decoder.
+
+Speed-ups over Viterbi are paired where the records allow it: a job timed with ``harness.reference`` carries,
+per sentence, ``stats.reference_seconds``, Viterbi's loop timed just before the variant's in the same process,
+and the speed-up is the sum of those over the sum of the variant's seconds. Without them (older runs, call
+timings) it is the ratio of the two jobs' sentences/s.
 """
 
 from __future__ import annotations
@@ -67,7 +72,22 @@ def variant_summary(records: pd.DataFrame, reference: str = REFERENCE) -> pd.Dat
             getattr(row, column) / indexed[column].get((row.dataset, reference), np.nan)
             for row in summary.itertuples()
         ]
+    paired = {}
+    for key, group in marked.groupby(["dataset", "variant"], sort=False):
+        reference_seconds = paired_reference_seconds(group)
+        if reference_seconds is not None:
+            paired[key] = reference_seconds.sum() / group["seconds"].sum()
+    summary["speedup"] = [paired.get((row.dataset, row.variant), row.speedup) for row in summary.itertuples()]
     return summary
+
+
+def paired_reference_seconds(group: pd.DataFrame) -> pd.Series | None:
+    """Per record, the reference's seconds timed beside the variant's (``stats.reference_seconds``), indexed like
+    ``group``; None unless every record has one."""
+    values = [json.loads(stats).get("reference_seconds") for stats in group["stats"]]
+    if not values or any(value is None for value in values):
+        return None
+    return pd.Series(values, index=group.index, dtype=float)
 
 
 def _accuracy(group: pd.DataFrame) -> float:
@@ -209,7 +229,8 @@ def speed_by_length(
     records: pd.DataFrame, datasets: Iterable[str], variants: Iterable[str] = ("viterbi+p", "cg")
 ) -> pd.DataFrame:
     """Speed-ups over Viterbi per sentence-length bucket (and over all sentences), from the same per-sentence
-    timings as Table 1: a bucket's speed-up is Viterbi's summed seconds over the variant's on its sentences.
+    timings as Table 1: a bucket's speed-up is Viterbi's summed seconds (timed beside the variant where the
+    records have them) over the variant's on its sentences.
     Column generation pays a fixed cost per sentence and per round, Viterbi one per token, so short sentences
     gain least; ``cg_iterations`` is the mean number of CG rounds in the bucket."""
     variants = list(variants)
@@ -230,6 +251,15 @@ def speed_by_length(
             iterations = pd.Series(
                 [json.loads(s)["iterations"] for s in cg["stats"]], index=cg["instance_id"]
             ).reindex(seconds.index)
+        reference = {}  # per variant: Viterbi's seconds on each sentence, timed beside it where recorded
+        for variant in variants:
+            rows_of = chosen[chosen["variant"] == variant]
+            paired = paired_reference_seconds(rows_of)
+            reference[variant] = (
+                seconds[REFERENCE]
+                if paired is None
+                else pd.Series(paired.to_numpy(), index=rows_of["instance_id"]).reindex(seconds.index)
+            )
         groups = [(name, bucket == name) for name in names] + [("all", bucket.notna())]
         for name, mask in groups:
             if not mask.any():
@@ -245,7 +275,7 @@ def speed_by_length(
             }
             for variant in variants:
                 if variant in part:
-                    row[f"{variant}_speedup"] = part[REFERENCE].sum() / part[variant].sum()
+                    row[f"{variant}_speedup"] = reference[variant][mask].sum() / part[variant].sum()
             rows.append(row)
     return _rounded(pd.DataFrame(rows))
 
@@ -429,7 +459,10 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
         "each sentence timed by a compiled loop that decodes it harness.loop_repeats times (as a compiled "
         "program would run the decoder; median over harness.repeats such loops); call_sent_per_s: the same "
         "from single calls from Python, which add ~1-2 us per sentence to every decoder; the paper's speeds "
-        "come from other hardware and code (Java), so compare speed-ups."
+        "come from other hardware and code (Java), so compare speed-ups. speedup: Viterbi's loop time over the "
+        "variant's, both timed on each sentence in the variant's job, alternating (harness.reference), so that "
+        "the machine's slow phases and per-process differences cancel; call_speedup: ratio of the two jobs' "
+        "call_sent_per_s, hence noisier."
     )
     write_table(
         table1(summary, pos, joint, settings["runs"]["table1"]),
