@@ -1,0 +1,99 @@
+"""Dependency trees as head arrays: validity, projectivity, attachment scores, and (for tests) enumeration.
+
+A tree over a sentence of ``n`` words is an integer array ``heads`` of length ``n + 1``: ``heads[m]`` is the
+head of word ``m`` (words are 1-based, 0 is the artificial root) and ``heads[0] = -1``. Every tree here is
+single-rooted, as in the papers (Qian and Liu 2013, section 2.1: the root has exactly one modifier): exactly
+one word has head 0. The sentence tables of :mod:`decoders.corpora.sentences` hold ``heads[1:]`` as a list.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+
+#: Gold tags whose words UAS ignores: English PTB tags (Koo and Collins 2010, followed by Qian and Liu 2013),
+#: Chinese CTB / UD GSD (PU, i.e. UPOS PUNCT).
+PUNCTUATION_TAGS: dict[str, frozenset[str]] = {
+    "en": frozenset({"``", "''", ":", ",", "."}),
+    "zh": frozenset({"PU", "PUNCT"}),
+}
+
+
+def as_heads(heads: Sequence[int] | np.ndarray) -> np.ndarray:
+    """``heads[1:]`` as read from a sentence table (or a full array with ``heads[0] = -1``) -> full int64 array."""
+    array = np.asarray(heads, dtype=np.int64)
+    if array.ndim != 1:
+        raise ValueError(f"heads must be one-dimensional, got shape {array.shape}")
+    if len(array) and array[0] == -1:
+        return array.copy()
+    return np.concatenate([np.array([-1], dtype=np.int64), array])
+
+
+def tree_error(heads: np.ndarray) -> str | None:
+    """Why ``heads`` (full array) is not a single-rooted tree over its words, or None if it is one."""
+    n = len(heads) - 1
+    if n < 0 or heads[0] != -1:
+        return "heads[0] must be -1 (the root has no head)"
+    if n == 0:
+        return None
+    words = heads[1:]
+    if words.min() < 0 or words.max() > n:
+        bad = int(np.flatnonzero((words < 0) | (words > n))[0]) + 1
+        return f"word {bad} has head {int(heads[bad])}, outside 0..{n}"
+    if np.any(words == np.arange(1, n + 1)):
+        return f"word {int(np.flatnonzero(words == np.arange(1, n + 1))[0]) + 1} is its own head"
+    roots = int(np.count_nonzero(words == 0))
+    if roots != 1:
+        return f"{roots} words attach to the root; a tree has exactly one"
+    for start in range(1, n + 1):  # every word reaches the root within n steps, else it is on a cycle
+        node, steps = start, 0
+        while node != 0 and steps <= n:
+            node, steps = int(heads[node]), steps + 1
+        if node != 0:
+            return f"word {start} is on a cycle"
+    return None
+
+
+def is_projective(heads: np.ndarray) -> bool:
+    """Whether no two arcs cross (arcs drawn above the sentence, the root at position 0)."""
+    n = len(heads) - 1
+    if n < 2:
+        return True
+    modifiers = np.arange(1, n + 1)
+    lo = np.minimum(heads[1:], modifiers)
+    hi = np.maximum(heads[1:], modifiers)
+    # arcs a and b cross when lo_a < lo_b < hi_a < hi_b
+    return not np.any((lo[:, None] < lo[None, :]) & (lo[None, :] < hi[:, None]) & (hi[:, None] < hi[None, :]))
+
+
+def attachment_mask(tags: Sequence[str], punctuation: Iterable[str]) -> np.ndarray:
+    """True for the words UAS scores: those whose gold tag is not punctuation."""
+    punct = frozenset(punctuation)
+    return np.array([tag not in punct for tag in tags], dtype=bool)
+
+
+def attachment_counts(
+    predicted: Sequence[int] | np.ndarray, gold: Sequence[int] | np.ndarray, scored: np.ndarray
+) -> tuple[int, int]:
+    """(correct heads, scored words) of one sentence; ``predicted``/``gold`` as ``heads[1:]`` or full arrays."""
+    predicted_heads, gold_heads = as_heads(predicted)[1:], as_heads(gold)[1:]
+    if len(predicted_heads) != len(gold_heads) or len(gold_heads) != len(scored):
+        raise ValueError(
+            f"predicted ({len(predicted_heads)}), gold ({len(gold_heads)}) and mask ({len(scored)}) lengths differ"
+        )
+    return int(np.count_nonzero((predicted_heads == gold_heads) & scored)), int(np.count_nonzero(scored))
+
+
+def all_trees(n: int, *, projective: bool = True) -> Iterator[np.ndarray]:
+    """Every single-rooted tree over ``n`` words (projective ones only by default), as full head arrays.
+
+    Brute force over all ``(n + 1) ** n`` head assignments, for tests on short sentences (n <= 6).
+    """
+    if n > 7:
+        raise ValueError(f"all_trees enumerates (n + 1) ** n assignments; n = {n} is too many")
+    for choice in itertools.product(range(n + 1), repeat=n):
+        heads = np.array((-1, *choice), dtype=np.int64)
+        if tree_error(heads) is None and (not projective or is_projective(heads)):
+            yield heads
