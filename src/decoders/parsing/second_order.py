@@ -41,6 +41,20 @@ def _children_range(head: int, end: int) -> tuple[int, int, int]:
     return end, head, 1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _best_child(
+    complete: np.ndarray, part: np.ndarray, h: int, m: int, head: int, end: int
+) -> tuple[float, int]:
+    """``max_c complete[head, end, c] + part[h, m, c]`` over the outermost children ``c`` of the span, and c."""
+    first, stop, step = _children_range(head, end)
+    best, arg = NEG_INF, head
+    for c in range(first, stop, step):
+        value = complete[head, end, c] + part[h, m, c]
+        if value > best:
+            best, arg = value, c
+    return best, arg
+
+
 @numba.njit(cache=True, nogil=True)
 def second_order(
     arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
@@ -72,20 +86,10 @@ def second_order(
                 for r in range(lo, hi):
                     # the head's side covers h..r (right arc) or r+1..h (left arc), the modifier's the rest
                     head_end, mod_end = (r, r + 1) if direction == 0 else (r + 1, r)
-                    first, stop, step = _children_range(h, head_end)
-                    left, left_s = NEG_INF, h
-                    for s in range(first, stop, step):
-                        value = complete[h, head_end, s] + sib[h, m, s]
-                        if value > left:
-                            left, left_s = value, s
+                    left, left_s = _best_child(complete, sib, h, m, h, head_end)
                     if left == NEG_INF:
                         continue
-                    first, stop, step = _children_range(m, mod_end)
-                    right, right_c = NEG_INF, m
-                    for c in range(first, stop, step):
-                        value = complete[m, mod_end, c] + inner[h, m, c]
-                        if value > right:
-                            right, right_c = value, c
+                    right, right_c = _best_child(complete, inner, h, m, m, mod_end)
                     if left + right > best:
                         best, best_r, best_s, best_c = left + right, r, left_s, right_c
                 incomplete[h, m] = best + arc[h, m]
@@ -98,12 +102,7 @@ def second_order(
                 for m in range(first, stop, step):
                     if incomplete[h, m] == NEG_INF:
                         continue
-                    c_first, c_stop, c_step = _children_range(m, e)
-                    best, best_c = NEG_INF, m
-                    for c in range(c_first, c_stop, c_step):
-                        value = complete[m, e, c] + outer[h, m, c]
-                        if value > best:
-                            best, best_c = value, c
+                    best, best_c = _best_child(complete, outer, h, m, m, e)
                     complete[h, e, m] = incomplete[h, m] + best
                     complete_child[h, e, m] = best_c
     # the root's one modifier m: no sibling (s = 0), m's left span 1..m and right span m..n
@@ -111,18 +110,8 @@ def second_order(
     for m in range(1, n + 1):
         if arc[0, m] == NEG_INF:
             continue
-        first, stop, step = _children_range(m, 1)
-        left, left_c = NEG_INF, m
-        for c in range(first, stop, step):
-            value = complete[m, 1, c] + inner[0, m, c]
-            if value > left:
-                left, left_c = value, c
-        first, stop, step = _children_range(m, n)
-        right, right_c = NEG_INF, m
-        for c in range(first, stop, step):
-            value = complete[m, n, c] + outer[0, m, c]
-            if value > right:
-                right, right_c = value, c
+        left, left_c = _best_child(complete, inner, 0, m, m, 1)
+        right, right_c = _best_child(complete, outer, 0, m, m, n)
         value = arc[0, m] + sib[0, m, 0] + left + right
         if value > best:
             best, root_child, root_inner, root_outer = value, m, left_c, right_c
