@@ -1,0 +1,179 @@
+"""Token encoding and hashed first-order arc features in the style of McDonald et al. (2005) (numba).
+
+A sentence becomes an int64 array ``tokens`` of shape ``(N_ATTRIBUTES, n + 1)``: per position (0 = root), the
+ids of the word form, its lower-cased form, its POS tag and its coarse POS tag, from a :class:`Vocabulary`
+built on the training split (unseen strings share :data:`UNKNOWN`). A feature is a template id, the attribute
+ids it conjoins and, for every template, once more with the arc's direction and distance bucket; its hash
+(64-bit mixing) modulo the weight vector's size is its index. There is no feature dictionary to build or
+store, and scoring a sentence is one compiled pass over its arcs (:func:`arc_scores`). The same kernel that
+scores an arc lists its feature indices (:func:`arc_features`), which the perceptron updates.
+
+Templates (h = head, m = modifier, b = a word between them, +-1 = neighbours; w = word, l = lower-cased word,
+p = POS, c = coarse POS): unigrams hw.hp, hw, hp, hl, mw.mp, mw, mp, ml; bigrams hw.hp.mw.mp, hp.mw.mp,
+hw.mw.mp, hw.hp.mp, hw.hp.mw, hw.mw, hl.ml, hp.mp, hc.mc, hl.mp, hp.ml, hl.mc, hc.ml; in-between hp.bp.mp and
+hc.bc.mc for every b; surrounding hp.hp+1.mp-1.mp, hp-1.hp.mp-1.mp, hp.hp+1.mp.mp+1, hp-1.hp.mp.mp+1 and the same
+over coarse tags. Positions outside the sentence read :data:`BOUNDARY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numba
+import numpy as np
+
+WORD, LOWER, POS, COARSE = range(4)
+N_ATTRIBUTES = 4
+
+UNKNOWN, ROOT, BOUNDARY = 1, 2, 3
+_FIRST_ID = 4
+_NAMESPACES = ("w", "l", "p", "c")
+
+#: Distance buckets (McDonald et al. 2005): 1, 2, 3, 4, 5, 6-10, > 10 words apart.
+_DISTANCE_BUCKETS = np.array([0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6], dtype=np.int64)
+
+#: Templates that fire once per arc (the in-between ones fire once per word between head and modifier).
+N_FIXED_TEMPLATES = 29
+
+
+class Vocabulary:
+    """String -> id per attribute namespace; ids from :data:`_FIRST_ID` on, unseen strings -> :data:`UNKNOWN`."""
+
+    def __init__(self, ids: dict[str, int] | None = None):
+        self.ids: dict[str, int] = dict(ids or {})
+
+    @classmethod
+    def build(cls, sentences: Iterable[tuple[Sequence[str], Sequence[str], Sequence[str]]]) -> Vocabulary:
+        """From (words, tags, coarse tags) of the training sentences."""
+        ids: dict[str, int] = {}
+        for words, tags, coarse in sentences:
+            for namespace, values in zip(
+                _NAMESPACES, (words, [w.lower() for w in words], tags, coarse), strict=True
+            ):
+                for value in values:
+                    ids.setdefault(f"{namespace}:{value}", _FIRST_ID + len(ids))
+        return cls(ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def encode(self, words: Sequence[str], tags: Sequence[str], coarse: Sequence[str]) -> np.ndarray:
+        """``tokens`` of shape (N_ATTRIBUTES, n + 1) for one sentence; column 0 is the root."""
+        if not (len(words) == len(tags) == len(coarse)):
+            raise ValueError(
+                f"words ({len(words)}), tags ({len(tags)}) and coarse tags ({len(coarse)}) differ"
+            )
+        tokens = np.full((N_ATTRIBUTES, len(words) + 1), ROOT, dtype=np.int64)
+        lookup = self.ids.get
+        for row, (namespace, values) in enumerate(
+            zip(_NAMESPACES, (words, [w.lower() for w in words], tags, coarse), strict=True)
+        ):
+            tokens[row, 1:] = [lookup(f"{namespace}:{value}", UNKNOWN) for value in values]
+        return tokens
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mix(state: np.uint64, value: np.int64) -> np.uint64:
+    """One step of a 64-bit multiplicative hash (an FNV-style combine followed by a xor-shift)."""
+    state = (state ^ np.uint64(value)) * np.uint64(0x100000001B3)
+    return state ^ (state >> np.uint64(29))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _finish(state: np.uint64, mask: np.uint64) -> np.int64:
+    """The splitmix64 finaliser, then the index in a weight vector of size ``mask + 1``."""
+    state = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    state = (state ^ (state >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    state = state ^ (state >> np.uint64(31))
+    return np.int64(state & mask)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _emit(out: np.ndarray, count: int, template: int, a: int, b: int, c: int, d: int, dd: int, mask) -> int:
+    """Write the two indices of one template instance (plain, and with direction/distance ``dd``)."""
+    state = _mix(np.uint64(0xCBF29CE484222325), template)
+    state = _mix(state, a)
+    state = _mix(state, b)
+    state = _mix(state, c)
+    state = _mix(state, d)
+    out[count] = _finish(state, mask)
+    out[count + 1] = _finish(_mix(state, dd + 1), mask)
+    return count + 2
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _at(tokens: np.ndarray, row: int, position: int) -> int:
+    if position < 0 or position >= tokens.shape[1]:
+        return BOUNDARY
+    return tokens[row, position]
+
+
+@numba.njit(cache=True, nogil=True)
+def arc_features(tokens: np.ndarray, h: int, m: int, mask: np.uint64, out: np.ndarray) -> int:
+    """Write the feature indices of the arc ``h -> m`` into ``out`` (size >= :func:`max_arc_features`); return
+    how many were written."""
+    distance = abs(h - m)
+    dd = (1 if h < m else 0) * 8 + _DISTANCE_BUCKETS[min(distance, 10)]
+    hw, hl, hp, hc = tokens[WORD, h], tokens[LOWER, h], tokens[POS, h], tokens[COARSE, h]
+    mw, ml, mp, mc = tokens[WORD, m], tokens[LOWER, m], tokens[POS, m], tokens[COARSE, m]
+    k = 0
+    k = _emit(out, k, 1, hw, hp, 0, 0, dd, mask)
+    k = _emit(out, k, 2, hw, 0, 0, 0, dd, mask)
+    k = _emit(out, k, 3, hp, 0, 0, 0, dd, mask)
+    k = _emit(out, k, 4, hl, 0, 0, 0, dd, mask)
+    k = _emit(out, k, 5, mw, mp, 0, 0, dd, mask)
+    k = _emit(out, k, 6, mw, 0, 0, 0, dd, mask)
+    k = _emit(out, k, 7, mp, 0, 0, 0, dd, mask)
+    k = _emit(out, k, 8, ml, 0, 0, 0, dd, mask)
+    k = _emit(out, k, 9, hw, hp, mw, mp, dd, mask)
+    k = _emit(out, k, 10, hp, mw, mp, 0, dd, mask)
+    k = _emit(out, k, 11, hw, mw, mp, 0, dd, mask)
+    k = _emit(out, k, 12, hw, hp, mp, 0, dd, mask)
+    k = _emit(out, k, 13, hw, hp, mw, 0, dd, mask)
+    k = _emit(out, k, 14, hw, mw, 0, 0, dd, mask)
+    k = _emit(out, k, 15, hl, ml, 0, 0, dd, mask)
+    k = _emit(out, k, 16, hp, mp, 0, 0, dd, mask)
+    k = _emit(out, k, 17, hc, mc, 0, 0, dd, mask)
+    k = _emit(out, k, 18, hl, mp, 0, 0, dd, mask)
+    k = _emit(out, k, 19, hp, ml, 0, 0, dd, mask)
+    k = _emit(out, k, 20, hl, mc, 0, 0, dd, mask)
+    k = _emit(out, k, 21, hc, ml, 0, 0, dd, mask)
+    for row, base in ((POS, 22), (COARSE, 26)):
+        h_prev, h_next = _at(tokens, row, h - 1), _at(tokens, row, h + 1)
+        m_prev, m_next = _at(tokens, row, m - 1), _at(tokens, row, m + 1)
+        ht, mt = tokens[row, h], tokens[row, m]
+        k = _emit(out, k, base, ht, h_next, m_prev, mt, dd, mask)
+        k = _emit(out, k, base + 1, h_prev, ht, m_prev, mt, dd, mask)
+        k = _emit(out, k, base + 2, ht, h_next, mt, m_next, dd, mask)
+        k = _emit(out, k, base + 3, h_prev, ht, mt, m_next, dd, mask)
+    lo, hi = min(h, m), max(h, m)
+    for b in range(lo + 1, hi):
+        k = _emit(out, k, 30, hp, tokens[POS, b], mp, 0, dd, mask)
+        k = _emit(out, k, 31, hc, tokens[COARSE, b], mc, 0, dd, mask)
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def max_arc_features(n: int) -> int:
+    """Room :func:`arc_features` needs for any arc of a sentence of ``n`` words."""
+    return 2 * (N_FIXED_TEMPLATES + 2 * max(n - 1, 0))
+
+
+@numba.njit(cache=True, nogil=True)
+def arc_scores(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """``scores[h, m]`` = the summed weights of the arc's features where ``allowed[h, m]``, ``-inf`` elsewhere
+    (and on the diagonal and into the root). ``weights`` has a power-of-two size."""
+    n = tokens.shape[1] - 1
+    mask = np.uint64(weights.shape[0] - 1)
+    scores = np.full((n + 1, n + 1), -np.inf)
+    out = np.empty(max_arc_features(n), dtype=np.int64)
+    for h in range(n + 1):
+        for m in range(1, n + 1):
+            if h == m or not allowed[h, m]:
+                continue
+            count = arc_features(tokens, h, m, mask, out)
+            total = 0.0
+            for i in range(count):
+                total += weights[out[i]]
+            scores[h, m] = total
+    return scores
