@@ -15,7 +15,11 @@ from decoders.parsing.features import (
     arc_features,
     arc_scores,
     max_arc_features,
+    second_order_scores,
+    tree_features,
 )
+from decoders.parsing.second_order import second_order, second_order_score
+from decoders.parsing.trees import all_trees
 
 M64 = (1 << 64) - 1
 
@@ -89,3 +93,25 @@ def test_arc_scores_sum_the_weights_of_allowed_arcs():
             else:
                 count = arc_features(tokens, h, m, np.uint64(weights.size - 1), out)
                 assert scores[h, m] == pytest.approx(weights[out[:count]].sum(), rel=1e-12)
+
+
+def test_part_scores_and_tree_features_agree_on_every_tree():
+    """The score arrays the DP reads and the feature list the perceptron updates describe the same model: for
+    every projective tree of a 5-word sentence, summing the tree's feature weights gives its DP score."""
+    rng = np.random.default_rng(11)
+    sentence = (["A", "dog", "saw", "a", "cat"], ["DT", "NN", "VBD", "DT", "NN"], ["D", "N", "V", "D", "N"])
+    vocab = Vocabulary.build([sentence])
+    tokens = vocab.encode(*sentence)
+    weights = rng.normal(size=1 << 14)
+    arc = arc_scores(tokens, weights, np.ones((6, 6), dtype=bool))
+    sib, inner, outer = second_order_scores(tokens, weights, arc)
+    best = -np.inf
+    for heads in all_trees(5):
+        value = second_order_score(arc, sib, inner, outer, heads)
+        assert value == pytest.approx(
+            weights[tree_features(tokens, heads, weights.size, True)].sum(), rel=1e-9
+        )
+        first = weights[tree_features(tokens, heads, weights.size, False)].sum()
+        assert first == pytest.approx(sum(arc[heads[m], m] for m in range(1, 6)), rel=1e-9)
+        best = max(best, value)
+    assert second_order(arc, sib, inner, outer)[1] == pytest.approx(best, rel=1e-12)

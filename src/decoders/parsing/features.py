@@ -13,6 +13,12 @@ p = POS, c = coarse POS): unigrams hw.hp, hw, hp, hl, mw.mp, mw, mp, ml; bigrams
 hw.mw.mp, hw.hp.mp, hw.hp.mw, hw.mw, hl.ml, hp.mp, hc.mc, hl.mp, hp.ml, hl.mc, hc.ml; in-between hp.bp.mp and
 hc.bc.mc for every b; surrounding hp.hp+1.mp-1.mp, hp-1.hp.mp-1.mp, hp.hp+1.mp.mp+1, hp-1.hp.mp.mp+1 and the same
 over coarse tags. Positions outside the sentence read :data:`BOUNDARY`.
+
+Second-order parts (:mod:`decoders.parsing.second_order`) have their own templates, each plain and with the
+directions of the arcs involved: an adjacent sibling ``s`` of ``m`` under ``h`` (:data:`NONE` when ``m`` is the
+first modifier): hp.sp.mp, hc.sc.mc, sp.mp, sw.mw, sw.mp, sp.mw, hw.sp.mp, hp.sp.mw; a grandchild ``c`` of
+``h -> m`` (inner and outer ones apart, :data:`NONE` for none): hp.mp.cp, hc.mc.cc, hp.cp, mp.cp, hw.mp.cp,
+hp.mw.cp, hp.mp.cw, hw.cw, mw.cw.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from collections.abc import Iterable, Sequence
 import numba
 import numpy as np
 
+from decoders.parsing.second_order import second_order_parts
+
 WORD, LOWER, POS, COARSE = range(4)
 N_ATTRIBUTES = 4
 
-UNKNOWN, ROOT, BOUNDARY = 1, 2, 3
-_FIRST_ID = 4
+UNKNOWN, ROOT, BOUNDARY, NONE = 1, 2, 3, 4
+_FIRST_ID = 5
 _NAMESPACES = ("w", "l", "p", "c")
 
 #: Distance buckets (McDonald et al. 2005): 1, 2, 3, 4, 5, 6-10, > 10 words apart.
@@ -177,3 +185,115 @@ def arc_scores(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -> 
                 total += weights[out[i]]
             scores[h, m] = total
     return scores
+
+
+#: Templates of one second-order part (each emitted plain and with the arcs' directions).
+N_PART_TEMPLATES = 9
+
+SIBLING, INNER, OUTER = 0, 1, 2
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _attribute(tokens: np.ndarray, row: int, position: int, none: bool) -> int:
+    return NONE if none else tokens[row, position]
+
+
+@numba.njit(cache=True, nogil=True)
+def part_features(
+    tokens: np.ndarray, kind: int, h: int, m: int, x: int, mask: np.uint64, out: np.ndarray
+) -> int:
+    """Write the feature indices of one second-order part into ``out`` (size >= 2 * N_PART_TEMPLATES): ``kind``
+    :data:`SIBLING` (``x`` = the adjacent inner sibling, ``h`` for none), :data:`INNER` or :data:`OUTER`
+    (``x`` = the grandchild, ``m`` for none). Returns how many were written."""
+    none = x == h if kind == SIBLING else x == m
+    xw, xp, xc = (
+        _attribute(tokens, WORD, x, none),
+        _attribute(tokens, POS, x, none),
+        _attribute(tokens, COARSE, x, none),
+    )
+    hw, hp, hc = tokens[WORD, h], tokens[POS, h], tokens[COARSE, h]
+    mw, mp, mc = tokens[WORD, m], tokens[POS, m], tokens[COARSE, m]
+    dd = (1 if h < m else 0) * 2 + (1 if m < x else 0)
+    base = 100 + 20 * kind
+    k = 0
+    if kind == SIBLING:
+        k = _emit(out, k, base, hp, xp, mp, 0, dd, mask)
+        k = _emit(out, k, base + 1, hc, xc, mc, 0, dd, mask)
+        k = _emit(out, k, base + 2, xp, mp, 0, 0, dd, mask)
+        k = _emit(out, k, base + 3, xw, mw, 0, 0, dd, mask)
+        k = _emit(out, k, base + 4, xw, mp, 0, 0, dd, mask)
+        k = _emit(out, k, base + 5, xp, mw, 0, 0, dd, mask)
+        k = _emit(out, k, base + 6, hw, xp, mp, 0, dd, mask)
+        k = _emit(out, k, base + 7, hp, xp, mw, 0, dd, mask)
+        k = _emit(out, k, base + 8, hw, xw, mw, 0, dd, mask)
+    else:
+        k = _emit(out, k, base, hp, mp, xp, 0, dd, mask)
+        k = _emit(out, k, base + 1, hc, mc, xc, 0, dd, mask)
+        k = _emit(out, k, base + 2, hp, xp, 0, 0, dd, mask)
+        k = _emit(out, k, base + 3, mp, xp, 0, 0, dd, mask)
+        k = _emit(out, k, base + 4, hw, mp, xp, 0, dd, mask)
+        k = _emit(out, k, base + 5, hp, mw, xp, 0, dd, mask)
+        k = _emit(out, k, base + 6, hp, mp, xw, 0, dd, mask)
+        k = _emit(out, k, base + 7, hw, xw, 0, 0, dd, mask)
+        k = _emit(out, k, base + 8, mw, xw, 0, 0, dd, mask)
+    return k
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _part_score(tokens, weights, kind, h, m, x, mask, out) -> float:
+    count = part_features(tokens, kind, h, m, x, mask, out)
+    total = 0.0
+    for i in range(count):
+        total += weights[out[i]]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def second_order_scores(
+    tokens: np.ndarray, weights: np.ndarray, arc: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sib, inner, outer) arrays for :func:`decoders.parsing.second_order.second_order`, scored for every arc
+    that ``arc`` does not forbid (entries the DP never reads stay 0)."""
+    n = tokens.shape[1] - 1
+    mask = np.uint64(weights.shape[0] - 1)
+    sib = np.zeros((n + 1, n + 1, n + 1))
+    inner = np.zeros((n + 1, n + 1, n + 1))
+    outer = np.zeros((n + 1, n + 1, n + 1))
+    out = np.empty(2 * N_PART_TEMPLATES, dtype=np.int64)
+    for h in range(n + 1):
+        for m in range(1, n + 1):
+            if h == m or arc[h, m] == -np.inf:
+                continue
+            step = 1 if m > h else -1
+            sib[h, m, h] = _part_score(tokens, weights, SIBLING, h, m, h, mask, out)
+            inner[h, m, m] = _part_score(tokens, weights, INNER, h, m, m, mask, out)
+            outer[h, m, m] = _part_score(tokens, weights, OUTER, h, m, m, mask, out)
+            if h != 0:  # the root has one modifier: no siblings
+                for s in range(h + step, m, step):
+                    sib[h, m, s] = _part_score(tokens, weights, SIBLING, h, m, s, mask, out)
+            for c in range(h + step, m, step):
+                inner[h, m, c] = _part_score(tokens, weights, INNER, h, m, c, mask, out)
+            end = n + 1 if step == 1 else 0
+            for c in range(m + step, end, step):
+                outer[h, m, c] = _part_score(tokens, weights, OUTER, h, m, c, mask, out)
+    return sib, inner, outer
+
+
+@numba.njit(cache=True, nogil=True)
+def tree_features(tokens: np.ndarray, heads: np.ndarray, size: int, second_order: bool) -> np.ndarray:
+    """The feature indices of a whole tree (full head array): every arc's and, with ``second_order``, every
+    part's (its sibling, inner and outer grandchild), repeated as often as they fire, for perceptron updates."""
+    n = heads.shape[0] - 1
+    mask = np.uint64(size - 1)
+    per_word = max_arc_features(n) + (3 * 2 * N_PART_TEMPLATES if second_order else 0)
+    out = np.empty(max(n, 1) * per_word, dtype=np.int64)
+    parts = second_order_parts(heads)
+    k = 0
+    for m in range(1, n + 1):
+        h = heads[m]
+        k += arc_features(tokens, h, m, mask, out[k:])
+        if second_order:
+            k += part_features(tokens, SIBLING, h, m, parts[m, 1], mask, out[k:])
+            k += part_features(tokens, INNER, h, m, parts[m, 2], mask, out[k:])
+            k += part_features(tokens, OUTER, h, m, parts[m, 3], mask, out[k:])
+    return out[:k]
