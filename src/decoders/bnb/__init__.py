@@ -1,0 +1,1 @@
+"""bnb: branch-and-bound dependency parsing with non-local features (Qian and Liu 2013)."""

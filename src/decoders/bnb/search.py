@@ -1,0 +1,384 @@
+"""Branch and bound over projective trees with non-local factors (Qian and Liu 2013, Algorithm 1).
+
+The score of a tree is a backbone score that a dynamic program maximises exactly (first-order arcs, or the
+second-order parts of :mod:`decoders.parsing.second_order`) plus ``sum_c phi_c z_c`` over non-local factors
+``c``, each a set of ``r_c`` arcs that fires when all of them are in the tree (``z_c = min_e z_e``).
+
+Bound (section 3.2). For ``phi_c >= 0``, ``phi_c z_c = min_{p_c in simplex} sum_e phi_c p_c^e z_e`` (eq. 5); for
+``phi_c < 0``, ``phi_c z_c = min_{q_c in [0, 1]} q_c sigma_c(z)`` with ``sigma_c(z) = phi_c (sum_e z_e - (r_c -
+1))`` (eqs. 6-8). For fixed ``p`` (and ``q``) the sum ``psi(p, z)`` is the backbone score plus per-arc terms and
+a constant, so ``max_z psi(p, z)`` is one DP call and an upper bound on the best tree; the tree it returns is
+scored exactly for the lower bound. ``min_p max_z psi`` is approached by projected subgradient (section 3.2;
+simplex projection by sorting, Duchi et al. 2008), ``p`` starting uniform / ``q = 0`` at the root (section 4.4)
+and from the parent's ``p`` in a child, the step ``max_c 1 / |phi_c|`` halved each time the bound gets worse
+(after Rush et al. 2010), stopping when the bound improves by at most ``epsilon`` or meets the lower bound.
+
+Search (section 3.3, Algorithm 1): level by level; every node of a level fixes the same arcs (in or out). Nodes
+whose bound does not exceed the best tree found are pruned; the survivors are split on one arc: each proposes its
+free arc of largest gap (the gaps of the factors containing it, between bound and score at the node's last
+``(p, z)``), and the proposal of the node with the highest lower bound is taken (section 3.3).
+
+Certificate: ``optimal`` only when the best tree's exact score reaches the smallest upper bound of the open
+nodes, after widening each bound by a bound on its floating-point rounding error. With ``grid`` (scores are
+multiples of it, e.g. integer-valued averaged-perceptron numerators: section 4.4's ``floor(N T psi) / (N T)``)
+a bound is first rounded down to the grid. Lower bound initialisation (section 3.4): a few alternations of a DP
+call on the lower-bound function's per-arc terms and the best ``p`` for the tree found.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from decoders.parsing.eisner import eisner, tree_score
+from decoders.parsing.second_order import second_order, second_order_score
+
+_UNIT = 2.0**-53
+
+
+@dataclass(frozen=True)
+class Backbone:
+    """The part of the model a DP maximises exactly: ``arc`` (``-inf`` forbids) and, for the second-order
+    backbone, the ``sib``/``inner``/``outer`` arrays (None for a first-order backbone)."""
+
+    arc: np.ndarray
+    sib: np.ndarray | None = None
+    inner: np.ndarray | None = None
+    outer: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return self.arc.shape[0] - 1
+
+    def solve(self, arc: np.ndarray) -> tuple[np.ndarray, float]:
+        if self.sib is None:
+            return eisner(arc)
+        return second_order(arc, self.sib, self.inner, self.outer)
+
+    def score(self, heads: np.ndarray) -> float:
+        if self.sib is None:
+            return tree_score(self.arc, heads)
+        return second_order_score(self.arc, self.sib, self.inner, self.outer, heads)
+
+    def magnitude(self) -> float:
+        """Sum over words of the largest |part score| a tree can use for it (for rounding-error bounds)."""
+        finite = np.where(np.isfinite(self.arc), np.abs(self.arc), 0.0)
+        total = float(finite.max(axis=0).sum())
+        for part in (self.sib, self.inner, self.outer):
+            if part is not None:
+                total += float(np.abs(part).max(axis=(0, 2)).sum())
+        return total
+
+
+@dataclass(frozen=True)
+class Factors:
+    """Non-local factors: factor ``c`` is the arcs ``heads[c, j] -> mods[c, j]`` for ``j < size[c]`` (rows
+    padded with 0) and scores ``score[c]`` when all of them are in the tree."""
+
+    heads: np.ndarray
+    mods: np.ndarray
+    size: np.ndarray
+    score: np.ndarray
+
+    @classmethod
+    def empty(cls, width: int = 1) -> Factors:
+        return cls(
+            np.zeros((0, width), dtype=np.int64),
+            np.zeros((0, width), dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0),
+        )
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    @property
+    def width(self) -> int:
+        return self.heads.shape[1]
+
+    def valid(self) -> np.ndarray:
+        """(F, width) mask of the real (not padding) entries."""
+        return np.arange(self.width)[None, :] < self.size[:, None]
+
+    def fired(self, heads: np.ndarray) -> np.ndarray:
+        """(F,) bool: whether each factor's arcs are all in the tree ``heads`` (full head array)."""
+        return np.all((heads[self.mods] == self.heads) | ~self.valid(), axis=1)
+
+    def total(self, heads: np.ndarray) -> float:
+        return float(self.score[self.fired(heads)].sum()) if len(self) else 0.0
+
+
+@dataclass
+class Result:
+    """What :func:`branch_and_bound` found: the best tree, its exact score, the certified bound, counters."""
+
+    heads: np.ndarray
+    objective: float
+    bound: float
+    optimal: bool
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+@numba.njit(cache=True, nogil=True)
+def project_rows_to_simplex(values: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Euclidean projection of each row's first ``size[c]`` entries onto the probability simplex, by sorting
+    (Duchi et al. 2008); padding entries become 0."""
+    out = np.zeros_like(values)
+    for c in range(values.shape[0]):
+        r = size[c]
+        row = np.sort(values[c, :r])[::-1]
+        cumulative, theta = 0.0, 0.0
+        for j in range(r):
+            cumulative += row[j]
+            candidate = (cumulative - 1.0) / (j + 1)
+            if row[j] - candidate > 0.0:
+                theta = candidate
+        for j in range(r):
+            out[c, j] = max(values[c, j] - theta, 0.0)
+    return out
+
+
+class _Problem:
+    """One sentence's B&B state shared by the nodes: backbone, factors, flat arc ids, bounds, counters."""
+
+    def __init__(self, backbone: Backbone, factors: Factors, grid: float | None):
+        self.backbone = backbone
+        self.factors = factors
+        self.n = backbone.n
+        self.side = self.n + 1
+        self.valid = factors.valid()
+        self.edge = np.where(self.valid, factors.heads * self.side + factors.mods, 0)
+        self.positive = factors.score >= 0
+        self.grid = grid
+        self.calls = 0
+        self.best_heads = np.full(self.side, -1, dtype=np.int64)
+        self.best = -math.inf
+        scale = backbone.magnitude() + float(np.abs(factors.score).sum()) * max(factors.width, 1)
+        # a DP value sums at most 4 parts per word and one term per factor arc, each rounded once
+        terms = 4 * self.n + int(self.valid.sum()) + 2
+        self.rounding = 2.0 * terms * _UNIT * scale
+
+    def offer(self, heads: np.ndarray) -> float:
+        """Score a tree exactly (backbone + fired factors) and keep it if it is the best so far."""
+        value = self.backbone.score(heads) + self.factors.total(heads)
+        if value > self.best:
+            self.best, self.best_heads = value, heads.copy()
+        return value
+
+    def certified(self, bound: float) -> float:
+        """A bound no rounding can have pushed below the true one, rounded down to the grid if any."""
+        widened = bound + self.rounding
+        if self.grid:
+            return math.floor(widened / self.grid + 1e-9) * self.grid
+        return widened
+
+    def adjusted(
+        self, arc: np.ndarray, p: np.ndarray, q: np.ndarray, active: np.ndarray
+    ) -> tuple[np.ndarray, float]:
+        """The arc scores and constant of ``psi(p, .)`` (factors not ``active`` at the node contribute 0)."""
+        phi = self.factors.score
+        weight = np.where(self.positive[:, None], phi[:, None] * p, (q * phi)[:, None] * np.ones_like(p))
+        weight = np.where(self.valid & active[:, None], weight, 0.0)
+        extra = np.bincount(self.edge.ravel(), weights=weight.ravel(), minlength=self.side * self.side)
+        negative = ~self.positive & active
+        constant = float(-(q[negative] * phi[negative] * (self.factors.size[negative] - 1)).sum())
+        return arc + extra.reshape(self.side, self.side), constant
+
+    def solve(self, arc: np.ndarray) -> tuple[np.ndarray, float]:
+        self.calls += 1
+        return self.backbone.solve(arc)
+
+
+@dataclass
+class _Node:
+    arc: np.ndarray  # backbone arcs with the node's fixed arcs applied (-inf for excluded ones)
+    active: np.ndarray  # factors that can still fire (none of their arcs excluded)
+    p: np.ndarray
+    q: np.ndarray
+    bound: float = math.inf
+    lower: float = -math.inf
+    heads: np.ndarray | None = None
+    gaps: np.ndarray | None = None
+
+
+def _bound_node(
+    problem: _Problem,
+    node: _Node,
+    *,
+    epsilon: float,
+    max_iterations: int,
+    step: float,
+    deadline: float | None,
+) -> int:
+    """Projected subgradient on ``min_p max_z psi(p, z)`` at one node; returns the iterations done.
+
+    ``node.bound`` only decreases (every ``psi(p, .)`` maximum bounds the node's trees, and so does the parent's
+    bound it starts from); ``node.heads``/``node.gaps`` describe the iteration with the smallest value."""
+    phi = problem.factors.score
+    previous = smallest = math.inf
+    iterations = 0
+    for iterations in range(1, max_iterations + 1):
+        arc, constant = problem.adjusted(node.arc, node.p, node.q, node.active)
+        heads, value = problem.solve(arc)
+        if value == -math.inf:  # no tree avoids the node's excluded arcs
+            node.bound, node.heads = -math.inf, None
+            return iterations
+        value += constant
+        node.lower = max(node.lower, problem.offer(heads))
+        node.bound = min(node.bound, value)
+        if value < smallest:
+            smallest, node.heads, node.gaps = value, heads, _gaps(problem, node, heads)
+        if problem.certified(node.bound) <= problem.best or 0.0 <= previous - value <= epsilon:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if value > previous:
+            step /= 2.0
+        previous = value
+        chosen = (heads[problem.factors.mods] == problem.factors.heads) & problem.valid
+        node.p = project_rows_to_simplex(node.p - step * phi[:, None] * chosen, problem.factors.size)
+        sigma = phi * (chosen.sum(axis=1) - (problem.factors.size - 1))
+        node.q = np.clip(node.q - step * sigma, 0.0, 1.0)
+    return iterations
+
+
+def _gaps(problem: _Problem, node: _Node, heads: np.ndarray) -> np.ndarray:
+    """Per arc (flat id), the summed gaps ``bound - score`` of the active factors containing it at ``(p, z)``."""
+    factors = problem.factors
+    chosen = (heads[factors.mods] == factors.heads) & problem.valid
+    fired = np.all(chosen | ~problem.valid, axis=1)
+    phi = factors.score
+    bound = np.where(
+        problem.positive,
+        (phi[:, None] * node.p * chosen).sum(axis=1),
+        node.q * phi * (chosen.sum(axis=1) - (factors.size - 1)),
+    )
+    gap = np.where(node.active, bound - phi * fired, 0.0)
+    weights = np.where(problem.valid, gap[:, None], 0.0)
+    return np.bincount(problem.edge.ravel(), weights=weights.ravel(), minlength=problem.side * problem.side)
+
+
+def _initial_lower_bound(problem: _Problem, alternations: int) -> None:
+    """Section 3.4: maximise the lower-bound function pi(p, z) by alternating a DP call (p fixed) and the best p
+    for the tree found; every tree met is scored exactly."""
+    factors = problem.factors
+    if not len(factors):
+        return
+    phi = factors.score
+    # start: positive factors count fully when all their arcs are chosen (p1 = 1), negative ones not at all
+    weight = np.where(problem.positive, 1.0, 0.0)
+    for _ in range(alternations):
+        per_arc = np.where(problem.positive, weight * phi, 0.0)
+        contribution = np.where(problem.valid, per_arc[:, None], 0.0)
+        extra = np.bincount(
+            problem.edge.ravel(), weights=contribution.ravel(), minlength=problem.side * problem.side
+        ).reshape(problem.side, problem.side)
+        heads, value = problem.solve(problem.backbone.arc + extra)
+        if value == -math.inf:
+            return
+        problem.offer(heads)
+        chosen = (heads[factors.mods] == factors.heads) & problem.valid
+        sigma = phi * (chosen.sum(axis=1) - (factors.size - 1))
+        new_weight = np.where(problem.positive & (sigma > 0), 1.0, 0.0)
+        if np.array_equal(new_weight, weight):
+            return
+        weight = new_weight
+
+
+def branch_and_bound(
+    backbone: Backbone,
+    factors: Factors,
+    *,
+    epsilon: float = 1e-8,
+    max_iterations: int = 100,
+    max_nodes: int = 100_000,
+    grid: float | None = None,
+    deadline: float | None = None,
+    lower_bound_alternations: int = 3,
+) -> Result:
+    """Algorithm 1: the best tree under backbone + factors; ``optimal`` when no open node's certified bound
+    exceeds its exact score. Stopped early (``deadline``, ``max_nodes``), the bound is the largest of the open
+    nodes' (an unexplored child keeps its parent's). No tree at all (every one uses a ``-inf`` arc): objective
+    and bound ``-inf``, certified."""
+    problem = _Problem(backbone, factors, grid)
+    side = problem.side
+    if problem.n == 0:
+        return Result(np.full(1, -1, dtype=np.int64), 0.0, 0.0, True, {"dp_calls": 0, "nodes": 0})
+    _initial_lower_bound(problem, lower_bound_alternations)
+    nonzero = np.abs(factors.score[factors.score != 0])
+    step = float(1.0 / nonzero.min()) if len(nonzero) else 1.0
+    p0 = np.where(problem.valid, 1.0 / np.maximum(factors.size, 1)[:, None], 0.0)
+    level = [_Node(backbone.arc.copy(), np.ones(len(factors), dtype=bool), p0, np.zeros(len(factors)))]
+    fixed = np.zeros(side * side, dtype=bool)
+    nodes = iterations = depth = 0
+    open_nodes: list[_Node] = []
+    while level:
+        survivors: list[_Node] = []
+        for index, node in enumerate(level):
+            if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
+                open_nodes = survivors + level[index:]
+                break
+            nodes += 1
+            iterations += _bound_node(
+                problem, node, epsilon=epsilon, max_iterations=max_iterations, step=step, deadline=deadline
+            )
+            survivors.append(node)
+        if open_nodes:
+            break
+        survivors = [node for node in survivors if _open(problem, node, fixed)]
+        if not survivors:
+            break
+        edge = _branching_arc(survivors, fixed)
+        fixed[edge] = True
+        depth += 1
+        level = [child for node in survivors for child in _children(problem, node, edge)]
+    open_nodes = [node for node in open_nodes if problem.certified(node.bound) > problem.best]
+    bound = max((node.bound for node in open_nodes), default=problem.best)
+    optimal = not open_nodes
+    stats = {"dp_calls": problem.calls, "nodes": nodes, "subgradient_iterations": iterations, "depth": depth}
+    return Result(problem.best_heads, problem.best, max(bound, problem.best), optimal, stats)
+
+
+def _open(problem: _Problem, node: _Node, fixed: np.ndarray) -> bool:
+    """Whether a bounded node may still hold a better tree than the best found: its certified bound exceeds
+    the best score, and its subspace is more than its own tree (a tree whose arcs are all fixed in is the only
+    one left there, and it was scored exactly)."""
+    if node.heads is None or problem.certified(node.bound) <= problem.best:
+        return False
+    tree = node.heads[1:] * problem.side + np.arange(1, problem.side)
+    return not bool(fixed[tree].all())
+
+
+def _branching_arc(survivors: list[_Node], fixed: np.ndarray) -> int:
+    """The free arc of largest gap proposed by the open node with the highest lower bound (a free arc of its
+    tree when no free arc has a positive gap)."""
+    node = max(survivors, key=lambda node: node.lower)
+    gaps = np.where(fixed, -np.inf, node.gaps)
+    edge = int(np.argmax(gaps))
+    if gaps[edge] > 0:
+        return edge
+    side = len(node.heads)
+    tree = node.heads[1:] * side + np.arange(1, side)
+    return int(tree[~fixed[tree]][0])
+
+
+def _children(problem: _Problem, node: _Node, edge: int) -> list[_Node]:
+    """The two children of ``node``: arc ``edge`` in the tree, and out of it; each starts from node's p."""
+    h, m = divmod(edge, problem.side)
+    with_arc = node.arc.copy()
+    keep = with_arc[h, m]
+    with_arc[:, m] = -np.inf
+    with_arc[h, m] = keep
+    without = node.arc.copy()
+    without[h, m] = -np.inf
+    factors = problem.factors
+    uses = np.any((problem.edge == edge) & problem.valid, axis=1)
+    excluded_m = np.any((factors.mods == m) & (factors.heads != h) & problem.valid, axis=1)
+    return [
+        _Node(with_arc, node.active & ~excluded_m, node.p.copy(), node.q.copy(), bound=node.bound),
+        _Node(without, node.active & ~uses, node.p.copy(), node.q.copy(), bound=node.bound),
+    ]

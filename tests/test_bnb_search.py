@@ -1,0 +1,130 @@
+"""Branch and bound against brute force over every projective tree of short random sentences."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+from decoders.bnb.search import Backbone, Factors, branch_and_bound, project_rows_to_simplex
+from decoders.parsing.trees import all_trees, is_projective, tree_error
+
+
+def _random_factors(rng, n, count, width=3, magnitude=5):
+    """Random factors over arcs of the complete graph: sizes 2..width, integer scores of both signs."""
+    arcs = [(h, m) for h in range(n + 1) for m in range(1, n + 1) if h != m]
+    heads = np.zeros((count, width), dtype=np.int64)
+    mods = np.zeros((count, width), dtype=np.int64)
+    size = np.minimum(rng.integers(2, width + 1, size=count), len(arcs))
+    for c in range(count):
+        chosen = rng.choice(len(arcs), size=size[c], replace=False)
+        for j, a in enumerate(chosen):
+            heads[c, j], mods[c, j] = arcs[a]
+    score = rng.integers(-magnitude, magnitude + 1, size=count).astype(float)
+    return Factors(heads, mods, size, score)
+
+
+def _tree_factors(rng, n, count):
+    """Factors that real trees fire: grandchild chains g->h->m and sibling pairs h->a, h->b."""
+    rows = []
+    for _ in range(count):
+        h, a, b = rng.choice(n + 1, size=3, replace=False)
+        if rng.random() < 0.5 and a != 0 and b != 0:
+            rows.append([(h, a), (a, b)])  # grandchild
+        elif a != 0 and b != 0:
+            rows.append([(h, a), (h, b)])  # sibling
+    width = 2
+    heads = np.array([[arc[0] for arc in row] for row in rows], dtype=np.int64).reshape(-1, width)
+    mods = np.array([[arc[1] for arc in row] for row in rows], dtype=np.int64).reshape(-1, width)
+    score = rng.integers(-6, 7, size=len(rows)).astype(float)
+    return Factors(heads, mods, np.full(len(rows), width), score)
+
+
+def _backbone(rng, n, second, forbid):
+    arc = rng.integers(-5, 6, size=(n + 1, n + 1)).astype(float)
+    arc[rng.random(arc.shape) < forbid] = -np.inf
+    if not second:
+        return Backbone(arc)
+    parts = [rng.integers(-3, 4, size=(n + 1,) * 3).astype(float) for _ in range(3)]
+    return Backbone(arc, *parts)
+
+
+@functools.cache
+def _trees(n):
+    return list(all_trees(n))
+
+
+def _brute(backbone, factors, n):
+    best = -np.inf
+    for heads in _trees(n):
+        best = max(best, backbone.score(heads) + factors.total(heads))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_branch_and_bound_certifies_the_brute_force_optimum(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2 if seed % 4 >= 2 else 1, 7))
+    backbone = _backbone(rng, n, second=seed % 2 == 0, forbid=0.25 if seed % 3 == 0 else 0.0)
+    factors = _random_factors(rng, n, 12) if seed % 4 < 2 else _tree_factors(rng, n, 15)
+    result = branch_and_bound(backbone, factors, grid=1.0)
+    best = _brute(backbone, factors, n)
+    assert result.optimal
+    if best == -np.inf:
+        assert result.objective == -np.inf
+        return
+    assert result.objective == best and result.bound >= best
+    assert tree_error(result.heads) is None and is_projective(result.heads)
+    assert backbone.score(result.heads) + factors.total(result.heads) == best
+    assert result.stats["dp_calls"] >= 1
+
+
+def test_without_factors_the_backbone_optimum_is_certified_at_the_root():
+    rng = np.random.default_rng(3)
+    backbone = _backbone(rng, 8, second=True, forbid=0.0)
+    result = branch_and_bound(backbone, Factors.empty(), grid=1.0)
+    assert result.optimal and result.stats["nodes"] == 1
+    assert result.objective == backbone.solve(backbone.arc)[1]
+
+
+def test_a_node_limit_gives_a_valid_uncertified_bound():
+    rng = np.random.default_rng(8)
+    n = 6
+    backbone = _backbone(rng, n, second=False, forbid=0.0)
+    factors = _random_factors(rng, n, 40, magnitude=20)
+    result = branch_and_bound(backbone, factors, grid=1.0, max_nodes=1, max_iterations=2)
+    best = _brute(backbone, factors, n)
+    assert result.bound >= best >= result.objective
+    if not result.optimal:
+        assert result.bound > result.objective
+
+
+def test_simplex_projection_against_a_direct_minimisation():
+    rng = np.random.default_rng(0)
+    values = rng.normal(scale=2, size=(50, 4))
+    size = rng.integers(1, 5, size=50)
+    projected = project_rows_to_simplex(values, size)
+    for row, r, got in zip(values, size, projected, strict=True):
+        assert np.all(got[r:] == 0) and got[:r].sum() == pytest.approx(1.0) and np.all(got >= 0)
+        # no point of a fine grid on the simplex is closer to the row
+        distance = np.sum((got[:r] - row[:r]) ** 2)
+        for point in itertools.product(np.linspace(0, 1, 11), repeat=r - 1):
+            if sum(point) <= 1 + 1e-12:
+                candidate = np.array([*point, 1 - sum(point)])
+                assert distance <= np.sum((candidate - row[:r]) ** 2) + 1e-12
+
+
+def test_branching_is_exercised_and_still_exact():
+    """Factors that dominate the backbone: the root bound is not tight, the search has to branch."""
+    branched = 0
+    for seed in range(40):
+        rng = np.random.default_rng(500 + seed)
+        n = int(rng.integers(4, 7))
+        backbone = _backbone(rng, n, second=seed % 2 == 0, forbid=0.0)
+        factors = _random_factors(rng, n, 40, magnitude=20) if seed % 2 else _tree_factors(rng, n, 40)
+        result = branch_and_bound(backbone, factors, grid=1.0, max_iterations=20)
+        assert result.optimal and result.objective == _brute(backbone, factors, n)
+        branched += result.stats["nodes"] > 1
+    assert branched >= 10, branched
