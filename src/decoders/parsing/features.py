@@ -97,7 +97,7 @@ def _finish(state: np.uint64, mask: np.uint64) -> np.int64:
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _emit(out: np.ndarray, count: int, template: int, a: int, b: int, c: int, d: int, dd: int, mask) -> int:
+def emit(out: np.ndarray, count: int, template: int, a: int, b: int, c: int, d: int, dd: int, mask) -> int:
     """Write the two indices of one template instance (plain, and with direction/distance ``dd``)."""
     state = _mix(np.uint64(0xCBF29CE484222325), template)
     state = _mix(state, a)
@@ -125,39 +125,39 @@ def arc_features(tokens: np.ndarray, h: int, m: int, mask: np.uint64, out: np.nd
     hw, hl, hp, hc = tokens[WORD, h], tokens[LOWER, h], tokens[POS, h], tokens[COARSE, h]
     mw, ml, mp, mc = tokens[WORD, m], tokens[LOWER, m], tokens[POS, m], tokens[COARSE, m]
     k = 0
-    k = _emit(out, k, 1, hw, hp, 0, 0, dd, mask)
-    k = _emit(out, k, 2, hw, 0, 0, 0, dd, mask)
-    k = _emit(out, k, 3, hp, 0, 0, 0, dd, mask)
-    k = _emit(out, k, 4, hl, 0, 0, 0, dd, mask)
-    k = _emit(out, k, 5, mw, mp, 0, 0, dd, mask)
-    k = _emit(out, k, 6, mw, 0, 0, 0, dd, mask)
-    k = _emit(out, k, 7, mp, 0, 0, 0, dd, mask)
-    k = _emit(out, k, 8, ml, 0, 0, 0, dd, mask)
-    k = _emit(out, k, 9, hw, hp, mw, mp, dd, mask)
-    k = _emit(out, k, 10, hp, mw, mp, 0, dd, mask)
-    k = _emit(out, k, 11, hw, mw, mp, 0, dd, mask)
-    k = _emit(out, k, 12, hw, hp, mp, 0, dd, mask)
-    k = _emit(out, k, 13, hw, hp, mw, 0, dd, mask)
-    k = _emit(out, k, 14, hw, mw, 0, 0, dd, mask)
-    k = _emit(out, k, 15, hl, ml, 0, 0, dd, mask)
-    k = _emit(out, k, 16, hp, mp, 0, 0, dd, mask)
-    k = _emit(out, k, 17, hc, mc, 0, 0, dd, mask)
-    k = _emit(out, k, 18, hl, mp, 0, 0, dd, mask)
-    k = _emit(out, k, 19, hp, ml, 0, 0, dd, mask)
-    k = _emit(out, k, 20, hl, mc, 0, 0, dd, mask)
-    k = _emit(out, k, 21, hc, ml, 0, 0, dd, mask)
+    k = emit(out, k, 1, hw, hp, 0, 0, dd, mask)
+    k = emit(out, k, 2, hw, 0, 0, 0, dd, mask)
+    k = emit(out, k, 3, hp, 0, 0, 0, dd, mask)
+    k = emit(out, k, 4, hl, 0, 0, 0, dd, mask)
+    k = emit(out, k, 5, mw, mp, 0, 0, dd, mask)
+    k = emit(out, k, 6, mw, 0, 0, 0, dd, mask)
+    k = emit(out, k, 7, mp, 0, 0, 0, dd, mask)
+    k = emit(out, k, 8, ml, 0, 0, 0, dd, mask)
+    k = emit(out, k, 9, hw, hp, mw, mp, dd, mask)
+    k = emit(out, k, 10, hp, mw, mp, 0, dd, mask)
+    k = emit(out, k, 11, hw, mw, mp, 0, dd, mask)
+    k = emit(out, k, 12, hw, hp, mp, 0, dd, mask)
+    k = emit(out, k, 13, hw, hp, mw, 0, dd, mask)
+    k = emit(out, k, 14, hw, mw, 0, 0, dd, mask)
+    k = emit(out, k, 15, hl, ml, 0, 0, dd, mask)
+    k = emit(out, k, 16, hp, mp, 0, 0, dd, mask)
+    k = emit(out, k, 17, hc, mc, 0, 0, dd, mask)
+    k = emit(out, k, 18, hl, mp, 0, 0, dd, mask)
+    k = emit(out, k, 19, hp, ml, 0, 0, dd, mask)
+    k = emit(out, k, 20, hl, mc, 0, 0, dd, mask)
+    k = emit(out, k, 21, hc, ml, 0, 0, dd, mask)
     for row, base in ((POS, 22), (COARSE, 26)):
         h_prev, h_next = _at(tokens, row, h - 1), _at(tokens, row, h + 1)
         m_prev, m_next = _at(tokens, row, m - 1), _at(tokens, row, m + 1)
         ht, mt = tokens[row, h], tokens[row, m]
-        k = _emit(out, k, base, ht, h_next, m_prev, mt, dd, mask)
-        k = _emit(out, k, base + 1, h_prev, ht, m_prev, mt, dd, mask)
-        k = _emit(out, k, base + 2, ht, h_next, mt, m_next, dd, mask)
-        k = _emit(out, k, base + 3, h_prev, ht, mt, m_next, dd, mask)
+        k = emit(out, k, base, ht, h_next, m_prev, mt, dd, mask)
+        k = emit(out, k, base + 1, h_prev, ht, m_prev, mt, dd, mask)
+        k = emit(out, k, base + 2, ht, h_next, mt, m_next, dd, mask)
+        k = emit(out, k, base + 3, h_prev, ht, mt, m_next, dd, mask)
     lo, hi = min(h, m), max(h, m)
     for b in range(lo + 1, hi):
-        k = _emit(out, k, 30, hp, tokens[POS, b], mp, 0, dd, mask)
-        k = _emit(out, k, 31, hc, tokens[COARSE, b], mc, 0, dd, mask)
+        k = emit(out, k, 30, hp, tokens[POS, b], mp, 0, dd, mask)
+        k = emit(out, k, 31, hc, tokens[COARSE, b], mc, 0, dd, mask)
     return k
 
 
@@ -217,25 +217,25 @@ def part_features(
     base = 100 + 20 * kind
     k = 0
     if kind == SIBLING:
-        k = _emit(out, k, base, hp, xp, mp, 0, dd, mask)
-        k = _emit(out, k, base + 1, hc, xc, mc, 0, dd, mask)
-        k = _emit(out, k, base + 2, xp, mp, 0, 0, dd, mask)
-        k = _emit(out, k, base + 3, xw, mw, 0, 0, dd, mask)
-        k = _emit(out, k, base + 4, xw, mp, 0, 0, dd, mask)
-        k = _emit(out, k, base + 5, xp, mw, 0, 0, dd, mask)
-        k = _emit(out, k, base + 6, hw, xp, mp, 0, dd, mask)
-        k = _emit(out, k, base + 7, hp, xp, mw, 0, dd, mask)
-        k = _emit(out, k, base + 8, hw, xw, mw, 0, dd, mask)
+        k = emit(out, k, base, hp, xp, mp, 0, dd, mask)
+        k = emit(out, k, base + 1, hc, xc, mc, 0, dd, mask)
+        k = emit(out, k, base + 2, xp, mp, 0, 0, dd, mask)
+        k = emit(out, k, base + 3, xw, mw, 0, 0, dd, mask)
+        k = emit(out, k, base + 4, xw, mp, 0, 0, dd, mask)
+        k = emit(out, k, base + 5, xp, mw, 0, 0, dd, mask)
+        k = emit(out, k, base + 6, hw, xp, mp, 0, dd, mask)
+        k = emit(out, k, base + 7, hp, xp, mw, 0, dd, mask)
+        k = emit(out, k, base + 8, hw, xw, mw, 0, dd, mask)
     else:
-        k = _emit(out, k, base, hp, mp, xp, 0, dd, mask)
-        k = _emit(out, k, base + 1, hc, mc, xc, 0, dd, mask)
-        k = _emit(out, k, base + 2, hp, xp, 0, 0, dd, mask)
-        k = _emit(out, k, base + 3, mp, xp, 0, 0, dd, mask)
-        k = _emit(out, k, base + 4, hw, mp, xp, 0, dd, mask)
-        k = _emit(out, k, base + 5, hp, mw, xp, 0, dd, mask)
-        k = _emit(out, k, base + 6, hp, mp, xw, 0, dd, mask)
-        k = _emit(out, k, base + 7, hw, xw, 0, 0, dd, mask)
-        k = _emit(out, k, base + 8, mw, xw, 0, 0, dd, mask)
+        k = emit(out, k, base, hp, mp, xp, 0, dd, mask)
+        k = emit(out, k, base + 1, hc, mc, xc, 0, dd, mask)
+        k = emit(out, k, base + 2, hp, xp, 0, 0, dd, mask)
+        k = emit(out, k, base + 3, mp, xp, 0, 0, dd, mask)
+        k = emit(out, k, base + 4, hw, mp, xp, 0, dd, mask)
+        k = emit(out, k, base + 5, hp, mw, xp, 0, dd, mask)
+        k = emit(out, k, base + 6, hp, mp, xw, 0, dd, mask)
+        k = emit(out, k, base + 7, hw, xw, 0, 0, dd, mask)
+        k = emit(out, k, base + 8, mw, xw, 0, 0, dd, mask)
     return k
 
 
