@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numba
 import numpy as np
@@ -24,13 +25,46 @@ from decoders.parsing.second_order import second_order
 log = logging.getLogger(__name__)
 
 
+class Structure(Protocol):
+    """What the perceptron needs of a model's structure: its best tree under given weights, and the feature
+    indices of a tree (the parts it scores, repeated as often as they fire)."""
+
+    def decode(self, tokens: np.ndarray, weights: np.ndarray) -> np.ndarray: ...
+
+    def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class LocalStructure:
+    """First-order (Eisner) or second-order (Carreras-style DP) parsing over every arc, or over ``allowed``."""
+
+    order: int
+
+    def __post_init__(self) -> None:
+        if self.order not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, got {self.order!r}")
+
+    def decode(
+        self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The best projective tree under ``weights`` (full head array)."""
+        n = tokens.shape[1] - 1
+        mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
+        arc = arc_scores(tokens, weights, mask)
+        if self.order == 1:
+            return eisner(arc)[0]
+        return second_order(arc, *second_order_scores(tokens, weights, arc))[0]
+
+    def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
+        return tree_features(tokens, heads, size, self.order == 2)
+
+
 @dataclass
 class AveragedWeights:
     """Averaged weights as ``numerator / denominator`` (integer-valued float64 array, positive integer)."""
 
     numerator: np.ndarray
     denominator: int
-    order: int
 
     @property
     def weights(self) -> np.ndarray:
@@ -52,22 +86,10 @@ def _update(weights: np.ndarray, sums: np.ndarray, indices: np.ndarray, sign: fl
         sums[i] += sign * step
 
 
-def decode(
-    tokens: np.ndarray, weights: np.ndarray, order: int, allowed: np.ndarray | None = None
-) -> np.ndarray:
-    """The best projective tree under ``weights`` (full head array), first- or second-order."""
-    n = tokens.shape[1] - 1
-    mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
-    arc = arc_scores(tokens, weights, mask)
-    if order == 1:
-        return eisner(arc)[0]
-    return second_order(arc, *second_order_scores(tokens, weights, arc))[0]
-
-
 def train(
     sentences: Sequence[tuple[np.ndarray, np.ndarray]],
+    structure: Structure,
     *,
-    order: int,
     epochs: int,
     size: int,
     seed: int,
@@ -76,8 +98,6 @@ def train(
 ) -> tuple[AveragedWeights, TrainingLog]:
     """Train on ``(tokens, gold full head array)`` pairs (projective gold trees), ``epochs`` passes in a seeded
     random order; with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned."""
-    if order not in (1, 2):
-        raise ValueError(f"order must be 1 or 2, got {order!r}")
     if size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     if epochs < 1:
@@ -96,14 +116,14 @@ def train(
             order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5
         ):
             tokens, gold = sentences[index]
-            predicted = decode(tokens, weights, order)
+            predicted = structure.decode(tokens, weights)
             if not np.array_equal(predicted, gold):
                 mistakes += 1
-                _update(weights, sums, tree_features(tokens, gold, size, order == 2), 1.0, step)
-                _update(weights, sums, tree_features(tokens, predicted, size, order == 2), -1.0, step)
+                _update(weights, sums, structure.features(tokens, gold, size), 1.0, step)
+                _update(weights, sums, structure.features(tokens, predicted, size), -1.0, step)
             step += 1.0
         # the mean of the weights after each of the step - 1 examples so far: sum_t w_t = step * w - sums
-        averaged = AveragedWeights(step * weights - sums, int(step) - 1, order)
+        averaged = AveragedWeights(step * weights - sums, int(step) - 1)
         row = {"epoch": epoch, "sentences": len(sentences), "mistakes": mistakes}
         if evaluate is not None:
             row["dev_uas"] = evaluate(averaged)
