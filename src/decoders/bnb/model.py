@@ -1,0 +1,100 @@
+"""The B&B parser's model structure: the second-order backbone plus chosen non-local factor groups, decoded by
+branch and bound (:mod:`decoders.bnb.search`) and trained with it inside the perceptron
+(:func:`decoders.parsing.perceptron.train`), and the first-order pre-pruning of section 4.4."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from decoders.bnb.factors import GROUP_ID, fired_features, sentence_factors
+from decoders.bnb.search import Backbone, Factors, Result, branch_and_bound
+from decoders.parsing.eisner import eisner
+from decoders.parsing.features import arc_scores, second_order_scores, tree_features
+
+
+@dataclass(frozen=True)
+class NonLocalStructure:
+    """Second-order parts + the factor ``groups`` (names of :data:`decoders.bnb.factors.GROUPS`).
+
+    ``rather``/``than``: the vocabulary's ids of the lower-cased words (for the ``rather_than`` group; -1 when
+    the vocabulary lacks them). ``grid``: the spacing of tree scores (1 for the integer weights of training and
+    of the averaged numerator; None when the weights are arbitrary floats, which then never certifies a tie
+    within rounding)."""
+
+    groups: tuple[str, ...]
+    rather: int = -1
+    than: int = -1
+    grid: float | None = 1.0
+    max_iterations: int = 100
+    epsilon: float = 1e-8
+    max_nodes: int = 100_000
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.groups if name not in GROUP_ID]
+        if unknown:
+            raise ValueError(f"unknown factor group(s) {unknown}; known: {sorted(GROUP_ID)}")
+
+    @property
+    def group_ids(self) -> np.ndarray:
+        return np.array([GROUP_ID[name] for name in self.groups], dtype=np.int64)
+
+    def parts(self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -> tuple[Backbone, Factors]:
+        """The sentence's scored backbone and factors over the ``allowed`` arcs."""
+        arc = arc_scores(tokens, weights, allowed)
+        backbone = Backbone(arc, *second_order_scores(tokens, weights, arc))
+        factors, _ = sentence_factors(tokens, weights, allowed, self.groups, self.rather, self.than)
+        return backbone, factors
+
+    def solve(
+        self,
+        tokens: np.ndarray,
+        weights: np.ndarray,
+        allowed: np.ndarray | None = None,
+        deadline: float | None = None,
+    ) -> tuple[Result, int]:
+        """B&B on one sentence: the result and the number of factors scored."""
+        n = tokens.shape[1] - 1
+        mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
+        backbone, factors = self.parts(tokens, weights, mask)
+        result = branch_and_bound(
+            backbone,
+            factors,
+            grid=self.grid,
+            deadline=deadline,
+            max_iterations=self.max_iterations,
+            epsilon=self.epsilon,
+            max_nodes=self.max_nodes,
+        )
+        return result, len(factors)
+
+    def decode(self, tokens: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        return self.solve(tokens, weights)[0].heads
+
+    def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
+        local = tree_features(tokens, heads, size, True)
+        if not self.groups:
+            return local
+        fired = fired_features(tokens, heads, size, self.group_ids, self.rather, self.than)
+        return np.concatenate([local, fired])
+
+
+def prune_heads(tokens: np.ndarray, weights: np.ndarray, k: int | None) -> np.ndarray:
+    """Section 4.4's pre-pruning: per word, the ``k`` heads of highest first-order score (ties: smaller head),
+    plus the arcs of the first-order best tree, so that a tree always remains; ``None`` keeps every arc."""
+    n = tokens.shape[1] - 1
+    everything = np.ones((n + 1, n + 1), dtype=bool)
+    np.fill_diagonal(everything, False)
+    everything[:, 0] = False
+    if k is None or k >= n:
+        return everything
+    if k < 1:
+        raise ValueError(f"k must be a positive number of heads per word or None, got {k!r}")
+    scores = arc_scores(tokens, weights, everything)
+    order = np.argsort(-scores[:, 1:], axis=0, kind="stable")[:k]  # rows: heads, per word column
+    allowed = np.zeros((n + 1, n + 1), dtype=bool)
+    allowed[order, np.arange(1, n + 1)[None, :]] = True
+    heads = eisner(scores)[0]
+    allowed[heads[1:], np.arange(1, n + 1)] = True
+    return allowed & everything

@@ -1,0 +1,91 @@
+"""Treebank sentences as parser input: encoded tokens, gold trees, projectivity, the words UAS scores.
+
+A :class:`ParseSentence` holds what every parser needs of one sentence; :func:`parse_sentences` builds them from
+a prepared sentence table (:mod:`decoders.corpora.sentences`) with given tags (gold, or predicted ones from
+:mod:`decoders.parsing.tagging`). UAS ignores punctuation by the gold tag, as Qian and Liu (2013) do (English:
+`` '' : , . ; Chinese: PU, UPOS PUNCT).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from decoders.errors import CorpusFormatError
+from decoders.parsing.features import Vocabulary
+from decoders.parsing.trees import PUNCTUATION_TAGS, as_heads, attachment_mask, is_projective, tree_error
+
+
+@dataclass(frozen=True)
+class ParseSentence:
+    """``tokens`` (:meth:`Vocabulary.encode`), ``gold`` (full head array), ``scored`` (the words UAS counts)."""
+
+    sent_id: str
+    tokens: np.ndarray
+    gold: np.ndarray
+    scored: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.gold) - 1
+
+
+def punctuation_tags(language: str) -> frozenset[str]:
+    if language not in PUNCTUATION_TAGS:
+        raise ValueError(f"no punctuation rule for language {language!r}; known: {sorted(PUNCTUATION_TAGS)}")
+    return PUNCTUATION_TAGS[language]
+
+
+def gold_trees(frame: pd.DataFrame, source: str = "<sentences>") -> list[np.ndarray]:
+    """Every sentence's gold tree as a full head array; a sentence that is not a single-rooted tree is a
+    CorpusFormatError naming it."""
+    trees = []
+    for sent_id, heads in zip(frame["sent_id"], frame["heads"], strict=True):
+        tree = as_heads(heads)
+        problem = tree_error(tree)
+        if problem is not None:
+            raise CorpusFormatError(source, None, f"sentence {sent_id}: {problem}")
+        trees.append(tree)
+    return trees
+
+
+def projective_flags(trees: Iterable[np.ndarray]) -> np.ndarray:
+    return np.array([is_projective(tree) for tree in trees], dtype=bool)
+
+
+def parse_sentences(
+    frame: pd.DataFrame,
+    vocabulary: Vocabulary,
+    *,
+    language: str,
+    tags: Sequence[Sequence[str]] | None = None,
+    coarse_tags: Sequence[Sequence[str]] | None = None,
+    source: str = "<sentences>",
+) -> list[ParseSentence]:
+    """Encode a sentence table with ``tags``/``coarse_tags`` (default: the table's own); UAS masks come from the
+    table's gold fine tags and coarse tags (a word is punctuation if either is a punctuation tag)."""
+    punct = punctuation_tags(language)
+    tags = frame["tags"].tolist() if tags is None else tags
+    coarse_tags = frame["coarse_tags"].tolist() if coarse_tags is None else coarse_tags
+    out = []
+    rows = zip(
+        frame["sent_id"], frame["words"], tags, coarse_tags, frame["tags"], frame["coarse_tags"], strict=True
+    )
+    for tree, (sent_id, words, fine, coarse, gold_fine, gold_coarse) in zip(
+        gold_trees(frame, source), rows, strict=True
+    ):
+        scored = attachment_mask(gold_fine, punct) & attachment_mask(gold_coarse, punct)
+        out.append(ParseSentence(str(sent_id), vocabulary.encode(words, fine, coarse), tree, scored))
+    return out
+
+
+def uas(predicted: Sequence[np.ndarray], sentences: Sequence[ParseSentence]) -> float:
+    """Unlabelled attachment score (%) over the scored words of ``sentences``."""
+    correct = total = 0
+    for heads, sentence in zip(predicted, sentences, strict=True):
+        correct += int(np.count_nonzero((heads[1:] == sentence.gold[1:]) & sentence.scored))
+        total += int(np.count_nonzero(sentence.scored))
+    return 100.0 * correct / total if total else float("nan")

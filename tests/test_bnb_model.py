@@ -1,0 +1,65 @@
+"""The B&B parser's structure: certified optimum of the full feature model equals brute force, pruning keeps a
+tree, and the perceptron trains through B&B."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from decoders.bnb.factors import GROUPS
+from decoders.bnb.model import NonLocalStructure, prune_heads
+from decoders.parsing.eisner import eisner
+from decoders.parsing.features import Vocabulary, arc_scores
+from decoders.parsing.perceptron import train
+from decoders.parsing.trees import all_trees, as_heads
+
+SENTENCE = (
+    ["we", "saw", "it", "rather", "than", "it"],
+    ["P", "V", "P", "R", "I", "P"],
+    ["P", "V", "P", "R", "I", "P"],
+)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_certified_tree_maximises_the_summed_feature_weights(seed):
+    """Over every projective tree, the tree B&B certifies has the largest sum of its features' weights
+    (arcs, second-order parts and fired factors: the model the perceptron trains)."""
+    vocab = Vocabulary.build([SENTENCE])
+    tokens = vocab.encode(*SENTENCE)
+    structure = NonLocalStructure(GROUPS, rather=vocab.ids["l:rather"], than=vocab.ids["l:than"])
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(-3, 4, size=1 << 10).astype(float)  # integer weights: scores on the grid of 1
+    result, count = structure.solve(tokens, weights)
+    assert result.optimal and count > 0
+    best = max(weights[structure.features(tokens, heads, weights.size)].sum() for heads in all_trees(6))
+    assert result.objective == best
+    assert weights[structure.features(tokens, result.heads, weights.size)].sum() == best
+
+
+def test_pruning_keeps_k_heads_per_word_and_a_tree():
+    vocab = Vocabulary.build([SENTENCE])
+    tokens = vocab.encode(*SENTENCE)
+    weights = np.random.default_rng(1).normal(size=1 << 10)
+    allowed = prune_heads(tokens, weights, 2)
+    assert np.all(allowed.sum(axis=0)[1:] <= 3) and not allowed[:, 0].any() and not np.diag(allowed).any()
+    best = eisner(arc_scores(tokens, weights, allowed))[0]
+    assert best[1:].min() >= 0  # a tree is left
+    assert prune_heads(tokens, weights, None).sum() == 6 * 6
+    with pytest.raises(ValueError, match="k must be"):
+        prune_heads(tokens, weights, 0)
+
+
+def test_the_perceptron_trains_through_branch_and_bound():
+    toy = [
+        (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
+        (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
+        (["cats", "see", "a", "bird"], ["NN", "VB", "DT", "NN"], [2, 0, 4, 2]),
+    ]
+    vocab = Vocabulary.build([(w, t, t) for w, t, _ in toy])
+    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in toy]
+    structure = NonLocalStructure(("grandchild", "sibling"))
+    averaged, history = train(data, structure, epochs=4, size=1 << 12, seed=0, progress=False)
+    assert history.epochs[-1]["mistakes"] == 0
+    tokens = vocab.encode(["the", "bird", "sees", "cats"], ["DT", "NN", "VB", "NN"], ["DT", "NN", "VB", "NN"])
+    result, _ = structure.solve(tokens, averaged.numerator)
+    assert result.optimal and result.heads.tolist() == [-1, 2, 3, 0, 3]

@@ -1,0 +1,50 @@
+"""Tags for parsing: jackknifed tags come from taggers that never saw the sentence."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
+
+SPEC = {"method": "ssvm", "lambda_e": 0.1, "lambda_t": 0.1, "epochs": 5, "learning_rate": 0.1}
+
+
+def _frame(sentences):
+    rows = [
+        {
+            "sent_id": f"s{i}",
+            "doc_id": "d",
+            "words": w,
+            "coarse_tags": t,
+            "tags": t,
+            "heads": [0] * len(w),
+            "deprels": ["_"] * len(w),
+        }  # fmt: skip
+        for i, (w, t) in enumerate(sentences)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_jackknifed_tags_come_from_the_other_folds():
+    base = [(["the", "dog", "runs"], ["DT", "NN", "VBZ"]), (["a", "cat", "sleeps"], ["DT", "NN", "VBZ"])] * 6
+    # a word seen in one fold only: its own fold's tagger has never seen it, the full tagger has
+    frame = _frame([*base, (["the", "zebra", "runs"], ["DT", "NN", "VBZ"])])
+    tags = jackknife_tags(frame, SPEC, folds=3, min_count=1, seed=0)
+    assert [len(t) for t in tags] == [len(w) for w in frame["words"]]
+    assert tag_accuracy(tags[:12], frame["tags"].tolist()[:12]) == 100.0
+    full = train_tagger(frame, SPEC, min_count=1, seed=0)
+    assert predict_tags(full, [["a", "dog", "sleeps"]]) == [["DT", "NN", "VBZ"]]
+    with pytest.raises(ValueError, match="folds"):
+        jackknife_tags(frame, SPEC, folds=1, min_count=1, seed=0)
+
+
+def test_coarse_tags_of_ptb_tags():
+    assert [coarse_of(t) for t in ["NNS", "VBD", "PRP$", ",", "``", "-LRB-"]] == [
+        "NN",
+        "VB",
+        "PR",
+        ",",
+        "``",
+        "-LRB-",
+    ]
