@@ -7,6 +7,7 @@ import pytest
 
 from decoders.parsing.eisner import eisner, tree_score
 from decoders.parsing.second_order import second_order, second_order_score
+from decoders.parsing.third_order import third_order, third_order_features
 from decoders.parsing.trees import all_trees, as_heads, attachment_counts, is_projective, tree_error
 
 
@@ -119,3 +120,30 @@ def test_second_order_with_zero_higher_parts_is_eisner():
         zeros = np.zeros((n + 1, n + 1, n + 1))
         heads, score = second_order(arc, zeros, zeros, zeros)
         assert score == pytest.approx(eisner(arc)[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_third_order_dp_equals_brute_force(seed):
+    """Model 1 over hashed features: the DP's optimum is the largest summed feature weight over every projective
+    tree the mask allows, and the tree it returns scores exactly that."""
+    rng = np.random.default_rng(2000 + seed)
+    n = int(rng.integers(1, 7))
+    tokens = rng.integers(5, 12, size=(4, n + 1))
+    tokens[:, 0] = 2
+    weights = rng.normal(size=1 << 10) if seed % 3 else rng.integers(-2, 3, size=1 << 10).astype(float)
+    allowed = rng.random((n + 1, n + 1)) < (0.7 if seed % 2 else 1.0)
+    allowed[:, 0] = False
+    np.fill_diagonal(allowed, False)
+    heads, score = third_order(tokens, weights, allowed)
+    feasible = [t for t in all_trees(n) if allowed[t[1:], np.arange(1, n + 1)].all()]
+    if not feasible:
+        assert score == -np.inf
+        return
+    values = [weights[third_order_features(tokens, t, weights.size)].sum() for t in feasible]
+    assert score == pytest.approx(max(values), rel=1e-9, abs=1e-9)
+    assert (
+        tree_error(heads) is None and is_projective(heads) and allowed[heads[1:], np.arange(1, n + 1)].all()
+    )
+    assert weights[third_order_features(tokens, heads, weights.size)].sum() == pytest.approx(
+        score, rel=1e-9, abs=1e-9
+    )

@@ -1,4 +1,4 @@
-"""File helpers shared by every stage: atomic writes, hashing, JSON/parquet outputs.
+"""File helpers shared by every stage: atomic writes, hashing, JSON/parquet/npz outputs.
 
 Every output is written to a temporary file in the destination's folder and renamed into place only when
 complete, so a failed or interrupted step never leaves a half-written file behind.
@@ -11,11 +11,15 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+import zipfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from decoders.errors import CorpusFormatError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -75,3 +79,23 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (Path, set, frozenset)):
         return sorted(value) if isinstance(value, (set, frozenset)) else str(value)
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
+    """np.savez_compressed into an open temporary file (a path would get ``.npz`` appended), then rename."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, **arrays)
+
+
+def load_npz(path: str | Path, keys: Sequence[str]) -> dict[str, np.ndarray]:
+    """The named arrays of an .npz file; CorpusFormatError if it cannot be read or lacks one of them."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            missing = [key for key in keys if key not in data.files]
+            if missing:
+                raise CorpusFormatError(path, None, f"missing array(s) {missing}")
+            return {key: data[key] for key in data.files}
+    except CorpusFormatError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise CorpusFormatError(path, None, f"not a readable .npz file: {exc}") from exc

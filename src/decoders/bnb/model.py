@@ -11,7 +11,8 @@ import numpy as np
 from decoders.bnb.factors import GROUP_ID, fired_features, sentence_factors
 from decoders.bnb.search import Backbone, Factors, Result, branch_and_bound
 from decoders.parsing.eisner import eisner
-from decoders.parsing.features import arc_scores, second_order_scores, tree_features
+from decoders.parsing.features import Vocabulary, arc_scores, second_order_scores, tree_features
+from decoders.parsing.perceptron import LocalStructure
 
 
 @dataclass(frozen=True)
@@ -98,3 +99,14 @@ def prune_heads(tokens: np.ndarray, weights: np.ndarray, k: int | None) -> np.nd
     heads = eisner(scores)[0]
     allowed[heads[1:], np.arange(1, n + 1)] = True
     return allowed & everything
+
+
+def structure_of(description: dict, vocabulary: Vocabulary) -> LocalStructure | NonLocalStructure:
+    """The Structure a model file's ``structure`` describes: ``{"order": 1 | 2}`` or ``{"groups": [...]}``."""
+    if "groups" in description:
+        return NonLocalStructure(
+            tuple(description["groups"]),
+            rather=vocabulary.ids.get("l:rather", -1),
+            than=vocabulary.ids.get("l:than", -1),
+        )
+    return LocalStructure(int(description["order"]))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from decoders.errors import CorpusFormatError
-from decoders.io import atomic_path
+from decoders.io import load_npz, save_npz
 
 __all__ = [
     "BOS",
@@ -327,26 +326,3 @@ def _matrix_from_lists(
     sentence_offsets = np.zeros(len(per_sentence) + 1, dtype=np.int64)
     np.cumsum(per_sentence, out=sentence_offsets[1:])
     return FeatureMatrix(raw[kept].astype(np.int32), token_offsets, sentence_offsets)
-
-
-# --------------------------------------------------------------------------- npz helpers
-
-
-def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
-    """np.savez_compressed into an open temporary file (a path would get ``.npz`` appended), then rename."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        np.savez_compressed(handle, **arrays)
-
-
-def load_npz(path: str | Path, keys: Sequence[str]) -> dict[str, np.ndarray]:
-    """The named arrays of an .npz file; CorpusFormatError if it cannot be read or lacks one of them."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            missing = [key for key in keys if key not in data.files]
-            if missing:
-                raise CorpusFormatError(path, None, f"missing array(s) {missing}")
-            return {key: data[key] for key in data.files}
-    except CorpusFormatError:
-        raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise CorpusFormatError(path, None, f"not a readable .npz file: {exc}") from exc

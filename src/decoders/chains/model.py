@@ -24,11 +24,12 @@ import numba
 import numpy as np
 import pandas as pd
 
-from decoders.chains.features import FeatureMatrix, FeatureVocabulary, load_npz, save_npz
+from decoders.chains.features import FeatureMatrix, FeatureVocabulary
 from decoders.chains.instance import ChainInstance, ChainScores
 from decoders.chains.viterbi import viterbi
 from decoders.corpora.sentences import NER_COLUMN
 from decoders.errors import CorpusFormatError
+from decoders.io import load_npz, save_npz
 
 __all__ = ["JOINT_SEPARATOR", "ChainModel", "gather_emissions", "label_inventory", "sentence_labels"]
 

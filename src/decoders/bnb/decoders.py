@@ -1,0 +1,142 @@
+"""The bnb decoders, registered for the harness, the UAS evaluation and the certificate check.
+
+Every decoder takes a :class:`~decoders.bnb.instance.ParseInstance`, loads the instance's model once per
+process, scores the sentence inside the timed call (arcs over the pruned arcs, second-order parts, non-local
+factors: scoring is part of parsing, as in the paper's words per second) and returns the heads as
+``structure`` (``heads[1:]``, 1-based, 0 = root). Objectives and bounds are in the units of the model's integer
+weight numerator, so every score is an exact integer. ``eisner`` and ``second-order`` are exact dynamic
+programs (``optimal``, bound = objective); ``bnb`` is branch and bound, ``optimal`` only when its certificate
+holds (:mod:`decoders.bnb.search`), else ``feasible`` (stopped by the time limit or the node limit) with the
+largest open bound.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from decoders.bnb.instance import ParseInstance
+from decoders.bnb.model import NonLocalStructure, structure_of
+from decoders.errors import ConfigError
+from decoders.harness.protocol import Solution, register
+from decoders.parsing.model import ParserModel
+from decoders.parsing.perceptron import LocalStructure
+from decoders.parsing.trees import all_trees, is_projective, tree_error
+
+EXPERIMENT = "bnb"
+
+#: Sentences up to this length are checked by enumerating every projective tree the pruning allows.
+VERIFY_ENUMERATE = 7
+
+
+@lru_cache(maxsize=4)
+def load_model(path: str) -> tuple[ParserModel, LocalStructure | NonLocalStructure]:
+    model = ParserModel.load(path)
+    return model, structure_of(model.structure, model.vocabulary)
+
+
+def _expect(structure: Any, kind: type, name: str, path: str) -> None:
+    if not isinstance(structure, kind):
+        raise ConfigError(f"decoder {name!r} cannot use the model {path} ({type(structure).__name__})")
+
+
+def _tree_solution(heads: np.ndarray, score: float, instance: ParseInstance, **stats: Any) -> Solution:
+    stats = {"words": instance.n, **stats}
+    return Solution(heads[1:].tolist(), score, score, "optimal", stats)
+
+
+def _decode_local(instance: ParseInstance, name: str, order: int) -> Solution:
+    model, structure = load_model(instance.model)
+    _expect(structure, LocalStructure, name, instance.model)
+    if structure.order != order:
+        raise ConfigError(
+            f"decoder {name!r} needs an order-{order} model; {instance.model} is order {structure.order}"
+        )
+    heads = structure.decode(instance.tokens, model.numerator, instance.allowed)
+    return _tree_solution(heads, _score(instance, heads), instance)
+
+
+@register(EXPERIMENT, "eisner")
+def decode_eisner(instance: ParseInstance, *, deadline: float | None = None) -> Solution:
+    """First-order Eisner over the allowed arcs."""
+    return _decode_local(instance, "eisner", 1)
+
+
+@register(EXPERIMENT, "second-order")
+def decode_second_order(instance: ParseInstance, *, deadline: float | None = None) -> Solution:
+    """The baseline: the second-order DP (arcs, adjacent siblings, outermost grandchildren)."""
+    return _decode_local(instance, "second-order", 2)
+
+
+@register(EXPERIMENT, "bnb")
+def decode_bnb(
+    instance: ParseInstance,
+    *,
+    deadline: float | None = None,
+    max_iterations: int = 100,
+    epsilon: float = 1e-8,
+    max_nodes: int = 100_000,
+) -> Solution:
+    """Algorithm 1 with the second-order backbone and the model's factor groups."""
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+        raise ConfigError(f"max_iterations must be an integer >= 1; got {max_iterations!r}")
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ConfigError(f"max_nodes must be an integer >= 1; got {max_nodes!r}")
+    if not isinstance(epsilon, int | float) or not math.isfinite(epsilon) or epsilon < 0:
+        raise ConfigError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
+    model, structure = load_model(instance.model)
+    _expect(structure, NonLocalStructure, "bnb", instance.model)
+    configured = NonLocalStructure(
+        structure.groups, structure.rather, structure.than, 1.0, max_iterations, float(epsilon), max_nodes
+    )
+    result, factors = configured.solve(instance.tokens, model.numerator, instance.allowed, deadline)
+    stats = {"words": instance.n, "factors": factors, **result.stats}
+    status = "optimal" if result.optimal else "feasible"
+    return Solution(result.heads[1:].tolist(), result.objective, result.bound, status, stats)
+
+
+def _score(instance: ParseInstance, heads: np.ndarray) -> float:
+    """The model's exact score of a tree: the summed numerator weights of the features it fires."""
+    model, structure = load_model(instance.model)
+    size = model.numerator.shape[0]
+    return float(model.numerator[structure.features(instance.tokens, heads, size)].sum())
+
+
+def evaluate(instance: ParseInstance, solution: Solution) -> dict[str, int]:
+    """Correct heads and scored words (UAS without punctuation)."""
+    heads = np.asarray(solution.structure, dtype=np.int64)
+    correct = int(np.count_nonzero((heads == instance.gold[1:]) & instance.scored))
+    return {"correct": correct, "total": int(np.count_nonzero(instance.scored))}
+
+
+def verify(instance: ParseInstance, solution: Solution) -> str | None:
+    """The harness's certificate check of an ``optimal`` Solution: the structure is a single-rooted projective
+    tree over the allowed arcs; its score recomputed from the model's features equals the objective exactly
+    (integer weights); the bound equals the objective; and, up to :data:`VERIFY_ENUMERATE` words, no projective
+    tree over the allowed arcs scores more. Returns None when everything holds, else the reason."""
+    structure = solution.structure
+    if structure is None or len(structure) != instance.n:
+        return f"structure must hold {instance.n} heads"
+    heads = np.concatenate([[-1], np.asarray(structure, dtype=np.int64)])
+    problem = tree_error(heads)
+    if problem is not None:
+        return f"not a tree: {problem}"
+    if not is_projective(heads):
+        return "the tree is not projective"
+    if not instance.allowed[heads[1:], np.arange(1, instance.n + 1)].all():
+        return "the tree uses an arc the pruning removed"
+    score = _score(instance, heads)
+    if score != solution.objective:
+        return f"the tree scores {score!r}, not the objective {solution.objective!r}"
+    if solution.bound != solution.objective:
+        return f"bound {solution.bound!r} differs from the objective {score!r}"
+    if instance.n <= VERIFY_ENUMERATE:
+        for tree in all_trees(instance.n):
+            if instance.allowed[tree[1:], np.arange(1, instance.n + 1)].all():
+                other = _score(instance, tree)
+                if other > score:
+                    return f"the tree {tree[1:].tolist()} scores {other!r} > {score!r}"
+    return None

@@ -1,0 +1,67 @@
+"""A trained parser on disk: averaged hashed weights (integer numerator and denominator), the vocabulary, and
+the structure it was trained with (order, factor groups, ...), as one compressed .npz file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from decoders.errors import CorpusFormatError
+from decoders.io import load_npz, save_npz
+from decoders.parsing.features import Vocabulary
+
+_ARRAYS = ("numerator", "denominator", "vocabulary", "structure", "meta")
+
+
+@dataclass
+class ParserModel:
+    """``numerator / denominator`` are the averaged weights (a power-of-two vector); decoders use the numerator
+    (integer-valued, so tree scores are exact integers) and report scores in its units."""
+
+    numerator: np.ndarray
+    denominator: int
+    vocabulary: Vocabulary
+    structure: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        size = self.numerator.shape[0] if self.numerator.ndim == 1 else 0
+        if size == 0 or size & (size - 1):
+            raise ValueError(
+                f"weights must be a vector of power-of-two size, got shape {self.numerator.shape}"
+            )
+        if self.denominator < 1:
+            raise ValueError(f"denominator must be a positive integer, got {self.denominator}")
+
+    def save(self, path: str | Path) -> None:
+        save_npz(
+            path,
+            {
+                "numerator": self.numerator,
+                "denominator": np.asarray(self.denominator, dtype=np.int64),
+                "vocabulary": np.asarray(json.dumps(self.vocabulary.ids)),
+                "structure": np.asarray(json.dumps(self.structure, sort_keys=True)),
+                "meta": np.asarray(json.dumps(self.meta, sort_keys=True)),
+            },
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> ParserModel:
+        """Read a model written by :meth:`save`; CorpusFormatError names a missing, bad or inconsistent file."""
+        if not Path(path).is_file():
+            raise CorpusFormatError(path, None, "no parser model at this path")
+        arrays = load_npz(path, _ARRAYS)
+        try:
+            return cls(
+                arrays["numerator"].astype(np.float64),
+                int(arrays["denominator"]),
+                Vocabulary(json.loads(str(arrays["vocabulary"]))),
+                json.loads(str(arrays["structure"])),
+                json.loads(str(arrays["meta"])),
+            )
+        except (ValueError, TypeError) as exc:
+            raise CorpusFormatError(path, None, f"not a parser model: {exc}") from exc

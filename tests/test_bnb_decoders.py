@@ -1,0 +1,124 @@
+"""bnb decoders through the harness: trained toy models on disk, certified results, verifier, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from decoders.bnb import decoders as bnb_decoders
+from decoders.bnb.instance import ParseInstance
+from decoders.bnb.model import NonLocalStructure, prune_heads
+from decoders.errors import CorpusFormatError
+from decoders.harness.protocol import Solution
+from decoders.harness.runner import run_instances
+from decoders.parsing.features import Vocabulary
+from decoders.parsing.model import ParserModel
+from decoders.parsing.perceptron import LocalStructure, train
+from decoders.parsing.trees import as_heads
+
+TOY = [
+    (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
+    (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
+    (["cats", "see", "a", "bird"], ["NN", "VB", "DT", "NN"], [2, 0, 4, 2]),
+    (["a", "dog", "sees", "cats", "rather", "than", "birds"], ["DT", "NN", "VB", "NN", "RB", "IN", "NN"],
+     [2, 3, 0, 3, 6, 4, 6]),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    vocab = Vocabulary.build([(w, t, t) for w, t, _ in TOY])
+    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in TOY]
+    paths = {}
+    for name, structure, description in [
+        ("first", LocalStructure(1), {"order": 1}),
+        ("second", LocalStructure(2), {"order": 2}),
+        (
+            "bnb",
+            NonLocalStructure(("grandchild", "sibling", "comb")),
+            {"groups": ["grandchild", "sibling", "comb"]},
+        ),
+    ]:
+        averaged, _ = train(data, structure, epochs=3, size=1 << 12, seed=0, progress=False)
+        paths[name] = str(folder / f"{name}.npz")
+        ParserModel(averaged.numerator, averaged.denominator, vocab, description).save(paths[name])
+    return vocab, paths
+
+
+def _instances(vocab, model, first_model, k=None):
+    weights = ParserModel.load(first_model).numerator
+    items = []
+    for i, (words, tags, heads) in enumerate(TOY):
+        tokens = vocab.encode(words, tags, tags)
+        gold = as_heads(heads)
+        allowed = prune_heads(tokens, weights, k)
+        items.append(
+            (f"s{i}", len(words), ParseInstance(tokens, gold, np.ones(len(words), bool), allowed, model, k))
+        )
+    return items
+
+
+@pytest.mark.parametrize(
+    ("decoder", "model"), [("eisner", "first"), ("second-order", "second"), ("bnb", "bnb")]
+)
+def test_decoders_certify_verified_trees(models, decoder, model):
+    vocab, paths = models
+    for k in (None, 2):
+        frame = run_instances(
+            "bnb", "toy", decoder, decoder, {}, _instances(vocab, paths[model], paths["first"], k),
+            time_limit=30, isolate=False, progress=False, evaluate=bnb_decoders.evaluate,
+        )  # fmt: skip
+        assert frame["status"].tolist() == ["optimal"] * len(TOY), frame["stats"].tolist()
+        assert (frame["objective"] == frame["bound"]).all()
+        assert frame["correct"].sum() / frame["total"].sum() > 0.8
+        if decoder == "bnb":
+            assert all(json.loads(s)["dp_calls"] >= 1 for s in frame["stats"])
+
+
+def test_the_verifier_rejects_tampered_certificates(models):
+    vocab, paths = models
+    _, _, instance = _instances(vocab, paths["second"], paths["first"])[1]
+    good = bnb_decoders.decode_second_order(instance)
+    assert bnb_decoders.verify(instance, good) is None
+    heads = list(good.structure)
+    assert "scores" in bnb_decoders.verify(
+        instance, Solution(heads, good.objective + 1, good.objective + 1, "optimal")
+    )
+    assert "bound" in bnb_decoders.verify(
+        instance, Solution(heads, good.objective, good.objective + 5, "optimal")
+    )
+    crossing = [3, 4, 0, 3, 4]  # 1 <- 3 and 2 <- 4 cross
+    assert "projective" in bnb_decoders.verify(instance, Solution(crossing, 0.0, 0.0, "optimal"))
+    # a worse tree claimed optimal with its own (true) score: enumeration finds the better one
+    worse = [3, 3, 0, 3, 3]
+    score = bnb_decoders._score(instance, as_heads(worse))
+    if score < good.objective:
+        assert "scores" in bnb_decoders.verify(instance, Solution(worse, score, score, "optimal"))
+    assert "tree" in bnb_decoders.verify(instance, Solution([0, 0, 0, 0, 0], 0.0, 0.0, "optimal"))
+
+
+def test_bad_instances_and_models_are_named(models, tmp_path):
+    vocab, paths = models
+    tokens = vocab.encode(["the", "dog"], ["DT", "NN"], ["DT", "NN"])
+    gold = as_heads([2, 0])
+    allowed = np.ones((3, 3), dtype=bool)
+    with pytest.raises(ValueError, match="into the root"):
+        ParseInstance(tokens, gold, np.ones(2, bool), allowed, paths["first"])
+    allowed[:, 0] = False
+    np.fill_diagonal(allowed, False)
+    with pytest.raises(ValueError, match="gold: 2 words attach"):
+        ParseInstance(tokens, as_heads([0, 0]), np.ones(2, bool), allowed, paths["first"])
+    no_root = allowed.copy()
+    no_root[0, :] = False
+    with pytest.raises(ValueError, match="no projective tree"):
+        ParseInstance(tokens, gold, np.ones(2, bool), no_root, paths["first"])
+    with pytest.raises(ValueError, match="ids start at 1"):
+        ParseInstance(tokens * 0, gold, np.ones(2, bool), allowed, paths["first"])
+    with pytest.raises(CorpusFormatError, match="no parser model"):
+        ParserModel.load(tmp_path / "missing.npz")
+    instance = ParseInstance(tokens, gold, np.ones(2, bool), allowed, paths["first"])
+    with pytest.raises(Exception, match="second-order"):
+        bnb_decoders.decode_second_order(instance)
