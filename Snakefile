@@ -15,6 +15,7 @@ include: "workflow/rules/decode.smk"
 include: "workflow/rules/chains.smk"
 include: "workflow/rules/titles.smk"
 include: "workflow/rules/linking.smk"
+include: "workflow/rules/bnb.smk"
 include: "workflow/rules/tables.smk"
 
 

@@ -36,6 +36,7 @@ def models(tmp_path_factory):
     for name, structure, description in [
         ("first", LocalStructure(1), {"order": 1}),
         ("second", LocalStructure(2), {"order": 2}),
+        ("third", LocalStructure(3), {"order": 3}),
         (
             "bnb",
             NonLocalStructure(("grandchild", "sibling", "comb")),
@@ -62,7 +63,14 @@ def _instances(vocab, model, first_model, k=None):
 
 
 @pytest.mark.parametrize(
-    ("decoder", "model"), [("eisner", "first"), ("second-order", "second"), ("bnb", "bnb")]
+    ("decoder", "model"),
+    [
+        ("eisner", "first"),
+        ("second-order", "second"),
+        ("third-order", "third"),
+        ("bnb", "bnb"),
+        ("cp-sat", "bnb"),
+    ],
 )
 def test_decoders_certify_verified_trees(models, decoder, model):
     vocab, paths = models

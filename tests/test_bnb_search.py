@@ -128,3 +128,38 @@ def test_branching_is_exercised_and_still_exact():
         assert result.optimal and result.objective == _brute(backbone, factors, n)
         branched += result.stats["nodes"] > 1
     assert branched >= 10, branched
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_cp_sat_audit_finds_the_brute_force_optimum(seed):
+    """The audit's integer program (decoders.bnb.audit), which shares no code with B&B, against enumeration:
+    second-order parts of both signs with ties, forbidden arcs, random and tree-shaped factors."""
+    from decoders.bnb.audit import solve_exact
+
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(1, 7))
+    backbone = _backbone(rng, n, second=True, forbid=0.3 if seed % 3 == 0 else 0.0)
+    factors = _random_factors(rng, n, 10) if seed % 2 else _tree_factors(rng, n, 12)
+    result = solve_exact(backbone, factors, time_limit=60)
+    best = _brute(backbone, factors, n)
+    if best == -np.inf:
+        assert result.status == "infeasible" and result.heads is None
+        return
+    assert result.status == "optimal" and result.objective == best == result.bound
+    assert tree_error(result.heads) is None and is_projective(result.heads)
+    assert backbone.score(result.heads) + factors.total(result.heads) == best
+
+
+def test_the_audit_refuses_scores_it_cannot_represent():
+    from decoders.bnb.audit import solve_exact
+
+    rng = np.random.default_rng(0)
+    backbone = _backbone(rng, 3, second=True, forbid=0.0)
+    backbone.sib[1, 2, 1] = 0.5
+    with pytest.raises(ValueError, match="integer scores"):
+        solve_exact(backbone, Factors.empty(), time_limit=5)
+    backbone.sib[1, 2, 1] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        solve_exact(backbone, Factors.empty(), time_limit=5)
+    with pytest.raises(ValueError, match="second-order"):
+        solve_exact(Backbone(backbone.arc), Factors.empty(), time_limit=5)

@@ -63,4 +63,4 @@ def test_training_arguments_are_checked():
     with pytest.raises(ValueError, match="power of two"):
         train(_data(), LocalStructure(1), epochs=1, size=1000, seed=0)
     with pytest.raises(ValueError, match="order"):
-        LocalStructure(3)
+        LocalStructure(4)

@@ -64,6 +64,9 @@ def check_references(config: dict[str, Any]) -> None:
     chains = config["experiments"].get("chains")
     if chains is not None:
         problems += _chains_references(chains)
+    bnb = config["experiments"].get("bnb")
+    if bnb is not None:
+        problems += _bnb_references(bnb)
     titles = config["experiments"].get("titles")
     if titles is not None:
         names = [("exact", titles["exact"]), *(("runs", v) for v in titles["runs"])]
@@ -104,6 +107,36 @@ def _chains_references(chains: dict[str, Any]) -> list[str]:
     ]:
         if name not in chains[where]:
             problems.append(f"experiments.chains.{key}: {name!r} is not one of experiments.chains.{where}")
+    return problems
+
+
+def _bnb_references(bnb: dict[str, Any]) -> list[str]:
+    """The bnb experiment's names refer to its own datasets, models and variants; the pruner is first order."""
+    problems = [
+        f"experiments.bnb.{key}: no entry for dataset {d!r}"
+        for key in ("languages", "tags")
+        for d in bnb["datasets"]
+        if d not in bnb[key]
+    ]
+    for key, name, where in [
+        ("pruner", bnb["pruner"], "models"),
+        *((f"{table}.model", bnb[table]["model"], "models") for table in ("table3", "audit") if table in bnb),
+        *(
+            (f"{table}.variant", bnb[table]["variant"], "variants")
+            for table in ("table3", "audit")
+            if table in bnb
+        ),
+        *((f"table2.{m}", m, "models") for m in bnb["table2"]),
+        *((f"table2.{m}", v, "variants") for m, v in bnb["table2"].items()),
+    ]:
+        if name not in bnb[where]:
+            problems.append(f"experiments.bnb.{key}: {name!r} is not one of experiments.bnb.{where}")
+    if bnb["pruner"] in bnb["models"] and bnb["models"][bnb["pruner"]].get("order") != 1:
+        problems.append(
+            f"experiments.bnb.pruner: {bnb['pruner']!r} must be a first-order model ({{order: 1}})"
+        )
+    if "baseline" not in bnb["table2"]:
+        problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
     return problems
 
 

@@ -188,9 +188,9 @@ def prepare_options(dataset):
     }
 
 
-# The experiments this workflow runs (those with rules and tables; bnb and ppc are configured but not built yet),
-# and the datasets they read: only these corpora are fetched and prepared.
-BUILT_EXPERIMENTS = [name for name in ("chains", "titles", "linking") if config["experiments"].get(name)]
+# The experiments this workflow runs (those with rules and tables; ppc is configured but not built yet), and the
+# datasets they read: only these corpora are fetched and prepared.
+BUILT_EXPERIMENTS = [name for name in ("chains", "titles", "linking", "bnb") if config["experiments"].get(name)]
 
 
 def used_datasets():
@@ -212,6 +212,8 @@ def all_targets():
         targets += ["results/tables/titles/table1.csv"]
     if config["experiments"].get("linking"):
         targets += ["results/tables/linking/table1.csv"]
+    if config["experiments"].get("bnb"):
+        targets += ["results/tables/bnb/table2.csv"]
     return [*targets, "results/RESULTS.md"]
 
 
@@ -391,3 +393,123 @@ def linking_shards(name):
         set=name,
         shard=range(config["harness"]["shards"]),
     )
+
+
+# bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
+# test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
+BNB = config["experiments"].get("bnb", {})
+# The code behind bnb's tags, models and instance sets (the decoders' own changes rerun only the decodes).
+BNB_MODEL_CODE = [
+    "bnb/pipeline.py",
+    "bnb/model.py",
+    "bnb/factors.py",
+    "bnb/search.py",
+    "parsing",
+    "corpora/sentences.py",
+]
+BNB_TABLES = ["table2", "table3", "statistics", "audit", "tagging", "training"]
+
+
+def bnb_split_files(dataset):
+    reader = DATASETS[dataset]["reader"]
+    return {
+        split: prepared(dataset, f"{split}.parquet")
+        for split in ("train", "dev", "test")
+        if f"{split}.parquet" in PREPARED_FILES[reader]
+    }
+
+
+def bnb_splits(wildcards):
+    return bnb_split_files(wildcards.dataset)
+
+
+def bnb_tag_options(dataset):
+    return {
+        "mode": BNB["tags"][dataset],
+        "language": BNB["languages"][dataset],
+        "tagger": BNB["tagger"],
+        "folds": BNB["tagger_folds"],
+        "min_count": BNB["min_count"],
+        "seed": config["seed"],
+        "dev_fraction": BNB["dev_fraction"],
+    }
+
+
+def bnb_model_file(dataset, model):
+    return f"results/models/bnb/{dataset}/{model}.npz"
+
+
+def bnb_train_inputs(wildcards):
+    inputs = {**bnb_split_files(wildcards.dataset), "tags": f"results/models/bnb/{wildcards.dataset}/tags.parquet"}
+    if wildcards.model != BNB["pruner"]:
+        inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
+    return inputs
+
+
+def bnb_train_options(dataset, model):
+    return {
+        "structure": BNB["models"][model],
+        "language": BNB["languages"][dataset],
+        "epochs": BNB["epochs"],
+        "bits": BNB["feature_bits"],
+        "k": BNB["train_k"],
+        "seed": config["seed"],
+        "dev_fraction": BNB["dev_fraction"],
+    }
+
+
+def bnb_set_name(dataset, model, k):
+    return f"{dataset}~{model}~{'unpruned' if k is None else f'k{k}'}"
+
+
+def bnb_set(name):
+    """(dataset, model, k) of an instance-set name."""
+    dataset, model, pruning = name.split("~")
+    return dataset, model, None if pruning == "unpruned" else int(pruning.removeprefix("k"))
+
+
+def bnb_set_pattern():
+    datasets = wildcard_choice(BNB.get("datasets", []))
+    models = wildcard_choice(BNB.get("models", {}))
+    return f"({datasets})~({models})~(k[1-9][0-9]*|unpruned)"
+
+
+def bnb_instance_inputs(wildcards):
+    dataset, model, _ = bnb_set(wildcards.set)
+    return {
+        **bnb_split_files(dataset),
+        "tags": f"results/models/bnb/{dataset}/tags.parquet",
+        "model": bnb_model_file(dataset, model),
+        "pruner": bnb_model_file(dataset, BNB["pruner"]),
+    }
+
+
+def bnb_instance_options(name):
+    dataset, _, k = bnb_set(name)
+    return {"k": k, "language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
+
+
+def bnb_udpipe_options(dataset):
+    return {
+        **BNB["udpipe"],
+        "language": BNB["languages"][dataset],
+        "seed": config["seed"],
+        "dev_fraction": BNB["dev_fraction"],
+    }
+
+
+def bnb_runs():
+    """Gathered records of Table 2's (model, variant) pairs at k and Table 3's model at every pruning k."""
+    pairs = [
+        (bnb_set_name(d, model, BNB["k"]), variant)
+        for d in BNB.get("datasets", [])
+        for model, variant in BNB.get("table2", {}).items()
+    ]
+    pairs += [
+        (bnb_set_name(d, BNB[table]["model"], k), BNB[table]["variant"])
+        for table in ("table3", "audit")
+        if table in BNB
+        for d in BNB.get("datasets", [])
+        for k in BNB[table]["pruning"]
+    ]
+    return [f"results/runs/bnb/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]

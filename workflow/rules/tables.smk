@@ -43,6 +43,8 @@ rule results_page:
             if LINKING
             else []
         ),
+        bnb=(expand("results/tables/bnb/{table}.md", table=BNB_TABLES) if BNB else []),
+        bnb_provenance=lambda wildcards: run_provenance(bnb_runs()),
         linking_provenance=lambda wildcards: [
             *run_provenance(linking_runs()),
             *run_provenance(LINKING_SWEEP_RUNS),

@@ -52,6 +52,18 @@ if snakemake.input.linking:
             ],
         }
     )
+if snakemake.input.bnb:
+    sections.append(
+        {
+            "heading": "bnb: branch-and-bound dependency parsing with non-local features (Qian and Liu 2013)",
+            "tables": snakemake.input.bnb,
+            "provenance": snakemake.input.bnb_provenance,
+            "figures": [
+                ("Fig. 4: parsing time vs sentence length per pre-pruning k", "figures/bnb/figure4.png"),
+                ("Fig. 5: DP calls vs sentence length per pre-pruning k", "figures/bnb/figure5.png"),
+            ],
+        }
+    )
 # Every job this page depends on has finished, so its benchmark file is there (jobs of earlier runs too).
 usage = usage_table(job_usage("results/benchmarks"), snakemake.config)
 write_table(

@@ -4,8 +4,8 @@ Every decoder takes a :class:`~decoders.bnb.instance.ParseInstance`, loads the i
 process, scores the sentence inside the timed call (arcs over the pruned arcs, second-order parts, non-local
 factors: scoring is part of parsing, as in the paper's words per second) and returns the heads as
 ``structure`` (``heads[1:]``, 1-based, 0 = root). Objectives and bounds are in the units of the model's integer
-weight numerator, so every score is an exact integer. ``eisner`` and ``second-order`` are exact dynamic
-programs (``optimal``, bound = objective); ``bnb`` is branch and bound, ``optimal`` only when its certificate
+weight numerator, so every score is an exact integer. ``eisner``, ``second-order`` and ``third-order`` are exact
+dynamic programs (``optimal``, bound = objective); ``bnb`` is branch and bound, ``optimal`` only when its certificate
 holds (:mod:`decoders.bnb.search`), else ``feasible`` (stopped by the time limit or the node limit) with the
 largest open bound.
 """
@@ -13,11 +13,13 @@ largest open bound.
 from __future__ import annotations
 
 import math
+import time
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from decoders.bnb.audit import solve_exact
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, structure_of
 from decoders.errors import ConfigError
@@ -71,6 +73,12 @@ def decode_second_order(instance: ParseInstance, *, deadline: float | None = Non
     return _decode_local(instance, "second-order", 2)
 
 
+@register(EXPERIMENT, "third-order")
+def decode_third_order(instance: ParseInstance, *, deadline: float | None = None) -> Solution:
+    """The paper's "3rd order re-impl." row: Koo and Collins (2010) Model 1 (grand-siblings)."""
+    return _decode_local(instance, "third-order", 3)
+
+
 @register(EXPERIMENT, "bnb")
 def decode_bnb(
     instance: ParseInstance,
@@ -96,6 +104,22 @@ def decode_bnb(
     stats = {"words": instance.n, "factors": factors, **result.stats}
     status = "optimal" if result.optimal else "feasible"
     return Solution(result.heads[1:].tolist(), result.objective, result.bound, status, stats)
+
+
+@register(EXPERIMENT, "cp-sat")
+def decode_cp_sat(instance: ParseInstance, *, deadline: float | None = None, workers: int = 1) -> Solution:
+    """The exactness audit: the B&B model (second-order parts and the model's factor groups) solved by CP-SAT as
+    one integer program (:mod:`decoders.bnb.audit`), independent of branch and bound."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be an integer >= 1; got {workers!r}")
+    model, structure = load_model(instance.model)
+    _expect(structure, NonLocalStructure, "cp-sat", instance.model)
+    backbone, factors = structure.parts(instance.tokens, model.numerator, instance.allowed)
+    left = math.inf if deadline is None else deadline - time.perf_counter()
+    result = solve_exact(backbone, factors, time_limit=min(left, 1e6), workers=workers)
+    stats = {"words": instance.n, "factors": len(factors), **result.stats}
+    structure_out = None if result.heads is None else result.heads[1:].tolist()
+    return Solution(structure_out, result.objective, result.bound, result.status, stats)
 
 
 def _score(instance: ParseInstance, heads: np.ndarray) -> float:

@@ -70,8 +70,10 @@ class NonLocalStructure:
         )
         return result, len(factors)
 
-    def decode(self, tokens: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return self.solve(tokens, weights)[0].heads
+    def decode(
+        self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
+    ) -> np.ndarray:
+        return self.solve(tokens, weights, allowed)[0].heads
 
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
         local = tree_features(tokens, heads, size, True)

@@ -21,28 +21,33 @@ from tqdm.auto import tqdm
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import arc_scores, second_order_scores, tree_features
 from decoders.parsing.second_order import second_order
+from decoders.parsing.third_order import third_order, third_order_features
 
 log = logging.getLogger(__name__)
 
 
 class Structure(Protocol):
-    """What the perceptron needs of a model's structure: its best tree under given weights, and the feature
-    indices of a tree (the parts it scores, repeated as often as they fire)."""
+    """What the perceptron needs of a model's structure: its best tree under given weights (over the ``allowed``
+    arcs, every arc when None), and the feature indices of a tree (the parts it scores, repeated as often as
+    they fire)."""
 
-    def decode(self, tokens: np.ndarray, weights: np.ndarray) -> np.ndarray: ...
+    def decode(
+        self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
+    ) -> np.ndarray: ...
 
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
 class LocalStructure:
-    """First-order (Eisner) or second-order (Carreras-style DP) parsing over every arc, or over ``allowed``."""
+    """First-order (Eisner), second-order (Carreras-style DP) or third-order (Koo and Collins 2010 Model 1)
+    parsing over every arc, or over ``allowed``."""
 
     order: int
 
     def __post_init__(self) -> None:
-        if self.order not in (1, 2):
-            raise ValueError(f"order must be 1 or 2, got {self.order!r}")
+        if self.order not in (1, 2, 3):
+            raise ValueError(f"order must be 1, 2 or 3, got {self.order!r}")
 
     def decode(
         self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
@@ -50,12 +55,16 @@ class LocalStructure:
         """The best projective tree under ``weights`` (full head array)."""
         n = tokens.shape[1] - 1
         mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
+        if self.order == 3:
+            return third_order(tokens, weights, mask)[0]
         arc = arc_scores(tokens, weights, mask)
         if self.order == 1:
             return eisner(arc)[0]
         return second_order(arc, *second_order_scores(tokens, weights, arc))[0]
 
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
+        if self.order == 3:
+            return third_order_features(tokens, heads, size)
         return tree_features(tokens, heads, size, self.order == 2)
 
 
@@ -87,7 +96,7 @@ def _update(weights: np.ndarray, sums: np.ndarray, indices: np.ndarray, sign: fl
 
 
 def train(
-    sentences: Sequence[tuple[np.ndarray, np.ndarray]],
+    sentences: Sequence[tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray | None]],
     structure: Structure,
     *,
     epochs: int,
@@ -96,8 +105,10 @@ def train(
     evaluate: Callable[[AveragedWeights], float] | None = None,
     progress: bool = True,
 ) -> tuple[AveragedWeights, TrainingLog]:
-    """Train on ``(tokens, gold full head array)`` pairs (projective gold trees), ``epochs`` passes in a seeded
-    random order; with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned."""
+    """Train on ``(tokens, gold full head array[, allowed arcs])`` (projective gold trees; ``allowed``, when
+    given, restricts decoding, as pre-pruning does, and should keep the gold arcs), ``epochs`` passes in a
+    seeded random order; with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is
+    returned."""
     if size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     if epochs < 1:
@@ -115,8 +126,8 @@ def train(
         for index in tqdm(
             order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5
         ):
-            tokens, gold = sentences[index]
-            predicted = structure.decode(tokens, weights)
+            tokens, gold, *allowed = sentences[index]
+            predicted = structure.decode(tokens, weights, allowed[0] if allowed else None)
             if not np.array_equal(predicted, gold):
                 mistakes += 1
                 _update(weights, sums, structure.features(tokens, gold, size), 1.0, step)

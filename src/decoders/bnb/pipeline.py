@@ -1,0 +1,378 @@
+"""The bnb experiment's stages, each called by one thin workflow script: the tags sentences are parsed with, a
+trained parser model, the instance sets the decoders read, and the oracles that bound every UAS.
+
+Splits are the prepared ones; a treebank without a dev split (the WSJ sample) gives its last training documents
+(``dev_fraction`` of its sentences, :func:`decoders.corpora.sentences.split_by_document`) to dev, which picks
+the perceptron's epoch. Training sentences whose gold tree is not projective are left out (counted in the
+model's history): every parser here is projective. English coarse tags are the first two characters of the
+fine tag (section 4.2's "simple mapping table"); other languages keep the treebank's coarse tags (UPOS).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from decoders.bnb.instance import ParseInstance
+from decoders.bnb.model import prune_heads, structure_of
+from decoders.corpora.sentences import read_sentences, split_by_document
+from decoders.errors import ConfigError, CorpusFormatError
+from decoders.harness.instances import write_instance_shards
+from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.parsing.eisner import eisner
+from decoders.parsing.features import Vocabulary
+from decoders.parsing.model import ParserModel
+from decoders.parsing.perceptron import AveragedWeights, train
+from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
+from decoders.parsing.treebank import ParseSentence, gold_trees, parse_sentences, projective_flags, uas
+from decoders.parsing.udpipe import parse_udpipe, train_udpipe
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "dev", "test")
+
+
+def load_splits(paths: Mapping[str, str | Path], *, dev_fraction: float) -> dict[str, pd.DataFrame]:
+    """train/dev/test sentence tables from the prepared files (``dev`` carved from train when absent)."""
+    frames = {split: read_sentences(path) for split, path in paths.items()}
+    if "train" not in frames or "test" not in frames:
+        raise ConfigError(f"a parsing dataset needs train and test splits; got {sorted(frames)}")
+    if "dev" not in frames:
+        parts = split_by_document(frames["train"], test=dev_fraction)
+        frames["train"], frames["dev"] = parts["train"], parts["test"]
+    return {split: frames[split] for split in SPLITS}
+
+
+def _coarse(tags: Sequence[Sequence[str]], frame: pd.DataFrame, language: str) -> list[list[str]]:
+    if language == "en":
+        return [[coarse_of(tag) for tag in sentence] for sentence in tags]
+    return frame["coarse_tags"].tolist()
+
+
+def tag_splits(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    mode: str,
+    language: str,
+    tagger: Mapping[str, Any],
+    folds: int,
+    min_count: int,
+    seed: int,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The tags every split is parsed with and their accuracy. ``gold``: the treebank's fine tags;
+    ``predicted``: the chains tagger, jackknifed (``folds``) on train and trained on all of train for dev and
+    test, as Qian and Liu (2013) do for English."""
+    if mode not in ("gold", "predicted"):
+        raise ConfigError(f"experiments.bnb.tags: {mode!r} is not 'gold' or 'predicted'")
+    if mode == "predicted" and language != "en":
+        raise ConfigError(
+            f"experiments.bnb.tags: predicted tags need a coarse-tag mapping, known for English only; "
+            f"language {language!r} parses with gold tags"
+        )
+    started = time.perf_counter()
+    if mode == "predicted":
+        train_frame = frames["train"]
+        tags = {"train": jackknife_tags(train_frame, tagger, folds=folds, min_count=min_count, seed=seed)}
+        model = train_tagger(train_frame, tagger, min_count=min_count, seed=seed)
+        for split in ("dev", "test"):
+            tags[split] = predict_tags(model, frames[split]["words"].tolist())
+    else:
+        tags = {split: frame["tags"].tolist() for split, frame in frames.items()}
+    rows, accuracy = [], {}
+    for split in SPLITS:
+        frame = frames[split]
+        accuracy[split] = tag_accuracy(tags[split], frame["tags"].tolist())
+        coarse = _coarse(tags[split], frame, language)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "split": split,
+                    "sent_id": frame["sent_id"].astype(str),
+                    "tags": tags[split],
+                    "coarse": coarse,
+                }
+            )
+        )
+        log.info("%s: %d sentences, tag accuracy %.2f%%", split, len(frame), accuracy[split])
+    summary = {
+        "mode": mode,
+        "folds": folds if mode == "predicted" else None,
+        "accuracy": accuracy,
+        "sentences": {split: len(frames[split]) for split in SPLITS},
+        "seconds": time.perf_counter() - started,
+    }
+    return pd.concat(rows, ignore_index=True), summary
+
+
+def tags_of(table: pd.DataFrame, split: str, frame: pd.DataFrame, source: str) -> tuple[list, list]:
+    """(tags, coarse) of a split's sentences from a tags table, checked against the sentences themselves."""
+    part = table[table["split"] == split]
+    if part["sent_id"].tolist() != frame["sent_id"].astype(str).tolist():
+        raise CorpusFormatError(source, None, f"the {split} tags do not belong to these {split} sentences")
+    tags, coarse = part["tags"].map(list).tolist(), part["coarse"].map(list).tolist()
+    for sent_id, words, fine in zip(frame["sent_id"], frame["words"], tags, strict=True):
+        if len(words) != len(fine):
+            raise CorpusFormatError(
+                source, None, f"{split} sentence {sent_id}: tags and words differ in length"
+            )
+    return tags, coarse
+
+
+def encode_split(
+    frames: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    split: str,
+    vocabulary: Vocabulary,
+    language: str,
+    source: str,
+) -> list[ParseSentence]:
+    tags, coarse = tags_of(table, split, frames[split], source)
+    return parse_sentences(
+        frames[split], vocabulary, language=language, tags=tags, coarse_tags=coarse, source=source
+    )
+
+
+def train_parser(
+    frames: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    *,
+    structure: Mapping[str, Any],
+    language: str,
+    epochs: int,
+    bits: int,
+    k: int | None,
+    pruner: ParserModel | None,
+    seed: int,
+    source: str = "<tags>",
+    progress: bool = True,
+) -> tuple[ParserModel, dict[str, Any]]:
+    """Train one parser (``structure``: ``{"order": 1|2|3}`` or ``{"groups": [...]}``) with the averaged
+    perceptron on train's projective trees; the epoch with the best dev UAS is kept. With a ``pruner`` (the
+    first-order model) training and dev decoding see the arcs :func:`prune_heads` keeps at ``k`` (training
+    sentences also keep their gold arcs, so that the gold tree stays reachable)."""
+    if not 1 <= bits <= 30:
+        raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
+    started = time.perf_counter()
+    train_tags, train_coarse = tags_of(table, "train", frames["train"], source)
+    vocabulary = Vocabulary.build(zip(frames["train"]["words"], train_tags, train_coarse, strict=True))
+    sentences = {split: encode_split(frames, table, split, vocabulary, language, source) for split in SPLITS}
+    projective = projective_flags(s.gold for s in sentences["train"])
+    kept = [s for s, flag in zip(sentences["train"], projective, strict=True) if flag]
+    shape = structure_of(dict(structure), vocabulary)
+    first_order = pruner.numerator if pruner is not None else None
+
+    def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
+        if first_order is None:
+            return None
+        mask = prune_heads(sentence.tokens, first_order, k)
+        if gold:
+            mask[sentence.gold[1:], np.arange(1, sentence.n + 1)] = True
+        return mask
+
+    data = [(s.tokens, s.gold, allowed(s, True)) for s in kept]
+    dev_masks = [allowed(s, False) for s in sentences["dev"]]
+
+    def evaluate(averaged: AveragedWeights) -> float:
+        predicted = [
+            shape.decode(s.tokens, averaged.numerator, mask)
+            for s, mask in zip(sentences["dev"], dev_masks, strict=True)
+        ]
+        return uas(predicted, sentences["dev"])
+
+    averaged, history = train(
+        data, shape, epochs=epochs, size=1 << bits, seed=seed, evaluate=evaluate, progress=progress
+    )
+    meta = {
+        "epochs": history.epochs,
+        "best_epoch": history.best_epoch,
+        "train_sentences": len(sentences["train"]),
+        "non_projective_left_out": int((~projective).sum()),
+        "dev_sentences": len(sentences["dev"]),
+        "k": k if pruner is not None else None,
+        "language": language,
+        "seconds": time.perf_counter() - started,
+    }
+    return ParserModel(averaged.numerator, averaged.denominator, vocabulary, dict(structure), meta), meta
+
+
+def build_instances(
+    frames: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    *,
+    model_path: str | Path,
+    pruner_path: str | Path,
+    k: int | None,
+    language: str,
+    shard_paths: Sequence[str | Path],
+    index_path: str | Path,
+    source: str = "<tags>",
+) -> pd.DataFrame:
+    """The test split as :class:`ParseInstance` shards for one model at pruning ``k``, and per sentence the
+    projective oracle (the most correct scored heads any projective tree has) with and without the pruning."""
+    model = ParserModel.load(model_path)
+    pruner = ParserModel.load(pruner_path)
+    if pruner.vocabulary.ids != model.vocabulary.ids:
+        raise ConfigError(
+            f"{pruner_path} and {model_path} were trained on different data (vocabularies differ)"
+        )
+    sentences = encode_split(frames, table, "test", model.vocabulary, language, source)
+    items, oracle = [], []
+    for sentence in sentences:
+        allowed = prune_heads(sentence.tokens, pruner.numerator, k)
+        instance = ParseInstance(
+            sentence.tokens, sentence.gold, sentence.scored, allowed, str(Path(model_path).resolve()), k
+        )
+        items.append((sentence.sent_id, sentence.n, instance))
+        oracle.append(
+            {
+                "instance_id": sentence.sent_id,
+                "words": sentence.n,
+                "scored": int(sentence.scored.sum()),
+                "projective": bool(projective_flags([sentence.gold])[0]),
+                "oracle": oracle_correct(sentence, None),
+                "pruned_oracle": oracle_correct(sentence, allowed),
+            }
+        )
+    write_instance_shards(items, shard_paths, index_path)
+    log.info("%d test sentences in %d shards (k = %s)", len(items), len(shard_paths), k)
+    return pd.DataFrame(oracle)
+
+
+def oracle_correct(sentence: ParseSentence, allowed: np.ndarray | None) -> int:
+    """The most scored words any projective tree over ``allowed`` (every arc: None) attaches correctly."""
+    n = sentence.n
+    scores = np.zeros((n + 1, n + 1))
+    modifiers = np.arange(1, n + 1)
+    scores[sentence.gold[1:], modifiers] = sentence.scored.astype(float)
+    scores[:, 0] = -np.inf
+    scores[modifiers, modifiers] = -np.inf
+    if allowed is not None:
+        scores[~allowed] = -np.inf
+    return int(round(eisner(scores)[1]))
+
+
+def run_udpipe(
+    frames: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    *,
+    model_path: str | Path,
+    parser_options: str,
+    language: str,
+    seed: int,
+    source: str = "<tags>",
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The peer: UDPipe 1 trained on train's projective trees (dev for its early stopping) with the same tags,
+    parsing the test sentences with them; per sentence the correct and scored words, and what was measured
+    (training and parsing seconds; parsing covers UDPipe's parser calls only)."""
+    tagged = {}
+    for split in SPLITS:
+        tags, coarse = tags_of(table, split, frames[split], source)
+        tagged[split] = frames[split].assign(tags=tags, coarse_tags=coarse)
+    train_frame = tagged["train"][projective_flags(gold_trees(frames["train"], source))]
+    training = train_udpipe(
+        train_frame, model_path, heldout=tagged["dev"], parser_options=parser_options, seed=seed
+    )
+    test = frames["test"]
+    heads, seconds = parse_udpipe(
+        model_path,
+        test,
+        tags=tagged["test"]["tags"].tolist(),
+        coarse_tags=tagged["test"]["coarse_tags"].tolist(),
+    )
+    sentences = parse_sentences(test, Vocabulary(), language=language, source=source)
+    rows = []
+    for sentence, predicted in zip(sentences, heads, strict=True):
+        right = (np.asarray(predicted) == sentence.gold[1:]) & sentence.scored
+        rows.append(
+            {
+                "instance_id": sentence.sent_id,
+                "words": sentence.n,
+                "correct": int(right.sum()),
+                "total": int(sentence.scored.sum()),
+            }
+        )
+    words = int(sum(sentence.n for sentence in sentences))
+    summary = {
+        "training": training,
+        "test_sentences": len(sentences),
+        "test_words": words,
+        "parse_seconds": seconds,
+        "words_per_s": words / seconds if seconds > 0 else float("nan"),
+    }
+    return pd.DataFrame(rows), summary
+
+
+def write_tags(table: pd.DataFrame, summary: Mapping[str, Any], tags_path, summary_path) -> None:
+    write_parquet_atomic(tags_path, table)
+    write_json_atomic(summary_path, dict(summary))
+
+
+# File-level stages, one per workflow rule (workflow/rules/bnb.smk).
+
+
+def split_inputs(inputs: Any) -> dict[str, str]:
+    """The prepared split files among a job's named inputs."""
+    return {split: str(inputs.get(split)) for split in SPLITS if inputs.get(split) is not None}
+
+
+def tags_job(splits: Mapping[str, str], tags_out: str, summary_out: str, **options: Any) -> None:
+    dev_fraction = options.pop("dev_fraction")
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    table, summary = tag_splits(frames, **options)
+    write_tags(table, {**summary, "dev_fraction": dev_fraction}, tags_out, summary_out)
+
+
+def train_job(
+    splits: Mapping[str, str],
+    tags: str,
+    model_out: str,
+    history_out: str,
+    *,
+    pruner: str | None,
+    dev_fraction: float,
+    **options: Any,
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    model, meta = train_parser(
+        frames,
+        pd.read_parquet(tags),
+        pruner=ParserModel.load(pruner) if pruner else None,
+        source=tags,
+        **options,
+    )
+    model.save(model_out)
+    write_json_atomic(history_out, {"structure": model.structure, **meta})
+
+
+def instances_job(
+    splits: Mapping[str, str],
+    tags: str,
+    oracle_out: str,
+    *,
+    dev_fraction: float,
+    **options: Any,
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    oracle = build_instances(frames, pd.read_parquet(tags), source=tags, **options)
+    write_parquet_atomic(oracle_out, oracle)
+
+
+def udpipe_job(
+    splits: Mapping[str, str],
+    tags: str,
+    records_out: str,
+    summary_out: str,
+    *,
+    dev_fraction: float,
+    **options: Any,
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    records, summary = run_udpipe(frames, pd.read_parquet(tags), source=tags, **options)
+    write_parquet_atomic(records_out, records)
+    write_json_atomic(summary_out, summary)

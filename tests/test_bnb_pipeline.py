@@ -1,0 +1,229 @@
+"""bnb stages: splits with a carved dev, tags, training under pruning, instance sets, oracles, tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from decoders.bnb import pipeline
+from decoders.errors import ConfigError, CorpusFormatError
+from decoders.harness.instances import read_instance_index, read_instance_shard
+from decoders.harness.protocol import Solution
+from decoders.harness.records import make_record, records_frame
+from decoders.parsing.features import Vocabulary
+from decoders.parsing.model import ParserModel
+from decoders.parsing.treebank import ParseSentence
+from decoders.parsing.trees import all_trees
+from decoders.tables import bnb as bnb_tables
+
+TAGGER = {"method": "ssvm", "lambda_e": 0.1, "lambda_t": 0.1, "epochs": 3, "learning_rate": 0.1}
+
+SENTENCES = [
+    (["the", "dog", "barks", "."], ["DT", "NN", "VBZ", "."], [2, 3, 0, 3]),
+    (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VBZ", "DT", "NN"], [2, 3, 0, 5, 3]),
+    (["cats", "see", "a", "bird", "."], ["NNS", "VBP", "DT", "NN", "."], [2, 0, 4, 2, 2]),
+    (["a", "bird", "sings", "loudly"], ["DT", "NN", "VBZ", "RB"], [2, 3, 0, 3]),
+    (["dogs", "chase", "cats", ","], ["NNS", "VBP", "NNS", ","], [2, 0, 2, 2]),
+]
+
+
+def _frame(prefix: str, copies: int, docs: int) -> pd.DataFrame:
+    rows = []
+    for i in range(copies):
+        for j, (words, tags, heads) in enumerate(SENTENCES):
+            rows.append(
+                {
+                    "sent_id": f"{prefix}{i}-{j}",
+                    "doc_id": f"d{(i * len(SENTENCES) + j) % docs:02d}",
+                    "words": words,
+                    "coarse_tags": [t[:2] for t in tags],
+                    "tags": tags,
+                    "heads": heads,
+                    "deprels": ["dep"] * len(words),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("prepared")
+    paths = {}
+    for split, copies in (("train", 6), ("test", 1)):
+        paths[split] = str(folder / f"{split}.parquet")
+        _frame(split, copies, 10).to_parquet(paths[split])
+    return paths
+
+
+def test_a_dev_split_is_carved_from_train_by_document(prepared):
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    assert list(frames) == ["train", "dev", "test"]
+    assert len(frames["train"]) + len(frames["dev"]) == 30
+    assert set(frames["train"]["doc_id"]).isdisjoint(frames["dev"]["doc_id"])
+    assert len(frames["dev"]) >= 6
+    with pytest.raises(ConfigError, match="train and test"):
+        pipeline.load_splits({"train": prepared["train"]}, dev_fraction=0.2)
+
+
+def test_gold_and_predicted_tags(prepared):
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    table, summary = pipeline.tag_splits(
+        frames, mode="predicted", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
+    assert summary["accuracy"]["test"] > 80 and summary["folds"] == 2
+    assert table.groupby("split").size().to_dict() == {s: len(frames[s]) for s in ("train", "dev", "test")}
+    tags, coarse = pipeline.tags_of(table, "test", frames["test"], "tags")
+    assert coarse == [[t[:2] if t[0].isalpha() else t for t in s] for s in tags]
+    gold, summary = pipeline.tag_splits(
+        frames, mode="gold", language="zh", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
+    assert summary["accuracy"] == {"train": 100.0, "dev": 100.0, "test": 100.0}
+    assert pipeline.tags_of(gold, "test", frames["test"], "t")[1] == frames["test"]["coarse_tags"].tolist()
+    with pytest.raises(ConfigError, match="English only"):
+        pipeline.tag_splits(
+            frames, mode="predicted", language="zh", tagger=TAGGER, folds=2, min_count=1, seed=0
+        )
+    with pytest.raises(ConfigError, match="'silver'"):
+        pipeline.tag_splits(frames, mode="silver", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0)
+    with pytest.raises(CorpusFormatError, match="do not belong"):
+        pipeline.tags_of(gold, "test", frames["dev"], "tags.parquet")
+
+
+@pytest.fixture(scope="module")
+def trained(prepared, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    table, _ = pipeline.tag_splits(
+        frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
+    common = {"language": "en", "epochs": 2, "bits": 12, "seed": 0, "progress": False}
+    first, meta = pipeline.train_parser(frames, table, structure={"order": 1}, k=2, pruner=None, **common)
+    paths = {"first": str(folder / "first.npz")}
+    first.save(paths["first"])
+    assert meta["k"] is None and meta["non_projective_left_out"] == 0 and len(meta["epochs"]) == 2
+    for name, structure in (("second", {"order": 2}), ("full", {"groups": ["sibling", "comb"]})):
+        model, meta = pipeline.train_parser(frames, table, structure=structure, k=2, pruner=first, **common)
+        assert meta["k"] == 2 and meta["epochs"][meta["best_epoch"] - 1]["dev_uas"] > 50
+        paths[name] = str(folder / f"{name}.npz")
+        model.save(paths[name])
+    return frames, table, paths
+
+
+def test_instances_carry_the_pruning_and_the_oracles(trained, tmp_path):
+    frames, table, paths = trained
+    shards = [tmp_path / "shard-0.pkl", tmp_path / "shard-1.pkl"]
+    oracle = pipeline.build_instances(
+        frames, table, model_path=paths["full"], pruner_path=paths["first"], k=1, language="en",
+        shard_paths=shards, index_path=tmp_path / "index.tsv",
+    )  # fmt: skip
+    items = [item for shard in shards for item in read_instance_shard(shard)]
+    assert sorted(read_instance_index(tmp_path / "index.tsv")) == sorted(oracle["instance_id"])
+    for _, size, instance in items:
+        assert instance.k == 1 and instance.n == size
+        assert (instance.allowed.sum(axis=0)[1:] >= 1).all()
+        assert instance.allowed.sum() <= 2 * instance.n  # k heads + the pruner's own tree
+    # punctuation is not scored, and the unpruned projective oracle attaches every scored word
+    assert (oracle["oracle"] == oracle["scored"]).all()
+    assert (oracle["pruned_oracle"] <= oracle["oracle"]).all()
+    assert oracle["scored"].sum() == sum(len(w) for w in frames["test"]["words"]) - 3
+    other = ParserModel.load(paths["full"])
+    other.vocabulary = Vocabulary({"w:x": 5})
+    other.save(tmp_path / "other.npz")
+    with pytest.raises(ConfigError, match="vocabularies differ"):
+        pipeline.build_instances(
+            frames, table, model_path=tmp_path / "other.npz", pruner_path=paths["first"], k=1, language="en",
+            shard_paths=shards, index_path=tmp_path / "index.tsv",
+        )  # fmt: skip
+
+
+def test_the_oracle_equals_enumeration(trained):
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(1, 6))
+        trees = list(all_trees(n, projective=False))
+        gold = trees[int(rng.integers(len(trees)))]
+        scored = rng.random(n) < 0.8
+        allowed = rng.random((n + 1, n + 1)) < 0.7
+        allowed[:, 0] = False
+        np.fill_diagonal(allowed, False)
+        allowed[0, 1] = allowed[1, 2:] = True  # a projective tree always remains
+        sentence = ParseSentence("s", np.ones((4, n + 1), dtype=np.int64), gold, scored)
+        for mask in (None, allowed):
+            best = max(
+                int(((t[1:] == gold[1:]) & scored).sum())
+                for t in all_trees(n)
+                if mask is None or mask[t[1:], np.arange(1, n + 1)].all()
+            )
+            assert pipeline.oracle_correct(sentence, mask) == best
+
+
+def _records(variant, dataset, correct, status="optimal", calls=None):
+    rows = []
+    for i, c in enumerate(correct):
+        stats = {"words": 5} if calls is None else {"words": 5, "dp_calls": calls, "nodes": 1}
+        rows.append(
+            make_record(
+                experiment="bnb", dataset=dataset, variant=variant, instance_id=f"s{i}", size=5, seconds=0.01,
+                params={}, solution=Solution([0] * 5, 1.0, 1.0, status, stats),
+                evaluation={"correct": c, "total": 4},
+            )
+        )  # fmt: skip
+    return records_frame(rows)
+
+
+def test_paired_bootstrap_and_table2():
+    base = pd.DataFrame({"instance_id": ["a", "b", "c"], "correct": [3, 2, 4], "total": [4, 4, 4]})
+    assert bnb_tables.paired_bootstrap(base, base) == (0.0, 0.0, 0.0)
+    better = base.assign(correct=[4, 3, 4])
+    delta, low, high = bnb_tables.paired_bootstrap(better, base)
+    assert delta == pytest.approx(100 * 2 / 12) and 0 <= low <= delta <= high
+    with pytest.raises(ValueError, match="different sentences"):
+        bnb_tables.paired_bootstrap(better.iloc[:2], base)
+    records = pd.concat(
+        [
+            _records("second-order", "wsj~baseline~k10", [3, 3, 2, 4]),
+            _records("bnb", "wsj~full~k10", [4, 3, 3, 4], calls=7),
+            _records("bnb", "wsj~full~unpruned", [4, 3, 3, 4], status="feasible", calls=30),
+            _records("cp-sat", "wsj~full~k10", [4, 3, 3, 4]),
+            _records("cp-sat", "wsj~full~unpruned", [4, 3, 3, 4], status="timeout"),
+        ]
+    )
+    settings = {
+        "datasets": ["wsj"], "k": 10, "table2": {"baseline": "second-order", "full": "bnb"},
+        "table3": {"model": "full", "variant": "bnb", "pruning": [10, None]},
+        "audit": {"model": "full", "variant": "cp-sat", "pruning": [10, None]},
+        "variants": {
+            "second-order": {"decoder": "second-order"}, "bnb": {"decoder": "bnb"}, "cp-sat": {"decoder": "cp-sat"}
+        },
+    }  # fmt: skip
+    frame = bnb_tables.load_runs_frame(records)
+    table = bnb_tables.table2(frame, settings).set_index("model")
+    assert table.loc["baseline", "uas"] == pytest.approx(75.0)
+    assert table.loc["full", "vs_baseline"] == pytest.approx(12.5)
+    assert table.loc["baseline", "paper_uas"] == 92.81 and table.loc["full", "paper_uas"] == 93.17
+    stats = bnb_tables.statistics(frame, settings).set_index("pruning")
+    assert stats.loc["unpruned", "certified_pct"] == 0 and stats.loc["k10", "dp_calls_mean"] == 7
+    table3 = bnb_tables.table3(frame, settings, {}).set_index("system")
+    assert table3["vs_unpruned"].tolist() == [1.0, 1.0]
+    checked = bnb_tables.audit(frame, settings).set_index("pruning")
+    assert checked.loc["k10", ["exact_finished", "both_certified", "agree"]].tolist() == [4, 4, 4]
+    assert checked.loc["unpruned", ["exact_timeouts", "bnb_certified", "agree"]].tolist() == [4, 0, 0]
+    assert json.loads(records["stats"].iloc[0])["words"] == 5
+
+
+def test_bnb_config_references_are_checked():
+    from decoders.config import _bnb_references
+
+    bnb = {
+        "datasets": ["wsj"], "languages": {"wsj": "en"}, "tags": {}, "pruner": "baseline",
+        "models": {"baseline": {"order": 2}}, "variants": {"bnb": {"decoder": "bnb"}},
+        "table2": {"baseline": "second-order"}, "table3": {"model": "full", "variant": "bnb", "pruning": [3]},
+    }  # fmt: skip
+    problems = "\n".join(_bnb_references(bnb))
+    assert "tags: no entry for dataset 'wsj'" in problems
+    assert "table3.model: 'full'" in problems
+    assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
+    assert "must be a first-order model" in problems

@@ -1,0 +1,182 @@
+# bnb: branch-and-bound dependency parsing with non-local features (Qian and Liu 2013).
+# tags (jackknifed chains tagger or gold) -> the first-order model (also the pre-pruner) -> every other model,
+# trained with its own decoder under the pruning -> instance sets "<dataset>~<model>~<k>" -> decode every
+# variant (decode.smk) -> the UDPipe 1 peer -> tables and figures.
+
+
+rule bnb_tags:
+    input:
+        unpack(bnb_splits),
+    output:
+        tags="results/models/bnb/{dataset}/tags.parquet",
+        summary="results/models/bnb/{dataset}/tags.json",
+    log:
+        "results/logs/bnb/tags/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_tags", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_tags"),
+        runtime=job_runtime("bnb_tags"),
+    params:
+        options=lambda wildcards: bnb_tag_options(wildcards.dataset),
+        code=code_hash("bnb/pipeline.py", "parsing", "chains"),
+    script:
+        "../scripts/bnb_tags.py"
+
+
+rule bnb_train:
+    input:
+        unpack(bnb_train_inputs),
+    output:
+        model="results/models/bnb/{dataset}/{model}.npz",
+        history="results/models/bnb/{dataset}/{model}.history.json",
+    log:
+        "results/logs/bnb/train/{dataset}/{model}.log",
+    benchmark:
+        benchmark_file("bnb_train", "{dataset}/{model}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB.get("datasets", [])),
+        model=wildcard_choice(BNB.get("models", {})),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_train"),
+        runtime=job_runtime("bnb_train"),
+    params:
+        options=lambda wildcards: bnb_train_options(wildcards.dataset, wildcards.model),
+        code=code_hash(*BNB_MODEL_CODE),
+    script:
+        "../scripts/bnb_train.py"
+
+
+rule bnb_instances:
+    input:
+        unpack(bnb_instance_inputs),
+    output:
+        shards=instance_shards("bnb"),
+        index="results/instances/bnb/{set}/index.tsv",
+        oracle="results/instances/bnb/{set}/oracle.parquet",
+    log:
+        "results/logs/bnb/instances/{set}.log",
+    benchmark:
+        benchmark_file("bnb_instances", "{set}")
+    wildcard_constraints:
+        set=bnb_set_pattern(),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_instances"),
+        runtime=job_runtime("bnb_instances"),
+    params:
+        options=lambda wildcards: bnb_instance_options(wildcards.set),
+        code=code_hash(*BNB_MODEL_CODE, "bnb/instance.py", "harness/instances.py", "harness/sharding.py"),
+    script:
+        "../scripts/bnb_instances.py"
+
+
+rule bnb_udpipe:
+    input:
+        unpack(bnb_splits),
+        tags="results/models/bnb/{dataset}/tags.parquet",
+    output:
+        model="results/models/bnb/{dataset}/udpipe.model",
+        records="results/peers/bnb/{dataset}/udpipe.parquet",
+        summary="results/peers/bnb/{dataset}/udpipe.json",
+    log:
+        "results/logs/bnb/udpipe/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_udpipe", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: timed_threads
+    resources:
+        mem_mb=job_mem_mb("bnb_udpipe"),
+        runtime=job_runtime("bnb_udpipe"),
+    params:
+        options=lambda wildcards: bnb_udpipe_options(wildcards.dataset),
+        code=code_hash("bnb/pipeline.py", "parsing"),
+    script:
+        "../scripts/bnb_udpipe.py"
+
+
+rule bnb_tables:
+    input:
+        runs=bnb_runs(),
+        peers=expand("results/peers/bnb/{dataset}/udpipe.parquet", dataset=BNB.get("datasets", [])),
+        peer_summaries=expand("results/peers/bnb/{dataset}/udpipe.json", dataset=BNB.get("datasets", [])),
+        tags=expand("results/models/bnb/{dataset}/tags.json", dataset=BNB.get("datasets", [])),
+        histories=expand(
+            "results/models/bnb/{dataset}/{model}.history.json",
+            dataset=BNB.get("datasets", []),
+            model=BNB.get("models", {}),
+        ),
+        oracles=[
+            f"results/instances/bnb/{bnb_set_name(d, 'baseline', BNB.get('k'))}/oracle.parquet"
+            for d in BNB.get("datasets", [])
+        ],
+    output:
+        table2=report(
+            "results/tables/bnb/table2.csv",
+            caption="../report/bnb_table2.rst",
+            category="bnb",
+        ),
+        table3=report(
+            "results/tables/bnb/table3.csv",
+            caption="../report/bnb_table3.rst",
+            category="bnb",
+        ),
+        statistics=report(
+            "results/tables/bnb/statistics.csv",
+            caption="../report/bnb_statistics.rst",
+            category="bnb",
+        ),
+        audit=report(
+            "results/tables/bnb/audit.csv",
+            caption="../report/bnb_audit.rst",
+            category="bnb",
+        ),
+        tagging=report(
+            "results/tables/bnb/tagging.csv",
+            caption="../report/bnb_tagging.rst",
+            category="bnb",
+        ),
+        training=report(
+            "results/tables/bnb/training.csv",
+            caption="../report/bnb_training.rst",
+            category="bnb",
+        ),
+        other=expand("results/tables/bnb/{table}.{suffix}", table=BNB_TABLES, suffix=["md", "tex"]),
+        figure4=report(
+            "results/figures/bnb/figure4.png",
+            caption="../report/bnb_figure4.rst",
+            category="bnb",
+        ),
+        figure5=report(
+            "results/figures/bnb/figure5.png",
+            caption="../report/bnb_figure5.rst",
+            category="bnb",
+        ),
+    log:
+        "results/logs/bnb/tables.log",
+    benchmark:
+        benchmark_file("bnb_tables", "tables")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_tables"),
+        runtime=job_runtime("bnb_tables"),
+    params:
+        settings=BNB,
+        code=code_hash("tables"),
+    script:
+        "../scripts/bnb_tables.py"

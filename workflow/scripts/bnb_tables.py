@@ -1,0 +1,18 @@
+"""The bnb tables (Tables 2 and 3, B&B statistics, tagging, training) and figures (Figs. 4 and 5)."""
+
+from pathlib import Path
+
+from decoders.tables.bnb import write_bnb_outputs
+from decoders.workflow import start_script
+
+start_script(snakemake)
+write_bnb_outputs(
+    snakemake.input.runs,
+    snakemake.params.settings,
+    peers=snakemake.input.peers,
+    tag_summaries=snakemake.input.tags,
+    histories=snakemake.input.histories,
+    oracles=snakemake.input.oracles,
+    tables=Path(snakemake.output.table2).parent,
+    figures=Path(snakemake.output.figure4).parent,
+)

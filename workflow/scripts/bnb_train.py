@@ -1,0 +1,14 @@
+"""Train one parser model of a dataset with the averaged perceptron (dev UAS picks the epoch)."""
+
+from decoders.bnb.pipeline import split_inputs, train_job
+from decoders.workflow import start_script
+
+start_script(snakemake)
+train_job(
+    split_inputs(snakemake.input),
+    snakemake.input.tags,
+    snakemake.output.model,
+    snakemake.output.history,
+    pruner=snakemake.input.get("pruner"),
+    **snakemake.params.options,
+)

@@ -1,0 +1,18 @@
+"""The UDPipe 1 peer: train on a dataset's training split with the bnb tags, parse its test split (timed)."""
+
+from decoders.threads import pin_one_thread
+
+pin_one_thread()  # the job may reserve every core; it measures one thread
+
+from decoders.bnb.pipeline import split_inputs, udpipe_job  # noqa: E402
+from decoders.workflow import start_script  # noqa: E402
+
+start_script(snakemake)
+udpipe_job(
+    split_inputs(snakemake.input),
+    snakemake.input.tags,
+    snakemake.output.records,
+    snakemake.output.summary,
+    model_path=snakemake.output.model,
+    **snakemake.params.options,
+)
