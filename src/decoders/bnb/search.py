@@ -310,7 +310,13 @@ def branch_and_bound(
         return Result(np.full(1, -1, dtype=np.int64), 0.0, 0.0, True, {"dp_calls": 0, "nodes": 0})
     _initial_lower_bound(problem, lower_bound_alternations)
     nonzero = np.abs(factors.score[factors.score != 0])
-    step = float(1.0 / nonzero.min()) if len(nonzero) else 1.0
+    # the paper's 1 / min |phi|, kept finite for subnormal scores and so that step * |phi| cannot overflow (any p
+    # in the simplex gives a valid bound; the step only steers the search)
+    step = (
+        min(1.0 / max(float(nonzero.min()), 1e-300), 1e300 / max(float(nonzero.max()), 1.0))
+        if len(nonzero)
+        else 1.0
+    )
     p0 = np.where(problem.valid, 1.0 / np.maximum(factors.size, 1)[:, None], 0.0)
     level = [_Node(backbone.arc.copy(), np.ones(len(factors), dtype=bool), p0, np.zeros(len(factors)))]
     fixed = np.zeros(side * side, dtype=bool)

@@ -34,6 +34,13 @@ class ParserModel:
             raise ValueError(
                 f"weights must be a vector of power-of-two size, got shape {self.numerator.shape}"
             )
+        if not np.isfinite(self.numerator).all():
+            raise ValueError("weights must be finite (a NaN or infinite weight would decide every tree)")
+        if (
+            not np.array_equal(self.numerator, np.rint(self.numerator))
+            or np.abs(self.numerator).max() >= 2.0**52
+        ):
+            raise ValueError("the weight numerator must hold integers below 2^52 (perceptron sums)")
         if self.denominator < 1:
             raise ValueError(f"denominator must be a positive integer, got {self.denominator}")
 
