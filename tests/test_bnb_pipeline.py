@@ -227,3 +227,21 @@ def test_bnb_config_references_are_checked():
     assert "table3.model: 'full'" in problems
     assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
     assert "must be a first-order model" in problems
+
+
+def test_cross_validation_errors_and_patterns(prepared):
+    from decoders.bnb.errors import cross_validation_errors, error_patterns
+
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    table, _ = pipeline.tag_splits(frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0)
+    # a word attached two ways in the training data: one of the two is always an error
+    frames = dict(frames)
+    train = frames["train"].copy()
+    train.at[0, "heads"] = [3, 3, 0, 3]
+    frames["train"] = train
+    errors = cross_validation_errors(frames, table, language="en", folds=2, epochs=2, bits=12, k=None, seed=0)
+    assert set(errors["fold"]) <= {0, 1} and (errors["tag"] != ".").all()
+    assert {"gold_head_tag", "predicted_head_tag", "gold_distance"} <= set(errors.columns)
+    patterns = error_patterns(errors, top=5)
+    assert patterns["errors"].sum() <= len(errors) and patterns["errors"].is_monotonic_decreasing
+    assert patterns["share_pct"].sum() <= 100.0 + 1e-9

@@ -135,6 +135,11 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
         problems.append(
             f"experiments.bnb.pruner: {bnb['pruner']!r} must be a first-order model ({{order: 1}})"
         )
+    problems += [
+        f"experiments.bnb.error_analysis.datasets: {d!r} is not one of its datasets"
+        for d in bnb.get("error_analysis", {}).get("datasets", [])
+        if d not in bnb["datasets"]
+    ]
     if "baseline" not in bnb["table2"]:
         problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
     return problems

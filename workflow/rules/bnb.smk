@@ -108,6 +108,31 @@ rule bnb_udpipe:
         "../scripts/bnb_udpipe.py"
 
 
+rule bnb_errors:
+    input:
+        unpack(bnb_splits),
+        tags="results/models/bnb/{dataset}/tags.parquet",
+    output:
+        errors="results/models/bnb/{dataset}/cv_errors.parquet",
+    log:
+        "results/logs/bnb/errors/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_errors", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_errors"),
+        runtime=job_runtime("bnb_errors"),
+    params:
+        options=lambda wildcards: bnb_error_options(wildcards.dataset),
+        code=code_hash(*BNB_MODEL_CODE, "bnb/errors.py"),
+    script:
+        "../scripts/bnb_errors.py"
+
+
 rule bnb_tables:
     input:
         runs=bnb_runs(),
@@ -118,6 +143,10 @@ rule bnb_tables:
             "results/models/bnb/{dataset}/{model}.history.json",
             dataset=BNB.get("datasets", []),
             model=BNB.get("models", {}),
+        ),
+        errors=expand(
+            "results/models/bnb/{dataset}/cv_errors.parquet",
+            dataset=BNB.get("error_analysis", {}).get("datasets", []),
         ),
         oracles=[
             f"results/instances/bnb/{bnb_set_name(d, 'baseline', BNB.get('k'))}/oracle.parquet"
@@ -142,6 +171,11 @@ rule bnb_tables:
         audit=report(
             "results/tables/bnb/audit.csv",
             caption="../report/bnb_audit.rst",
+            category="bnb",
+        ),
+        errors=report(
+            "results/tables/bnb/errors.csv",
+            caption="../report/bnb_errors.rst",
             category="bnb",
         ),
         tagging=report(

@@ -407,7 +407,7 @@ BNB_MODEL_CODE = [
     "parsing",
     "corpora/sentences.py",
 ]
-BNB_TABLES = ["table2", "table3", "statistics", "audit", "tagging", "training"]
+BNB_TABLES = ["table2", "table3", "statistics", "audit", "errors", "tagging", "training"]
 
 
 def bnb_split_files(dataset):
@@ -487,6 +487,18 @@ def bnb_instance_inputs(wildcards):
 def bnb_instance_options(name):
     dataset, _, k = bnb_set(name)
     return {"k": k, "language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
+
+
+def bnb_error_options(dataset):
+    return {
+        "language": BNB["languages"][dataset],
+        "folds": BNB["error_analysis"]["folds"],
+        "epochs": BNB["epochs"],
+        "bits": BNB["feature_bits"],
+        "k": BNB["train_k"],
+        "seed": config["seed"],
+        "dev_fraction": BNB["dev_fraction"],
+    }
 
 
 def bnb_udpipe_options(dataset):

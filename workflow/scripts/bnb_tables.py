@@ -10,6 +10,7 @@ write_bnb_outputs(
     snakemake.input.runs,
     snakemake.params.settings,
     peers=snakemake.input.peers,
+    errors=snakemake.input.errors,
     tag_summaries=snakemake.input.tags,
     histories=snakemake.input.histories,
     oracles=snakemake.input.oracles,

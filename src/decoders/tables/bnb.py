@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from decoders.bnb.errors import error_patterns
 from decoders.harness.records import read_records
 from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -311,6 +312,7 @@ def write_bnb_outputs(
     settings: Mapping[str, Any],
     *,
     peers: Iterable[str],
+    errors: Iterable[str],
     tag_summaries: Iterable[str],
     histories: Iterable[str],
     oracles: Iterable[str],
@@ -368,6 +370,19 @@ def write_bnb_outputs(
             "agree: sentences where both certified an optimum and the two objectives are equal (integer scores "
             "in the units of the model's weight numerator, compared exactly).",
             "exact_timeouts: sentences CP-SAT did not prove within the per-sentence limit.",
+        ],
+    )
+    top = settings["error_analysis"].get("top", 40)
+    patterns = [
+        error_patterns(pd.read_parquet(path), top).assign(dataset=Path(path).parent.name) for path in errors
+    ]
+    write_table(
+        rounded(pd.concat(patterns, ignore_index=True) if patterns else pd.DataFrame({"dataset": []})),
+        tables / "errors",
+        title="bnb: the baseline's most frequent errors in cross-validation on train",
+        notes=[
+            f"{settings['error_analysis']['folds']}-fold cross-validation on the training split: the pruner and the "
+            "baseline trained on the other folds parse the held-out one; share_pct: of all its errors."
         ],
     )
     write_table(
