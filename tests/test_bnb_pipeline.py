@@ -233,7 +233,9 @@ def test_cross_validation_errors_and_patterns(prepared):
     from decoders.bnb.errors import cross_validation_errors, error_patterns
 
     frames = pipeline.load_splits(prepared, dev_fraction=0.2)
-    table, _ = pipeline.tag_splits(frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0)
+    table, _ = pipeline.tag_splits(
+        frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
     # a word attached two ways in the training data: one of the two is always an error
     frames = dict(frames)
     train = frames["train"].copy()

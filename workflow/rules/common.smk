@@ -190,7 +190,9 @@ def prepare_options(dataset):
 
 # The experiments this workflow runs (those with rules and tables; ppc is configured but not built yet), and the
 # datasets they read: only these corpora are fetched and prepared.
-BUILT_EXPERIMENTS = [name for name in ("chains", "titles", "linking", "bnb") if config["experiments"].get(name)]
+BUILT_EXPERIMENTS = [
+    name for name in ("chains", "titles", "linking", "bnb") if config["experiments"].get(name)
+]
 
 
 def used_datasets():
@@ -440,7 +442,10 @@ def bnb_model_file(dataset, model):
 
 
 def bnb_train_inputs(wildcards):
-    inputs = {**bnb_split_files(wildcards.dataset), "tags": f"results/models/bnb/{wildcards.dataset}/tags.parquet"}
+    inputs = {
+        **bnb_split_files(wildcards.dataset),
+        "tags": f"results/models/bnb/{wildcards.dataset}/tags.parquet",
+    }
     if wildcards.model != BNB["pruner"]:
         inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
     return inputs
