@@ -163,3 +163,18 @@ def test_the_audit_refuses_scores_it_cannot_represent():
         solve_exact(backbone, Factors.empty(), time_limit=5)
     with pytest.raises(ValueError, match="second-order"):
         solve_exact(Backbone(backbone.arc), Factors.empty(), time_limit=5)
+
+
+@pytest.mark.parametrize("seed", range(1, 21, 2))
+def test_tight_search_limits_still_give_a_valid_bound(seed):
+    """Training's limits (one node, one subgradient step) stop the search early: the answer is a tree, its
+    bound is still valid, and it is marked optimal only if it is (a +inf bound used to crash the grid rounding)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 8))
+    backbone = _backbone(rng, n, second=True, forbid=0.0)
+    factors = _random_factors(rng, n, 25)
+    best = _brute(backbone, factors, n)
+    for nodes, iterations in ((1, 1), (2, 1), (2, 3), (3, 2), (5, 1)):
+        result = branch_and_bound(backbone, factors, grid=1.0, max_nodes=nodes, max_iterations=iterations)
+        assert tree_error(result.heads) is None and result.bound >= best >= result.objective
+        assert not result.optimal or result.objective == best

@@ -182,7 +182,7 @@ def test_run_parses_with_every_bnb_model(finished_run):
         assert (records["status"] != "error").all(), path
     table3 = pd.read_csv(tables / "table3.csv")
     assert table3["system"].str.startswith("UDPipe").sum() == 2
-    assert len(table3) == 2 * 3  # k = 3, no pruning, UDPipe per dataset
+    assert len(table3) == 2 * 3  # k = 3, k = 5, UDPipe per dataset
     audit = pd.read_csv(tables / "audit.csv")
     assert (audit["agree"] == audit["both_certified"]).all()
     for name in ("statistics", "tagging", "training"):

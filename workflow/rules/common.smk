@@ -458,6 +458,7 @@ def bnb_train_options(dataset, model):
         "epochs": BNB["epochs"],
         "bits": BNB["feature_bits"],
         "k": BNB["train_k"],
+        "search": BNB["training_search"],
         "seed": config["seed"],
         "dev_fraction": BNB["dev_fraction"],
     }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from decoders.bnb.instance import ParseInstance
-from decoders.bnb.model import prune_heads, structure_of
+from decoders.bnb.model import NonLocalStructure, prune_heads, structure_of
 from decoders.corpora.sentences import read_sentences, split_by_document
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import write_instance_shards
@@ -149,13 +150,17 @@ def train_parser(
     k: int | None,
     pruner: ParserModel | None,
     seed: int,
+    search: Mapping[str, int] | None = None,
     source: str = "<tags>",
     progress: bool = True,
 ) -> tuple[ParserModel, dict[str, Any]]:
     """Train one parser (``structure``: ``{"order": 1|2|3}`` or ``{"groups": [...]}``) with the averaged
     perceptron on train's projective trees; the epoch with the best dev UAS is kept. With a ``pruner`` (the
     first-order model) training and dev decoding see the arcs :func:`prune_heads` keeps at ``k`` (training
-    sentences also keep their gold arcs, so that the gold tree stays reachable)."""
+    sentences also keep their gold arcs, so that the gold tree stays reachable). ``search`` (``max_nodes``,
+    ``max_iterations``) bounds branch and bound inside training: a decode that reaches the bound returns its best
+    tree so far (an approximate update, as perceptrons with inexact search make; dev decoding, which only picks
+    the epoch, uses the same limits); the test decoders search without them."""
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
@@ -165,6 +170,9 @@ def train_parser(
     projective = projective_flags(s.gold for s in sentences["train"])
     kept = [s for s, flag in zip(sentences["train"], projective, strict=True) if flag]
     shape = structure_of(dict(structure), vocabulary)
+    training_shape = shape
+    if isinstance(shape, NonLocalStructure) and search:
+        training_shape = replace(shape, **dict(search))
     first_order = pruner.numerator if pruner is not None else None
 
     def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
@@ -180,13 +188,13 @@ def train_parser(
 
     def evaluate(averaged: AveragedWeights) -> float:
         predicted = [
-            shape.decode(s.tokens, averaged.numerator, mask)
+            training_shape.decode(s.tokens, averaged.numerator, mask)
             for s, mask in zip(sentences["dev"], dev_masks, strict=True)
         ]
         return uas(predicted, sentences["dev"])
 
     averaged, history = train(
-        data, shape, epochs=epochs, size=1 << bits, seed=seed, evaluate=evaluate, progress=progress
+        data, training_shape, epochs=epochs, size=1 << bits, seed=seed, evaluate=evaluate, progress=progress
     )
     meta = {
         "epochs": history.epochs,
@@ -195,6 +203,7 @@ def train_parser(
         "non_projective_left_out": int((~projective).sum()),
         "dev_sentences": len(sentences["dev"]),
         "k": k if pruner is not None else None,
+        "training_search": dict(search) if training_shape is not shape else None,
         "language": language,
         "seconds": time.perf_counter() - started,
     }

@@ -172,7 +172,7 @@ class _Problem:
     def certified(self, bound: float) -> float:
         """A bound no rounding can have pushed below the true one, rounded down to the grid if any."""
         widened = bound + self.rounding
-        if self.grid:
+        if self.grid and math.isfinite(widened):
             return math.floor(widened / self.grid + 1e-9) * self.grid
         return widened
 
