@@ -247,3 +247,19 @@ def test_cross_validation_errors_and_patterns(prepared):
     patterns = error_patterns(errors, top=5)
     assert patterns["errors"].sum() <= len(errors) and patterns["errors"].is_monotonic_decreasing
     assert patterns["share_pct"].sum() <= 100.0 + 1e-9
+
+
+def test_the_errors_stage_writes_its_file(prepared, tmp_path):
+    from decoders.bnb.errors import errors_job
+
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    table, _ = pipeline.tag_splits(
+        frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
+    table.to_parquet(tmp_path / "tags.parquet")
+    out = tmp_path / "errors.parquet"
+    errors_job(
+        prepared, str(tmp_path / "tags.parquet"), str(out), dev_fraction=0.2, language="en", folds=2, epochs=1,
+        bits=12, k=None, seed=0,
+    )  # fmt: skip
+    assert set(pd.read_parquet(out).columns) >= {"tag", "gold_head_tag"} or pd.read_parquet(out).empty

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from decoders.bnb.model import prune_heads
-from decoders.bnb.pipeline import encode_split, tags_of, train_parser
+from decoders.bnb.pipeline import encode_split, load_splits, tags_of, train_parser
+from decoders.io import write_parquet_atomic
 from decoders.parsing.perceptron import LocalStructure
 
 
@@ -95,9 +96,9 @@ def error_patterns(errors: pd.DataFrame, top: int = 40) -> pd.DataFrame:
     return counts.sort_values("errors", ascending=False, kind="stable").head(top).reset_index(drop=True)
 
 
-def analysis_summary(errors: pd.DataFrame, scored_words: int) -> dict[str, Any]:
-    return {
-        "errors": len(errors),
-        "scored_words": scored_words,
-        "uas": 100.0 * (1 - len(errors) / scored_words),
-    }
+def errors_job(
+    splits: Mapping[str, str], tags: str, errors_out: str, *, dev_fraction: float, **options: Any
+) -> None:
+    """The workflow's stage: every cross-validation error of a dataset's training split."""
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    write_parquet_atomic(errors_out, cross_validation_errors(frames, pd.read_parquet(tags), **options))
