@@ -102,7 +102,7 @@ def finished_run(repo_root, mirror, tmp_path_factory):
 
 def test_run_prepares_every_used_dataset(finished_run, repo_root):
     table = pd.read_csv(finished_run / "results" / "tables" / "corpora.csv")
-    assert set(table["dataset"]) == {"wsj", "ewt", "ewt-ner", "textbooks", "wikispeedia", "elevant"}
+    assert set(table["dataset"]) == {"wsj", "ewt", "ewt-ner", "gsd", "textbooks", "wikispeedia", "elevant"}
     assert {p.name for p in (finished_run / "data" / "raw").iterdir()}.isdisjoint(UNUSED_CORPORA)
     sentences = table.set_index(["dataset", "split"])["sentences"]
     assert sentences["ewt", "train"] == 40 and sentences["wsj", "test"] == 40
