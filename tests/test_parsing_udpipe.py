@@ -198,14 +198,14 @@ def test_udpipe_training_errors_carry_its_message_and_leave_no_file(tmp_path, tr
     assert not path.exists() and not list(tmp_path.iterdir())
 
 
-def test_a_table_without_labels_trains_with_placeholders_and_seeds_are_reproducible(tmp_path, treebank):
+def test_a_table_without_labels_trains_with_uniform_labels_and_seeds_are_reproducible(tmp_path, treebank):
     unlabeled = treebank.copy()
     unlabeled["deprels"] = [["_"] * len(w) for w in treebank["words"]]
     options = "iterations=2;hidden_layer=16;embedding_form=8;structured_interval=0"
     digests = []
     for name, seed in (("a", 1), ("b", 1), ("c", 2)):
         info = train_udpipe(unlabeled, tmp_path / f"{name}.udpipe", parser_options=options, seed=seed)
-        assert info["labels"].startswith("placeholder")
+        assert info["labels"].startswith("uniform")
         digests.append(hashlib.sha256((tmp_path / f"{name}.udpipe").read_bytes()).hexdigest())
     assert digests[0] == digests[1] != digests[2]
     heads, _ = parse_udpipe(tmp_path / "a.udpipe", unlabeled)

@@ -33,7 +33,7 @@ __all__ = ["UDPipeError", "load_model", "parse_udpipe", "to_conllu", "train_udpi
 
 METHOD = "morphodita_parsito"
 ROOT_LABEL = "root"
-PLACEHOLDER_LABEL = "dep"
+UNIFORM_LABEL = "dep"
 _UNLABELED = frozenset({"", "_"})
 _FORBIDDEN = ("\t", "\n", "\r")
 
@@ -107,13 +107,12 @@ def to_conllu(
 
 
 def _training_labels(frame: pd.DataFrame) -> tuple[list[list[str]] | None, str]:
-    """Placeholder deprels (``root`` / ``dep``) for a table without labels, else None (use the column)."""
+    """Uniform deprels (``root`` for the root's word, ``dep`` elsewhere: UDPipe needs labels, UAS ignores them) for a table without labels, else None (use the column)."""
     if all(label in _UNLABELED for labels in frame["deprels"] for label in labels):
-        placeholders = [
-            [ROOT_LABEL if int(head) == 0 else PLACEHOLDER_LABEL for head in heads]
-            for heads in frame["heads"]
+        uniform = [
+            [ROOT_LABEL if int(head) == 0 else UNIFORM_LABEL for head in heads] for heads in frame["heads"]
         ]
-        return placeholders, "placeholder root/dep (the table has no labels)"
+        return uniform, "uniform root/dep (the table has no labels)"
     return None, "gold"
 
 
