@@ -134,9 +134,9 @@ def sacct_jobs(cluster: SlurmCluster, run_id: str) -> pd.DataFrame:
 
 def records(workdir: Path, run: str) -> pd.DataFrame:
     """A gathered variant run without its timings (seconds, the per-call time, how many timing repeats and
-    compiled loops fitted in the time limit, and the certificate check's time)."""
+    compiled loops fitted in the time limit, the certificate check's time and the paired reference's time)."""
     frame = pd.read_parquet(workdir / "results" / "runs" / "chains" / f"{run}.parquet")
-    timing = {"timing_repeats", "call_seconds", "loop_repeats", "verify_seconds"}
+    timing = {"timing_repeats", "call_seconds", "loop_repeats", "verify_seconds", "reference_seconds"}
     stats = frame["stats"].map(lambda text: {k: v for k, v in json.loads(text).items() if k not in timing})
     return frame.drop(columns=["seconds"]).assign(stats=stats.map(json.dumps))
 
