@@ -128,18 +128,164 @@ def project_rows_to_simplex(values: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Euclidean projection of each row's first ``size[c]`` entries onto the probability simplex, by sorting
     (Duchi et al. 2008); padding entries become 0."""
     out = np.zeros_like(values)
+    buffer = np.empty(values.shape[1])
     for c in range(values.shape[0]):
-        r = size[c]
-        row = np.sort(values[c, :r])[::-1]
-        cumulative, theta = 0.0, 0.0
-        for j in range(r):
-            cumulative += row[j]
-            candidate = (cumulative - 1.0) / (j + 1)
-            if row[j] - candidate > 0.0:
-                theta = candidate
-        for j in range(r):
-            out[c, j] = max(values[c, j] - theta, 0.0)
+        out[c, : size[c]] = values[c, : size[c]]
+        _project_in_place(out[c], size[c], buffer)
     return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _project_in_place(row: np.ndarray, r: int, buffer: np.ndarray) -> None:
+    """Project ``row[:r]`` onto the simplex in place; ``buffer`` (length >= r) is scratch for the sort."""
+    for j in range(r):  # insertion sort, descending: rows hold at most a few arcs
+        value = row[j]
+        i = j
+        while i > 0 and buffer[i - 1] < value:
+            buffer[i] = buffer[i - 1]
+            i -= 1
+        buffer[i] = value
+    cumulative, theta = 0.0, 0.0
+    for j in range(r):
+        cumulative += buffer[j]
+        candidate = (cumulative - 1.0) / (j + 1)
+        if buffer[j] - candidate > 0.0:
+            theta = candidate
+    for j in range(r):
+        row[j] = max(row[j] - theta, 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _solve(arc, sib, inner, outer):
+    """The backbone DP: Eisner when ``sib`` is the empty placeholder of a first-order backbone."""
+    if sib.shape[0] == 0:
+        return eisner(arc)
+    return second_order(arc, sib, inner, outer)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score(arc, sib, inner, outer, heads):
+    if sib.shape[0] == 0:
+        return tree_score(arc, heads)
+    return second_order_score(arc, sib, inner, outer, heads)
+
+
+@numba.njit(cache=True, nogil=True)
+def _factor_total(heads, fh, fm, size, phi) -> float:
+    """The summed scores of the factors whose arcs are all in the tree (full head array)."""
+    total = 0.0
+    for c in range(phi.shape[0]):
+        fired = True
+        for j in range(size[c]):
+            if heads[fm[c, j]] != fh[c, j]:
+                fired = False
+                break
+        if fired:
+            total += phi[c]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _certified(bound: float, rounding: float, grid: float) -> float:
+    """A bound no rounding can have pushed below the true one, rounded down to the grid (``grid > 0``)."""
+    widened = bound + rounding
+    if grid > 0.0 and np.isfinite(widened):
+        return np.floor(widened / grid + 1e-9) * grid
+    return widened
+
+
+# slots of the state vector the node kernel reads and updates
+_BOUND, _LOWER, _BEST, _STEP, _PREVIOUS, _SMALLEST = range(6)
+
+
+@numba.njit(cache=True, nogil=True)
+def _subgradient(
+    node_arc, backbone_arc, sib, inner, outer, fh, fm, size, phi, active, p, q,
+    state, best_heads, node_heads, gaps, rounding, grid, epsilon, iterations,
+):  # fmt: skip
+    """Up to ``iterations`` projected-subgradient steps on ``min_p max_z psi(p, z)`` at one node (section 3.2).
+
+    ``state`` holds the node's bound and lower bound, the best tree score of the search, the step, the previous
+    and the smallest value; ``p``, ``q``, ``best_heads``, ``node_heads`` (the tree of the smallest value) and
+    ``gaps`` (per flat arc id, the summed factor gaps at that tree) are updated in place. Returns the DP calls
+    made, negated when the search at this node is over (bound met or stalled, or no tree left)."""
+    side = node_arc.shape[0]
+    factors = phi.shape[0]
+    buffer = np.empty(max(fh.shape[1], 1))
+    chosen = np.zeros(fh.shape[1], dtype=np.bool_)
+    for iteration in range(1, iterations + 1):
+        arc = node_arc.copy()
+        constant = 0.0
+        for c in range(factors):
+            if not active[c]:
+                continue
+            if phi[c] >= 0.0:
+                for j in range(size[c]):
+                    arc[fh[c, j], fm[c, j]] += phi[c] * p[c, j]
+            else:
+                weight = q[c] * phi[c]
+                for j in range(size[c]):
+                    arc[fh[c, j], fm[c, j]] += weight
+                constant -= weight * (size[c] - 1)
+        heads, value = _solve(arc, sib, inner, outer)
+        if value == -np.inf:  # no tree avoids the node's excluded arcs
+            state[_BOUND] = -np.inf
+            return -iteration
+        value += constant
+        score = _score(backbone_arc, sib, inner, outer, heads) + _factor_total(heads, fh, fm, size, phi)
+        if score > state[_BEST]:
+            state[_BEST] = score
+            best_heads[:] = heads
+        state[_LOWER] = max(state[_LOWER], score)
+        state[_BOUND] = min(state[_BOUND], value)
+        if value < state[_SMALLEST]:
+            state[_SMALLEST] = value
+            node_heads[:] = heads
+            _fill_gaps(heads, fh, fm, size, phi, active, p, q, gaps, side)
+        previous = state[_PREVIOUS]
+        if _certified(state[_BOUND], rounding, grid) <= state[_BEST] or 0.0 <= previous - value <= epsilon:
+            return -iteration
+        if value > previous:
+            state[_STEP] /= 2.0
+        state[_PREVIOUS] = value
+        step = state[_STEP]
+        for c in range(factors):
+            if not active[c]:
+                continue
+            count = 0
+            for j in range(size[c]):
+                chosen[j] = heads[fm[c, j]] == fh[c, j]
+                count += chosen[j]
+            if phi[c] >= 0.0:
+                if 0 < count < size[c]:  # otherwise the step moves every entry alike: projection undoes it
+                    for j in range(size[c]):
+                        if chosen[j]:
+                            p[c, j] -= step * phi[c]
+                    _project_in_place(p[c], size[c], buffer)
+            else:
+                sigma = phi[c] * (count - (size[c] - 1))
+                q[c] = min(max(q[c] - step * sigma, 0.0), 1.0)
+    return iterations
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_gaps(heads, fh, fm, size, phi, active, p, q, gaps, side) -> None:
+    """Per arc (flat id), the summed gaps ``bound - score`` of the active factors containing it at ``(p, z)``."""
+    gaps[:] = 0.0
+    for c in range(phi.shape[0]):
+        if not active[c]:
+            continue
+        count = 0
+        bound = 0.0
+        for j in range(size[c]):
+            if heads[fm[c, j]] == fh[c, j]:
+                count += 1
+                bound += phi[c] * p[c, j]
+        if phi[c] < 0.0:
+            bound = q[c] * phi[c] * (count - (size[c] - 1))
+        gap = bound - (phi[c] if count == size[c] else 0.0)
+        for j in range(size[c]):
+            gaps[fh[c, j] * side + fm[c, j]] += gap
 
 
 class _Problem:
@@ -161,6 +307,10 @@ class _Problem:
         # a DP value sums at most 4 parts per word and one term per factor arc, each rounded once
         terms = 4 * self.n + int(self.valid.sum()) + 2
         self.rounding = 2.0 * terms * _UNIT * scale
+        empty = np.zeros((0, 0, 0))
+        self.parts = tuple(
+            empty if part is None else part for part in (backbone.sib, backbone.inner, backbone.outer)
+        )
 
     def offer(self, heads: np.ndarray) -> float:
         """Score a tree exactly (backbone + fired factors) and keep it if it is the best so far."""
@@ -171,22 +321,7 @@ class _Problem:
 
     def certified(self, bound: float) -> float:
         """A bound no rounding can have pushed below the true one, rounded down to the grid if any."""
-        widened = bound + self.rounding
-        if self.grid and math.isfinite(widened):
-            return math.floor(widened / self.grid + 1e-9) * self.grid
-        return widened
-
-    def adjusted(
-        self, arc: np.ndarray, p: np.ndarray, q: np.ndarray, active: np.ndarray
-    ) -> tuple[np.ndarray, float]:
-        """The arc scores and constant of ``psi(p, .)`` (factors not ``active`` at the node contribute 0)."""
-        phi = self.factors.score
-        weight = np.where(self.positive[:, None], phi[:, None] * p, (q * phi)[:, None] * np.ones_like(p))
-        weight = np.where(self.valid & active[:, None], weight, 0.0)
-        extra = np.bincount(self.edge.ravel(), weights=weight.ravel(), minlength=self.side * self.side)
-        negative = ~self.positive & active
-        constant = float(-(q[negative] * phi[negative] * (self.factors.size[negative] - 1)).sum())
-        return arc + extra.reshape(self.side, self.side), constant
+        return _certified(bound, self.rounding, self.grid or 0.0)
 
     def solve(self, arc: np.ndarray) -> tuple[np.ndarray, float]:
         self.calls += 1
@@ -205,6 +340,10 @@ class _Node:
     gaps: np.ndarray | None = None
 
 
+#: subgradient steps per kernel call between two looks at the deadline
+_CHUNK = 16
+
+
 def _bound_node(
     problem: _Problem,
     node: _Node,
@@ -218,48 +357,30 @@ def _bound_node(
 
     ``node.bound`` only decreases (every ``psi(p, .)`` maximum bounds the node's trees, and so does the parent's
     bound it starts from); ``node.heads``/``node.gaps`` describe the iteration with the smallest value."""
-    phi = problem.factors.score
-    previous = smallest = math.inf
-    iterations = 0
-    for iterations in range(1, max_iterations + 1):
-        arc, constant = problem.adjusted(node.arc, node.p, node.q, node.active)
-        heads, value = problem.solve(arc)
-        if value == -math.inf:  # no tree avoids the node's excluded arcs
-            node.bound, node.heads = -math.inf, None
-            return iterations
-        value += constant
-        node.lower = max(node.lower, problem.offer(heads))
-        node.bound = min(node.bound, value)
-        if value < smallest:
-            smallest, node.heads, node.gaps = value, heads, _gaps(problem, node, heads)
-        if problem.certified(node.bound) <= problem.best or 0.0 <= previous - value <= epsilon:
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        if value > previous:
-            step /= 2.0
-        previous = value
-        chosen = (heads[problem.factors.mods] == problem.factors.heads) & problem.valid
-        node.p = project_rows_to_simplex(node.p - step * phi[:, None] * chosen, problem.factors.size)
-        sigma = phi * (chosen.sum(axis=1) - (problem.factors.size - 1))
-        node.q = np.clip(node.q - step * sigma, 0.0, 1.0)
-    return iterations
-
-
-def _gaps(problem: _Problem, node: _Node, heads: np.ndarray) -> np.ndarray:
-    """Per arc (flat id), the summed gaps ``bound - score`` of the active factors containing it at ``(p, z)``."""
     factors = problem.factors
-    chosen = (heads[factors.mods] == factors.heads) & problem.valid
-    fired = np.all(chosen | ~problem.valid, axis=1)
-    phi = factors.score
-    bound = np.where(
-        problem.positive,
-        (phi[:, None] * node.p * chosen).sum(axis=1),
-        node.q * phi * (chosen.sum(axis=1) - (factors.size - 1)),
-    )
-    gap = np.where(node.active, bound - phi * fired, 0.0)
-    weights = np.where(problem.valid, gap[:, None], 0.0)
-    return np.bincount(problem.edge.ravel(), weights=weights.ravel(), minlength=problem.side * problem.side)
+    state = np.array([node.bound, node.lower, problem.best, step, math.inf, math.inf])
+    heads = np.full(problem.side, -1, dtype=np.int64)
+    gaps = np.zeros(problem.side * problem.side)
+    best_heads = problem.best_heads.copy()
+    done = 0
+    while done < max_iterations:
+        calls = _subgradient(
+            node.arc, problem.backbone.arc, *problem.parts, factors.heads, factors.mods, factors.size,
+            factors.score, node.active, node.p, node.q, state, best_heads, heads, gaps, problem.rounding,
+            problem.grid or 0.0, epsilon, min(_CHUNK, max_iterations - done),
+        )  # fmt: skip
+        done += abs(calls)
+        if calls < 0 or (deadline is not None and time.perf_counter() > deadline):
+            break
+    problem.calls += done
+    if state[_BEST] > problem.best:
+        problem.best, problem.best_heads = float(state[_BEST]), best_heads
+    node.bound, node.lower = float(state[_BOUND]), float(state[_LOWER])
+    if node.bound == -math.inf:
+        node.heads = None
+    elif state[_SMALLEST] < math.inf:
+        node.heads, node.gaps = heads, gaps
+    return done
 
 
 def _initial_lower_bound(problem: _Problem, alternations: int) -> None:
@@ -330,7 +451,12 @@ def branch_and_bound(
                 break
             nodes += 1
             iterations += _bound_node(
-                problem, node, epsilon=epsilon, max_iterations=max_iterations, step=step, deadline=deadline
+                problem,
+                node,
+                epsilon=epsilon,
+                max_iterations=max_iterations,
+                step=step,
+                deadline=deadline,
             )
             survivors.append(node)
         if open_nodes:
