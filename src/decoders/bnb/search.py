@@ -54,15 +54,19 @@ class Backbone:
     def n(self) -> int:
         return self.arc.shape[0] - 1
 
-    def solve(self, arc: np.ndarray) -> tuple[np.ndarray, float]:
+    @property
+    def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(sib, inner, outer)`` as the compiled kernels take them: zero-size arrays for a first-order
+        backbone."""
         if self.sib is None:
-            return eisner(arc)
-        return second_order(arc, self.sib, self.inner, self.outer)
+            return (np.zeros((0, 0, 0)),) * 3
+        return self.sib, self.inner, self.outer
+
+    def solve(self, arc: np.ndarray) -> tuple[np.ndarray, float]:
+        return _solve(arc, *self.parts)
 
     def score(self, heads: np.ndarray) -> float:
-        if self.sib is None:
-            return tree_score(self.arc, heads)
-        return second_order_score(self.arc, self.sib, self.inner, self.outer, heads)
+        return _score(self.arc, *self.parts, heads)
 
     def magnitude(self) -> float:
         """Sum over words of the largest |part score| a tree can use for it (for rounding-error bounds)."""
@@ -109,6 +113,8 @@ class Factors:
         return np.all((heads[self.mods] == self.heads) | ~self.valid(), axis=1)
 
     def total(self, heads: np.ndarray) -> float:
+        """The summed scores of the fired factors (numpy; the compiled search scores with its own loop, so
+        tests that score with this one check it)."""
         return float(self.score[self.fired(heads)].sum()) if len(self) else 0.0
 
 
@@ -157,7 +163,7 @@ def _project_in_place(row: np.ndarray, r: int, buffer: np.ndarray) -> None:
 
 @numba.njit(cache=True, nogil=True)
 def _solve(arc, sib, inner, outer):
-    """The backbone DP: Eisner when ``sib`` is the empty placeholder of a first-order backbone."""
+    """The backbone DP: Eisner when the second-order arrays have no entries (a first-order backbone)."""
     if sib.shape[0] == 0:
         return eisner(arc)
     return second_order(arc, sib, inner, outer)
@@ -307,10 +313,6 @@ class _Problem:
         # a DP value sums at most 4 parts per word and one term per factor arc, each rounded once
         terms = 4 * self.n + int(self.valid.sum()) + 2
         self.rounding = 2.0 * terms * _UNIT * scale
-        empty = np.zeros((0, 0, 0))
-        self.parts = tuple(
-            empty if part is None else part for part in (backbone.sib, backbone.inner, backbone.outer)
-        )
 
     def offer(self, heads: np.ndarray) -> float:
         """Score a tree exactly (backbone + fired factors) and keep it if it is the best so far."""
@@ -365,7 +367,7 @@ def _bound_node(
     done = 0
     while done < max_iterations:
         calls = _subgradient(
-            node.arc, problem.backbone.arc, *problem.parts, factors.heads, factors.mods, factors.size,
+            node.arc, problem.backbone.arc, *problem.backbone.parts, factors.heads, factors.mods, factors.size,
             factors.score, node.active, node.p, node.q, state, best_heads, heads, gaps, problem.rounding,
             problem.grid or 0.0, epsilon, min(_CHUNK, max_iterations - done),
         )  # fmt: skip
