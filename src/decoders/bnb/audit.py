@@ -147,13 +147,19 @@ def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, work
     }
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         status = "infeasible" if code == cp_model.INFEASIBLE else "timeout"
-        bound = solver.best_objective_bound if code == cp_model.UNKNOWN else math.nan
-        return AuditResult(None, math.nan, float(bound), status, stats)
+        bound = _integral(solver.best_objective_bound) if code == cp_model.UNKNOWN else math.nan
+        return AuditResult(None, math.nan, bound, status, stats)
     heads = np.full(n + 1, -1, dtype=np.int64)
     for (h, m), var in z.items():
         if solver.boolean_value(var):
             heads[m] = h
     status = "optimal" if code == cp_model.OPTIMAL else "timeout"
     return AuditResult(
-        heads, float(solver.objective_value), float(solver.best_objective_bound), status, stats
+        heads, _integral(solver.objective_value), _integral(solver.best_objective_bound), status, stats
     )
+
+
+def _integral(value: float) -> float:
+    """CP-SAT's objective and bound of this integer program, as the integers they are: the solver reports them
+    as doubles that can be off by a rounding error (-0.9999999999999998 for -1)."""
+    return float(round(value)) if math.isfinite(value) else float(value)
