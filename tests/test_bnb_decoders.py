@@ -10,7 +10,7 @@ import pytest
 from decoders.bnb import decoders as bnb_decoders
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads
-from decoders.errors import CorpusFormatError
+from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.protocol import Solution
 from decoders.harness.runner import run_instances
 from decoders.parsing.features import Vocabulary
@@ -69,20 +69,24 @@ def _instances(vocab, model, first_model, k=None):
         ("second-order", "second"),
         ("third-order", "third"),
         ("bnb", "bnb"),
+        ("bnb-paper", "bnb"),
         ("cp-sat", "bnb"),
     ],
 )
 def test_decoders_certify_verified_trees(models, decoder, model):
     vocab, paths = models
+    name, params = decoder, {}
+    if decoder == "bnb-paper":  # the paper's search settings
+        name, params = "bnb", {"step_rule": "paper", "fixing": False, "max_iterations": 100}
     for k in (None, 2):
         frame = run_instances(
-            "bnb", "toy", decoder, decoder, {}, _instances(vocab, paths[model], paths["first"], k),
+            "bnb", "toy", decoder, name, params, _instances(vocab, paths[model], paths["first"], k),
             time_limit=30, isolate=False, progress=False, evaluate=bnb_decoders.evaluate,
         )  # fmt: skip
         assert frame["status"].tolist() == ["optimal"] * len(TOY), frame["stats"].tolist()
         assert (frame["objective"] == frame["bound"]).all()
         assert frame["correct"].sum() / frame["total"].sum() > 0.8
-        if decoder == "bnb":
+        if name == "bnb":
             assert all(json.loads(s)["dp_calls"] >= 1 for s in frame["stats"])
 
 
@@ -130,3 +134,10 @@ def test_bad_instances_and_models_are_named(models, tmp_path):
     instance = ParseInstance(tokens, gold, np.ones(2, bool), allowed, paths["first"])
     with pytest.raises(Exception, match="second-order"):
         bnb_decoders.decode_second_order(instance)
+    for bad, match in [
+        ({"step_rule": "fast"}, "step_rule"),
+        ({"fixing": "yes"}, "fixing"),
+        ({"max_iterations": 0}, "max_iterations"),
+    ]:
+        with pytest.raises(ConfigError, match=match):
+            bnb_decoders.decode_bnb(instance, **bad)

@@ -64,12 +64,13 @@ def _brute(backbone, factors, n):
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_branch_and_bound_certifies_the_brute_force_optimum(seed):
+@pytest.mark.parametrize(("step_rule", "fixing"), [("normalized", True), ("paper", False), ("paper", True)])
+def test_branch_and_bound_certifies_the_brute_force_optimum(seed, step_rule, fixing):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2 if seed % 4 >= 2 else 1, 7))
     backbone = _backbone(rng, n, second=seed % 2 == 0, forbid=0.25 if seed % 3 == 0 else 0.0)
     factors = _random_factors(rng, n, 12) if seed % 4 < 2 else _tree_factors(rng, n, 15)
-    result = branch_and_bound(backbone, factors, grid=1.0)
+    result = branch_and_bound(backbone, factors, grid=1.0, step_rule=step_rule, fixing=fixing)
     best = _brute(backbone, factors, n)
     assert result.optimal
     if best == -np.inf:
@@ -118,16 +119,23 @@ def test_simplex_projection_against_a_direct_minimisation():
 
 def test_branching_is_exercised_and_still_exact():
     """Factors that dominate the backbone: the root bound is not tight, the search has to branch."""
-    branched = 0
+    branched = fixed_out = 0
     for seed in range(40):
         rng = np.random.default_rng(500 + seed)
         n = int(rng.integers(4, 7))
         backbone = _backbone(rng, n, second=seed % 2 == 0, forbid=0.0)
         factors = _random_factors(rng, n, 40, magnitude=20) if seed % 2 else _tree_factors(rng, n, 40)
-        result = branch_and_bound(backbone, factors, grid=1.0, max_iterations=20)
+        result = branch_and_bound(backbone, factors, grid=1.0, max_iterations=5)
         assert result.optimal and result.objective == _brute(backbone, factors, n)
         branched += result.stats["nodes"] > 1
+        fixed_out += result.stats["arcs_fixed_out"]
     assert branched >= 10, branched
+    assert fixed_out > 0  # reduced-cost fixing took part
+
+
+def test_an_unknown_step_rule_is_refused():
+    with pytest.raises(ValueError, match="step_rule"):
+        branch_and_bound(Backbone(np.zeros((3, 3))), Factors.empty(), step_rule="fast")
 
 
 @pytest.mark.parametrize("seed", range(40))

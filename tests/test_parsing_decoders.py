@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from decoders.parsing.eisner import eisner, tree_score
-from decoders.parsing.second_order import second_order, second_order_score
+from decoders.parsing.second_order import second_order, second_order_max_marginals, second_order_score
 from decoders.parsing.third_order import third_order, third_order_features
 from decoders.parsing.trees import all_trees, as_heads, attachment_counts, is_projective, tree_error
 
@@ -111,6 +111,25 @@ def test_second_order_dp_equals_brute_force(seed):
     assert second_order_score(arc, sib, inner, outer, heads) == pytest.approx(score, rel=1e-12, abs=1e-12)
     for value, tree in values[:50]:
         assert second_order_score(arc, sib, inner, outer, tree) == pytest.approx(value, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_second_order_max_marginals_equal_brute_force(seed):
+    """Per arc, the best tree through it (the outside pass), against enumeration with the independent scorer."""
+    rng = np.random.default_rng(3000 + seed)
+    n = int(rng.integers(1, 7))
+    arc, sib, inner, outer = _second_order_scores(rng, n, forbid=0.3 * (seed % 2), ties=seed % 3 == 0)
+    expected = np.full((n + 1, n + 1), -np.inf)
+    for tree in all_trees(n):
+        value = _slow_second_order_score(arc, sib, inner, outer, tree)
+        for m in range(1, n + 1):
+            expected[tree[m], m] = max(expected[tree[m], m], value)
+    got = second_order_max_marginals(arc, sib, inner, outer)
+    assert np.array_equal(np.isfinite(got), np.isfinite(expected))
+    finite = np.isfinite(expected)
+    assert got[finite] == pytest.approx(expected[finite], rel=1e-12, abs=1e-12)
+    if finite.any():
+        assert got.max() == pytest.approx(second_order(arc, sib, inner, outer)[1], rel=1e-12, abs=1e-12)
 
 
 def test_second_order_with_zero_higher_parts_is_eisner():

@@ -110,6 +110,10 @@ def _chains_references(chains: dict[str, Any]) -> list[str]:
     return problems
 
 
+#: bnb's entries that name a model, a variant and pruning ks to decode (Table 3, the audit, the search comparison)
+BNB_RUN_TABLES = ("table3", "audit", "search")
+
+
 def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     """The bnb experiment's names refer to its own datasets, models and variants; the pruner is first order."""
     problems = [
@@ -120,10 +124,10 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     ]
     for key, name, where in [
         ("pruner", bnb["pruner"], "models"),
-        *((f"{table}.model", bnb[table]["model"], "models") for table in ("table3", "audit") if table in bnb),
+        *((f"{table}.model", bnb[table]["model"], "models") for table in BNB_RUN_TABLES if table in bnb),
         *(
             (f"{table}.variant", bnb[table]["variant"], "variants")
-            for table in ("table3", "audit")
+            for table in BNB_RUN_TABLES
             if table in bnb
         ),
         *((f"table2.{m}", m, "models") for m in bnb["table2"]),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from decoders.config import validate_config
+from decoders.config import BNB_RUN_TABLES, validate_config
 from snakemake.exceptions import WorkflowError
 
 from decoders.errors import ConfigError
@@ -525,7 +525,7 @@ def bnb_runs():
     ]
     pairs += [
         (bnb_set_name(d, BNB[table]["model"], k), BNB[table]["variant"])
-        for table in ("table3", "audit")
+        for table in BNB_RUN_TABLES
         if table in BNB
         for d in BNB.get("datasets", [])
         for k in BNB[table]["pruning"]

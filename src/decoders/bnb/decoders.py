@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -22,6 +23,7 @@ import numpy as np
 from decoders.bnb.audit import solve_exact
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, structure_of
+from decoders.bnb.search import STEP_RULES
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.parsing.model import ParserModel
@@ -87,18 +89,30 @@ def decode_bnb(
     max_iterations: int = 100,
     epsilon: float = 1e-8,
     max_nodes: int = 100_000,
+    step_rule: str = "normalized",
+    fixing: bool = True,
 ) -> Solution:
-    """Algorithm 1 with the second-order backbone and the model's factor groups."""
+    """Algorithm 1 with the second-order backbone and the model's factor groups (``step_rule`` and ``fixing``:
+    :func:`decoders.bnb.search.branch_and_bound`)."""
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
         raise ConfigError(f"max_iterations must be an integer >= 1; got {max_iterations!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ConfigError(f"max_nodes must be an integer >= 1; got {max_nodes!r}")
     if not isinstance(epsilon, int | float) or not math.isfinite(epsilon) or epsilon < 0:
         raise ConfigError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
+    if step_rule not in STEP_RULES:
+        raise ConfigError(f"step_rule must be one of {list(STEP_RULES)}; got {step_rule!r}")
+    if not isinstance(fixing, bool):
+        raise ConfigError(f"fixing must be true or false; got {fixing!r}")
     model, structure = load_model(instance.model)
     _expect(structure, NonLocalStructure, "bnb", instance.model)
-    configured = NonLocalStructure(
-        structure.groups, structure.rather, structure.than, 1.0, max_iterations, float(epsilon), max_nodes
+    configured = replace(
+        structure,
+        max_iterations=max_iterations,
+        epsilon=float(epsilon),
+        max_nodes=max_nodes,
+        step_rule=step_rule,
+        fixing=fixing,
     )
     result, factors = configured.solve(instance.tokens, model.numerator, instance.allowed, deadline)
     stats = {"words": instance.n, "factors": factors, **result.stats}

@@ -22,7 +22,8 @@ class NonLocalStructure:
     ``rather``/``than``: the vocabulary's ids of the lower-cased words (for the ``rather_than`` group; -1 when
     the vocabulary lacks them). ``grid``: the spacing of tree scores (1 for the integer weights of training and
     of the averaged numerator; None when the weights are arbitrary floats, which then never certifies a tie
-    within rounding)."""
+    within rounding). ``max_iterations``, ``epsilon``, ``max_nodes``, ``step_rule``, ``fixing``: the search's
+    settings (:func:`decoders.bnb.search.branch_and_bound`)."""
 
     groups: tuple[str, ...]
     rather: int = -1
@@ -31,6 +32,8 @@ class NonLocalStructure:
     max_iterations: int = 100
     epsilon: float = 1e-8
     max_nodes: int = 100_000
+    step_rule: str = "normalized"
+    fixing: bool = True
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.groups if name not in GROUP_ID]
@@ -67,6 +70,8 @@ class NonLocalStructure:
             max_iterations=self.max_iterations,
             epsilon=self.epsilon,
             max_nodes=self.max_nodes,
+            step_rule=self.step_rule,
+            fixing=self.fixing,
         )
         return result, len(factors)
 

@@ -56,17 +56,10 @@ def _best_child(
 
 
 @numba.njit(cache=True, nogil=True)
-def second_order(
-    arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
-) -> tuple[np.ndarray, float]:
-    """(heads, score) of the best single-rooted projective tree under the second-order parts; ``heads[0] = -1``.
-
-    If every tree uses a ``-inf`` arc, the score is ``-inf`` and ``heads[1:]`` are -1.
-    """
+def _inside(arc, sib, inner, outer):
+    """The DP's charts: complete and incomplete span scores, and the back-pointers of the best derivations
+    (outer grandchild of a complete span; split point, sibling and inner grandchild of an incomplete one)."""
     n = arc.shape[0] - 1
-    heads = np.full(n + 1, -1, dtype=np.int64)
-    if n == 0:
-        return heads, 0.0
     complete = np.full((n + 1, n + 1, n + 1), NEG_INF)
     complete_child = np.zeros((n + 1, n + 1, n + 1), dtype=np.int32)  # the outer grandchild chosen
     incomplete = np.full((n + 1, n + 1), NEG_INF)
@@ -105,6 +98,22 @@ def second_order(
                     best, best_c = _best_child(complete, outer, h, m, m, e)
                     complete[h, e, m] = incomplete[h, m] + best
                     complete_child[h, e, m] = best_c
+    return complete, complete_child, incomplete, split, sibling, grandchild
+
+
+@numba.njit(cache=True, nogil=True)
+def second_order(
+    arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """(heads, score) of the best single-rooted projective tree under the second-order parts; ``heads[0] = -1``.
+
+    If every tree uses a ``-inf`` arc, the score is ``-inf`` and ``heads[1:]`` are -1.
+    """
+    n = arc.shape[0] - 1
+    heads = np.full(n + 1, -1, dtype=np.int64)
+    if n == 0:
+        return heads, 0.0
+    complete, complete_child, incomplete, split, sibling, grandchild = _inside(arc, sib, inner, outer)
     # the root's one modifier m: no sibling (s = 0), m's left span 1..m and right span m..n
     best, root_child, root_inner, root_outer = NEG_INF, 1, 1, 1
     for m in range(1, n + 1):
@@ -192,3 +201,72 @@ def second_order_score(
         h, s, ci, co = parts[m, 0], parts[m, 1], parts[m, 2], parts[m, 3]
         total += arc[h, m] + sib[h, m, s] + inner[h, m, ci] + outer[h, m, co]
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def second_order_max_marginals(
+    arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
+) -> np.ndarray:
+    """``(n + 1, n + 1)``: per arc ``h -> m``, the best score of a single-rooted projective tree that contains it
+    (``-inf`` when none does): the inside score of its incomplete span plus the best outside score, from one
+    outside pass over the same hypergraph, widest spans first (about one DP call's work)."""
+    n = arc.shape[0] - 1
+    marginal = np.full((n + 1, n + 1), NEG_INF)
+    if n == 0:
+        return marginal
+    complete, _, incomplete, _, _, _ = _inside(arc, sib, inner, outer)
+    out_complete = np.full((n + 1, n + 1, n + 1), NEG_INF)
+    out_incomplete = np.full((n + 1, n + 1), NEG_INF)
+    for m in range(1, n + 1):
+        if arc[0, m] == NEG_INF:
+            continue
+        base = arc[0, m] + sib[0, m, 0]
+        left, _ = _best_child(complete, inner, 0, m, m, 1)
+        right, _ = _best_child(complete, outer, 0, m, m, n)
+        marginal[0, m] = base + left + right
+        _push(out_complete, complete, inner, 0, m, m, 1, base + right)
+        _push(out_complete, complete, outer, 0, m, m, n, base + left)
+    for width in range(n - 1, 0, -1):
+        # complete spans of this width consume incomplete spans of the same width (e = m), so go first
+        for lo in range(1, n - width + 1):
+            hi = lo + width
+            for direction in range(2):
+                h, e = (lo, hi) if direction == 0 else (hi, lo)
+                first, stop, step = _children_range(h, e)
+                for m in range(first, stop, step):
+                    above = out_complete[h, e, m]
+                    if above == NEG_INF or complete[h, e, m] == NEG_INF:
+                        continue
+                    best, _ = _best_child(complete, outer, h, m, m, e)
+                    out_incomplete[h, m] = max(out_incomplete[h, m], above + best)
+                    _push(out_complete, complete, outer, h, m, m, e, above + incomplete[h, m])
+        for lo in range(1, n - width + 1):
+            hi = lo + width
+            for direction in range(2):
+                h, m = (lo, hi) if direction == 0 else (hi, lo)
+                above = out_incomplete[h, m]
+                if above == NEG_INF or incomplete[h, m] == NEG_INF:
+                    continue
+                marginal[h, m] = incomplete[h, m] + above
+                for r in range(lo, hi):
+                    head_end, mod_end = (r, r + 1) if direction == 0 else (r + 1, r)
+                    left, _ = _best_child(complete, sib, h, m, h, head_end)
+                    right, _ = _best_child(complete, inner, h, m, m, mod_end)
+                    if left == NEG_INF or right == NEG_INF:
+                        continue
+                    _push(out_complete, complete, sib, h, m, h, head_end, above + arc[h, m] + right)
+                    _push(out_complete, complete, inner, h, m, m, mod_end, above + arc[h, m] + left)
+    return marginal
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _push(out_complete, complete, part, h, m, head, end, rest) -> None:
+    """Outside scores of the complete spans ``head..end`` (every outermost child ``c``) used with ``part[h, m,
+    c]`` by a consumer whose other pieces and own outside score sum to ``rest``."""
+    first, stop, step = _children_range(head, end)
+    for c in range(first, stop, step):
+        if complete[head, end, c] == NEG_INF:
+            continue
+        value = rest + part[h, m, c]
+        if value > out_complete[head, end, c]:
+            out_complete[head, end, c] = value

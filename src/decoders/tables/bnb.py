@@ -53,7 +53,15 @@ def load_runs_frame(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.rename(columns={"dataset": "set"})
     frame["dataset"], frame["model"], frame["pruning"] = parts[0], parts[1], parts[2]
     stats = frame["stats"].map(json.loads)
-    for key in ("dp_calls", "nodes", "subgradient_iterations", "factors", "words"):
+    for key in (
+        "dp_calls",
+        "nodes",
+        "subgradient_iterations",
+        "factors",
+        "words",
+        "fixing_passes",
+        "arcs_fixed_out",
+    ):
         frame[key] = stats.map(lambda s, key=key: s.get(key)).astype(float)
     return frame
 
@@ -183,22 +191,29 @@ def table3(records: pd.DataFrame, settings: Mapping[str, Any], peers: Mapping[st
 
 
 def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """Per B&B run: DP calls, nodes and subgradient iterations per sentence, factors, % certified, timeouts."""
+    """Per B&B run: DP calls (and reduced-cost fixing's outside passes), nodes and subgradient iterations per
+    sentence, factors, words per second, % certified, timeouts."""
     bnb = records[records["variant"].map(lambda v: settings["variants"][v]["decoder"] == "bnb")]
     rows = []
-    for (dataset, model, pruning), group in bnb.groupby(["dataset", "model", "pruning"], sort=False):
+    for (dataset, model, pruning, variant), group in bnb.groupby(
+        ["dataset", "model", "pruning", "variant"], sort=False
+    ):
         rows.append(
             {
                 "dataset": dataset,
                 "model": model,
                 "pruning": pruning,
+                "variant": variant,
                 "sentences": len(group),
                 "dp_calls_mean": group["dp_calls"].mean(),
+                "dp_calls_median": group["dp_calls"].median(),
                 "dp_calls_max": group["dp_calls"].max(),
+                "fixing_passes_mean": group["fixing_passes"].fillna(0).mean(),
                 "nodes_mean": group["nodes"].mean(),
                 "nodes_max": group["nodes"].max(),
                 "iterations_mean": group["subgradient_iterations"].mean(),
                 "factors_mean": group["factors"].mean(),
+                "words_per_s": group["size"].sum() / group["seconds"].sum(),
                 "certified_pct": _certified(group),
                 "timeouts": int((group["status"] == "timeout").sum()),
                 "errors": int((group["status"] == "error").sum()),
