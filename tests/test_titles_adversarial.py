@@ -178,6 +178,20 @@ def test_colour_coding_with_every_class_its_own_colour_finds_the_optimum():
         assert solution.objective == pytest.approx(optimum, rel=1e-9, abs=0.0)
 
 
+def test_subnormal_weights_do_not_overflow_the_cp_sat_scale():
+    """Found by hypothesis: one start weight of 2.2e-322 made the scale's quotient infinite (OverflowError)."""
+    n = 5
+    start = np.zeros(n)
+    start[4] = 2.2e-322
+    instance = _instance(np.zeros(n, dtype=int), start, np.zeros((n, n)), np.zeros(n), 1)
+    best, optimum = brute_force(instance)
+    solution = get_decoder("titles", "ilp")(instance, solver="cp-sat", hint_width=None)
+    tol = tolerance(instance, best, solution.structure)
+    assert solution.bound >= optimum - tol
+    if solution.status == "optimal":
+        assert abs(solution.objective - optimum) <= tol and verify(instance, solution) is None
+
+
 def test_cp_sat_certificate_holds_for_the_true_weights():
     """Weights whose differences lie below the old fixed scale (1e-6) and beside magnitudes that once overflowed
     it: CP-SAT either certifies the brute-force optimum or reports ``feasible`` with a valid bound."""

@@ -319,6 +319,8 @@ def cp_sat_scale(weight: np.ndarray, k: int) -> float:
     if magnitude.size == 0 or magnitude.max() == 0.0:
         return 1.0
     limit = min(2.0**51 / ((k + 1) * float(magnitude.max())), 2.0**60 / float(magnitude.sum()))
+    if not math.isfinite(limit):  # subnormal weights: the quotient overflows, the exponent is capped anyway
+        return 2.0**1000
     return 2.0 ** min(max(math.floor(math.log2(limit)), -1000), 1000)
 
 
