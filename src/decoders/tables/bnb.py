@@ -53,15 +53,7 @@ def load_runs_frame(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.rename(columns={"dataset": "set"})
     frame["dataset"], frame["model"], frame["pruning"] = parts[0], parts[1], parts[2]
     stats = frame["stats"].map(json.loads)
-    for key in (
-        "dp_calls",
-        "nodes",
-        "subgradient_iterations",
-        "factors",
-        "words",
-        "fixing_passes",
-        "arcs_fixed_out",
-    ):
+    for key in ("dp_calls", "nodes", "subgradient_iterations", "factors", "words", "fixing_passes"):
         frame[key] = stats.map(lambda s, key=key: s.get(key)).astype(float)
     return frame
 
