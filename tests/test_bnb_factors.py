@@ -15,15 +15,17 @@ from decoders.parsing.trees import all_trees
 def _plain(group, n, allowed, tokens, rather, than):
     """The documented candidates of a group, enumerated directly as sets of arcs in order."""
     arcs = lambda *pairs: all(allowed[h, m] for h, m in pairs)  # noqa: E731
+    covers = lambda arc, words: any(min(arc) < w < max(arc) for w in words)  # noqa: E731
     out = set()
     words = range(1, n + 1)
     if group == "grandchild":
         for g, h, m in itertools.product(range(n + 1), words, words):
-            if len({g, h, m}) == 3 and arcs((g, h), (h, m)):
+            if len({g, h, m}) == 3 and arcs((g, h), (h, m)) and not covers((h, m), [g]):
                 out.add(((g, h), (h, m)))
     elif group == "great_grandchild":
         for gg, g, h, m in itertools.product(range(n + 1), words, words, words):
-            if len({gg, g, h, m}) == 4 and arcs((gg, g), (g, h), (h, m)):
+            projective = not covers((g, h), [gg]) and not covers((h, m), [gg, g])
+            if len({gg, g, h, m}) == 4 and arcs((gg, g), (g, h), (h, m)) and projective:
                 out.add(((gg, g), (g, h), (h, m)))
     elif group in ("sibling", "tri_sibling"):
         r = 2 if group == "sibling" else 3
@@ -77,6 +79,32 @@ def test_candidates_are_the_documented_factors(group):
         full = np.ones((n + 1, n + 1), dtype=bool)
         heads, mods = candidates(tokens, full, GROUP_ID[group], rather, than)
         assert heads[:, :3].tolist() == [[3, 7, 7]] and mods[:, :3].tolist() == [[7, 6, 8]]
+
+
+@pytest.mark.parametrize("group", ["grandchild", "great_grandchild"])
+def test_chain_candidates_are_the_chains_of_projective_trees(group):
+    """Without pruning, the chain candidates are exactly the chains some projective tree contains: none that a
+    tree can fire is left out, none that no tree can fire is kept (they would only loosen the bound)."""
+    n = 6
+    sentence = ([f"w{i}" for i in range(n)], ["X"] * n, ["X"] * n)
+    tokens = Vocabulary.build([sentence]).encode(*sentence)
+    length = 3 if group == "grandchild" else 4
+    in_trees = set()
+    for heads in all_trees(n):
+        for m in range(1, n + 1):
+            chain = [m]
+            while len(chain) < length and chain[-1] != 0:
+                chain.append(int(heads[chain[-1]]))
+            if len(chain) == length:
+                nodes = chain[::-1]
+                in_trees.add(tuple(zip(nodes[:-1], nodes[1:], strict=True)))
+    heads, mods = candidates(tokens, np.ones((n + 1, n + 1), dtype=bool), GROUP_ID[group], -1, -1)
+    width = length - 1
+    got = {
+        tuple(zip(h[:width].tolist(), m[:width].tolist(), strict=True))
+        for h, m in zip(heads, mods, strict=True)
+    }
+    assert got == in_trees
 
 
 def test_factor_scores_and_fired_features_agree_on_every_tree():

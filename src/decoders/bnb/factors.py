@@ -15,9 +15,10 @@ own group). Groups:
   preposition A2 and an earlier preposition A1 of the same form, the arcs ``A1 -> than``, ``than -> rather``,
   ``than -> A2``.
 
-Candidates are enumerated over the arcs a pruning mask allows (projective crossings are not removed: a factor
-no tree can fire costs only its bound terms, which the B&B drops at the first branch through it). Only
-candidates with a non-zero score become factors.
+Candidates are enumerated over the arcs a pruning mask allows. Chains that no projective tree contains (an arc
+covering one of its head's ancestors, e.g. ``g -> h -> m`` with ``g`` between ``h`` and ``m``) are left out: they
+never fire, but their bound terms would loosen the relaxation (measured on wsj dev without pruning: 22% of the
+positive factor score). Only candidates with a non-zero score become factors.
 """
 
 from __future__ import annotations
@@ -99,6 +100,13 @@ def _push(heads: np.ndarray, mods: np.ndarray, count: int, hs: np.ndarray, ms: n
     return heads, mods, count + 1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _inside(word: int, a: int, b: int) -> bool:
+    """Whether ``word`` lies strictly between ``a`` and ``b``: an arc ``a -> b`` (or ``b -> a``) covers it, so in a
+    projective tree it descends from the arc's head and cannot be one of the head's ancestors."""
+    return min(a, b) < word < max(a, b)
+
+
 @numba.njit(cache=True, nogil=True)
 def candidates(tokens: np.ndarray, allowed: np.ndarray, group: int, rather: int, than: int):
     """Every factor of ``group`` whose arcs ``allowed`` keeps: (heads, mods), rows padded with 0 to MAX_WIDTH.
@@ -110,22 +118,23 @@ def candidates(tokens: np.ndarray, allowed: np.ndarray, group: int, rather: int,
     hs = np.zeros(MAX_WIDTH, dtype=np.int64)
     ms = np.zeros(MAX_WIDTH, dtype=np.int64)
     count = 0
-    if group == 0 or group == 1:  # chains g -> h -> m (and gg -> g -> h -> m)
+    if group == 0 or group == 1:  # chains g -> h -> m (and gg -> g -> h -> m), projective ones only
         for top in range(n + 1):
             for g in range(1, n + 1):
                 if g == top or not allowed[top, g]:
                     continue
                 for h in range(1, n + 1):
-                    if h in (top, g) or not allowed[g, h]:
+                    if h in (top, g) or not allowed[g, h] or _inside(top, g, h):
                         continue
                     if group == 0:
                         hs[0], ms[0], hs[1], ms[1] = top, g, g, h
                         heads, mods, count = _push(heads, mods, count, hs, ms)
                         continue
                     for m in range(1, n + 1):
-                        if m != top and m != g and m != h and allowed[h, m]:
-                            hs[0], ms[0], hs[1], ms[1], hs[2], ms[2] = top, g, g, h, h, m
-                            heads, mods, count = _push(heads, mods, count, hs, ms)
+                        if m in (top, g, h) or not allowed[h, m] or _inside(top, h, m) or _inside(g, h, m):
+                            continue
+                        hs[0], ms[0], hs[1], ms[1], hs[2], ms[2] = top, g, g, h, h, m
+                        heads, mods, count = _push(heads, mods, count, hs, ms)
     elif group == 2 or group == 3:  # modifiers a < b (< c) of one head, either side
         for h in range(n + 1):
             for a in range(1, n + 1):
