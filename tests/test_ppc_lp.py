@@ -1,0 +1,168 @@
+"""The grandparent LPs against enumeration of every tree, and parse, price and cut against the full LP."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from decoders.ppc.lp import POLYTOPES, DenseGrandparents, all_parts, audit, brute_force, parse_price_cut
+
+
+def _trees(n: int):
+    """Every arborescence rooted at 0 over n words (several root modifiers allowed)."""
+    for choice in itertools.product(range(n + 1), repeat=n):
+        heads = np.array((-1, *choice), dtype=np.int64)
+        if np.any(heads[1:] == np.arange(1, n + 1)):
+            continue
+        ok = True
+        for start in range(1, n + 1):
+            node, steps = start, 0
+            while node != 0 and steps <= n:
+                node, steps = heads[node], steps + 1
+            ok &= node == 0
+        if ok:
+            yield heads
+
+
+def _tree_score(arc, gp, heads):
+    n = len(heads) - 1
+    total = float(arc[heads[1:], np.arange(1, n + 1)].sum())
+    for c in range(1, n + 1):
+        p = heads[c]
+        if p > 0:
+            total += gp[heads[p], p, c]
+    return total
+
+
+def _best_tree(arc, gp):
+    n = arc.shape[0] - 1
+    best, arg = -np.inf, None
+    for heads in _trees(n):
+        if np.isfinite(arc[heads[1:], np.arange(1, n + 1)]).all():
+            value = _tree_score(arc, gp, heads)
+            if value > best:
+                best, arg = value, heads
+    return best, arg
+
+
+def _instance(rng, n, kind):
+    arc = rng.normal(size=(n + 1, n + 1))
+    gp = rng.normal(size=(n + 1,) * 3)
+    if kind == "ties":
+        arc, gp = np.round(arc), np.round(gp)
+    elif kind == "forbidden":
+        arc[rng.random((n + 1, n + 1)) < 0.35] = -np.inf
+    elif kind == "magnitudes":
+        arc *= 1e6
+        gp *= 1e-6
+    np.fill_diagonal(arc, -np.inf)
+    arc[:, 0] = -np.inf
+    return arc, gp
+
+
+KINDS = ("normal", "ties", "forbidden", "magnitudes")
+
+
+@pytest.mark.parametrize("polytope", POLYTOPES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_full_lp_bounds_every_tree_and_is_exact_when_integral(polytope, kind):
+    rng = np.random.default_rng(POLYTOPES.index(polytope) * 10 + KINDS.index(kind))
+    for n in (1, 2, 3, 4):
+        for _ in range(6):
+            arc, gp = _instance(rng, n, kind)
+            best, tree = _best_tree(arc, gp)
+            result = brute_force(arc, DenseGrandparents(gp), polytope=polytope)
+            if tree is None:
+                assert result.objective == -np.inf and result.optimal
+                continue
+            assert result.optimal, result.status
+            tolerance = 1e-6 * (1 + abs(best))
+            assert result.objective >= best - tolerance  # a relaxation
+            assert result.bound >= result.objective - tolerance
+            if result.integral:  # an integral optimum is the best tree, and the tree read off it scores it
+                assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-6)
+                assert _tree_score(arc, gp, result.heads) == pytest.approx(best, rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_parse_price_cut_reaches_the_full_lp_scoring_fewer_parts(kind):
+    rng = np.random.default_rng(100 + KINDS.index(kind))
+    fewer = 0
+    for n in (1, 2, 3, 5, 8, 12):
+        for _ in range(4):
+            arc, gp = _instance(rng, n, kind)
+            full = brute_force(arc, DenseGrandparents(gp))
+            scorer = DenseGrandparents(gp)
+            ppc = parse_price_cut(arc, scorer)
+            assert ppc.optimal == full.optimal
+            if full.objective == -np.inf:
+                assert ppc.objective == -np.inf
+                continue
+            assert ppc.objective == pytest.approx(full.objective, rel=1e-6, abs=1e-6)
+            assert ppc.bound >= full.objective - 1e-6 * (1 + abs(full.objective))
+            assert ppc.stats["parts_scored"] == scorer.scored <= full.stats["parts_scored"]
+            assert ppc.stats["parts_added"] <= ppc.stats["parts_scored"] + ppc.stats["cuts"]
+            fewer += ppc.stats["parts_scored"] < full.stats["parts_scored"]
+    assert fewer > 0
+
+
+def test_a_loose_bound_only_costs_scoring():
+    """Bounds far above the scores make pricing score more parts, never change the optimum."""
+    rng = np.random.default_rng(5)
+    arc, gp = _instance(rng, 7, "normal")
+
+    class Loose(DenseGrandparents):
+        def child_bounds(self):
+            return super().child_bounds() + 10.0
+
+        def parent_bounds(self):
+            return super().parent_bounds() + 10.0
+
+    tight, loose = parse_price_cut(arc, DenseGrandparents(gp)), parse_price_cut(arc, Loose(gp))
+    assert loose.objective == pytest.approx(tight.objective, rel=1e-9)
+    assert loose.stats["parts_scored"] >= tight.stats["parts_scored"]
+
+
+def test_all_parts_are_the_grandparent_triples():
+    arc_id = np.full((4, 4), -1)
+    for h, m in [(0, 1), (1, 2), (2, 3), (3, 2), (0, 3)]:
+        arc_id[h, m] = 1
+    assert all_parts(arc_id).tolist() == [[0, 1, 2], [0, 3, 2], [1, 2, 3]]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_bad_scores_are_refused(bad):
+    arc = np.zeros((3, 3))
+    arc[1, 2] = bad
+    with pytest.raises(ValueError, match=r"arc score \[1, 2\]"):
+        brute_force(arc, DenseGrandparents(np.zeros((3, 3, 3))))
+    gp = np.zeros((3, 3, 3))
+    gp[0, 1, 2] = bad
+    with pytest.raises(ValueError, match=r"grandparent score \[0, 1, 2\]"):
+        DenseGrandparents(gp)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_audit_finds_nothing_missing_at_convergence_and_catches_a_missing_column(kind):
+    rng = np.random.default_rng(200 + KINDS.index(kind))
+    for n in (3, 6, 9):
+        arc, gp = _instance(rng, n, kind)
+        result = parse_price_cut(arc, DenseGrandparents(gp))
+        if result.objective == -np.inf:
+            continue
+        checked = audit(arc, DenseGrandparents(gp), result)
+        # the solver's duals are exact to its tolerances, relative to the largest score (arc or part)
+        tolerance = 1e-6 * (1 + max(np.abs(gp).max(), np.abs(arc[np.isfinite(arc)]).max()))
+        assert checked["max_reduced_cost"] <= tolerance
+        assert checked["max_arcgp_violation"] <= 1e-6
+    # a part the pricing could not see (its bound lies below its score) is found by the audit
+    arc, gp = _instance(np.random.default_rng(9), 6, "normal")
+
+    class Blind(DenseGrandparents):
+        def child_bounds(self):
+            return np.full_like(super().child_bounds(), -1e9)
+
+    blind = parse_price_cut(arc, Blind(gp))
+    assert audit(arc, DenseGrandparents(gp), blind)["max_reduced_cost"] > 0
