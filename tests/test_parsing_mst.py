@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
 from decoders.parsing.mst import chu_liu_edmonds
+from decoders.parsing.trees import all_trees
 
 
 def _arborescences(n: int):
-    """Every head assignment over n words that reaches the root from every word (several root modifiers allowed)."""
-    for choice in itertools.product(range(n + 1), repeat=n):
-        heads = np.array((-1, *choice), dtype=np.int64)
-        if np.any(heads[1:] == np.arange(1, n + 1)):
-            continue
-        ok = True
-        for start in range(1, n + 1):
-            node, steps = start, 0
-            while node != 0 and steps <= n:
-                node, steps = heads[node], steps + 1
-            ok &= node == 0
-        if ok:
-            yield heads
+    return all_trees(n, projective=False, single_root=False)
 
 
 def _best(scores: np.ndarray) -> float:

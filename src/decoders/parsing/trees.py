@@ -31,8 +31,9 @@ def as_heads(heads: Sequence[int] | np.ndarray) -> np.ndarray:
     return np.concatenate([np.array([-1], dtype=np.int64), array])
 
 
-def tree_error(heads: np.ndarray) -> str | None:
-    """Why ``heads`` (full array) is not a single-rooted tree over its words, or None if it is one."""
+def tree_error(heads: np.ndarray, *, single_root: bool = True) -> str | None:
+    """Why ``heads`` (full array) is not a single-rooted tree over its words (with ``single_root=False``: an
+    arborescence rooted at 0, which may take several modifiers), or None if it is one."""
     n = len(heads) - 1
     if n < 0 or heads[0] != -1:
         return "heads[0] must be -1 (the root has no head)"
@@ -45,7 +46,7 @@ def tree_error(heads: np.ndarray) -> str | None:
     if np.any(words == np.arange(1, n + 1)):
         return f"word {int(np.flatnonzero(words == np.arange(1, n + 1))[0]) + 1} is its own head"
     roots = int(np.count_nonzero(words == 0))
-    if roots != 1:
+    if single_root and roots != 1:
         return f"{roots} words attach to the root; a tree has exactly one"
     for start in range(1, n + 1):  # every word reaches the root within n steps, else it is on a cycle
         node, steps = start, 0
@@ -86,8 +87,9 @@ def attachment_counts(
     return int(np.count_nonzero((predicted_heads == gold_heads) & scored)), int(np.count_nonzero(scored))
 
 
-def all_trees(n: int, *, projective: bool = True) -> Iterator[np.ndarray]:
-    """Every single-rooted tree over ``n`` words (projective ones only by default), as full head arrays.
+def all_trees(n: int, *, projective: bool = True, single_root: bool = True) -> Iterator[np.ndarray]:
+    """Every single-rooted tree over ``n`` words (projective ones only by default; ``single_root=False``: every
+    arborescence rooted at 0), as full head arrays.
 
     Brute force over all ``(n + 1) ** n`` head assignments, for tests on short sentences (n <= 6).
     """
@@ -95,5 +97,5 @@ def all_trees(n: int, *, projective: bool = True) -> Iterator[np.ndarray]:
         raise ValueError(f"all_trees enumerates (n + 1) ** n assignments; n = {n} is too many")
     for choice in itertools.product(range(n + 1), repeat=n):
         heads = np.array((-1, *choice), dtype=np.int64)
-        if tree_error(heads) is None and (not projective or is_projective(heads)):
+        if tree_error(heads, single_root=single_root) is None and (not projective or is_projective(heads)):
             yield heads
