@@ -81,12 +81,39 @@ rule bnb_instances:
         "../scripts/bnb_instances.py"
 
 
-rule bnb_udpipe:
+rule bnb_udpipe_train:
     input:
         unpack(bnb_splits),
         tags="results/models/bnb/{dataset}/tags.parquet",
     output:
         model="results/models/bnb/{dataset}/udpipe.model",
+        training="results/models/bnb/{dataset}/udpipe.json",
+    log:
+        "results/logs/bnb/udpipe_train/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_udpipe_train", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB.get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_udpipe_train"),
+        runtime=job_runtime("bnb_udpipe_train"),
+    params:
+        options=lambda wildcards: bnb_udpipe_train_options(wildcards.dataset),
+        code=code_hash("bnb/pipeline.py", "parsing"),
+    script:
+        "../scripts/bnb_udpipe_train.py"
+
+
+rule bnb_udpipe:
+    input:
+        unpack(bnb_splits),
+        tags="results/models/bnb/{dataset}/tags.parquet",
+        model="results/models/bnb/{dataset}/udpipe.model",
+        training="results/models/bnb/{dataset}/udpipe.json",
+    output:
         records="results/peers/bnb/{dataset}/udpipe.parquet",
         summary="results/peers/bnb/{dataset}/udpipe.json",
     log:

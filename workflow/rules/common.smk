@@ -507,13 +507,12 @@ def bnb_error_options(dataset):
     }
 
 
+def bnb_udpipe_train_options(dataset):
+    return {**BNB["udpipe"], "seed": config["seed"], "dev_fraction": BNB["dev_fraction"]}
+
+
 def bnb_udpipe_options(dataset):
-    return {
-        **BNB["udpipe"],
-        "language": BNB["languages"][dataset],
-        "seed": config["seed"],
-        "dev_fraction": BNB["dev_fraction"],
-    }
+    return {"language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
 
 
 def bnb_runs():

@@ -1,4 +1,4 @@
-"""The UDPipe 1 peer: train on a dataset's training split with the bnb tags, parse its test split (timed)."""
+"""The UDPipe 1 peer parsing a dataset's test split with the bnb tags (timed: the job may reserve every core)."""
 
 from decoders.threads import pin_one_thread
 
@@ -11,8 +11,9 @@ start_script(snakemake)
 udpipe_job(
     split_inputs(snakemake.input),
     snakemake.input.tags,
+    snakemake.input.model,
+    snakemake.input.training,
     snakemake.output.records,
     snakemake.output.summary,
-    model_path=snakemake.output.model,
     **snakemake.params.options,
 )

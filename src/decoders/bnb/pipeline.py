@@ -10,6 +10,7 @@ fine tag (section 4.2's "simple mapping table"); other languages keep the treeba
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -266,27 +267,44 @@ def oracle_correct(sentence: ParseSentence, allowed: np.ndarray | None) -> int:
     return int(round(eisner(scores)[1]))
 
 
-def run_udpipe(
+def _tagged(frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, source: str) -> dict[str, pd.DataFrame]:
+    tagged = {}
+    for split in SPLITS:
+        tags, coarse = tags_of(table, split, frames[split], source)
+        tagged[split] = frames[split].assign(tags=tags, coarse_tags=coarse)
+    return tagged
+
+
+def train_udpipe_peer(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
     *,
     model_path: str | Path,
     parser_options: str,
-    language: str,
     seed: int,
     source: str = "<tags>",
-) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The peer: UDPipe 1 trained on train's projective trees (dev for its early stopping) with the same tags,
-    parsing the test sentences with them; per sentence the correct and scored words, and what was measured
-    (training and parsing seconds; parsing covers UDPipe's parser calls only)."""
-    tagged = {}
-    for split in SPLITS:
-        tags, coarse = tags_of(table, split, frames[split], source)
-        tagged[split] = frames[split].assign(tags=tags, coarse_tags=coarse)
+) -> dict[str, Any]:
+    """The peer's training (not timed against anything, so it runs beside other jobs): UDPipe 1 on train's
+    projective trees with the bnb tags, dev for its early stopping. Returns what was done."""
+    tagged = _tagged(frames, table, source)
     train_frame = tagged["train"][projective_flags(gold_trees(frames["train"], source))]
-    training = train_udpipe(
+    return train_udpipe(
         train_frame, model_path, heldout=tagged["dev"], parser_options=parser_options, seed=seed
     )
+
+
+def run_udpipe(
+    frames: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    *,
+    model_path: str | Path,
+    training: dict[str, Any],
+    language: str,
+    source: str = "<tags>",
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The peer parsing the test sentences with the bnb tags (timed: UDPipe's parser calls only); per sentence
+    the correct and scored words, and what was measured."""
+    tagged = _tagged(frames, table, source)
     test = frames["test"]
     heads, seconds = parse_udpipe(
         model_path,
@@ -372,16 +390,35 @@ def instances_job(
     write_parquet_atomic(oracle_out, oracle)
 
 
-def udpipe_job(
+def udpipe_train_job(
     splits: Mapping[str, str],
     tags: str,
-    records_out: str,
-    summary_out: str,
+    model_out: str,
+    training_out: str,
     *,
     dev_fraction: float,
     **options: Any,
 ) -> None:
     frames = load_splits(splits, dev_fraction=dev_fraction)
-    records, summary = run_udpipe(frames, pd.read_parquet(tags), source=tags, **options)
+    training = train_udpipe_peer(frames, pd.read_parquet(tags), model_path=model_out, source=tags, **options)
+    write_json_atomic(training_out, training)
+
+
+def udpipe_job(
+    splits: Mapping[str, str],
+    tags: str,
+    model: str,
+    training: str,
+    records_out: str,
+    summary_out: str,
+    *,
+    dev_fraction: float,
+    language: str,
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    done = json.loads(Path(training).read_text())
+    records, summary = run_udpipe(
+        frames, pd.read_parquet(tags), model_path=model, training=done, language=language, source=tags
+    )
     write_parquet_atomic(records_out, records)
     write_json_atomic(summary_out, summary)

@@ -1,0 +1,17 @@
+"""The UDPipe 1 peer's training on a dataset's training split with the bnb tags (one thread, not timed)."""
+
+from decoders.threads import pin_one_thread
+
+pin_one_thread()
+
+from decoders.bnb.pipeline import split_inputs, udpipe_train_job  # noqa: E402
+from decoders.workflow import start_script  # noqa: E402
+
+start_script(snakemake)
+udpipe_train_job(
+    split_inputs(snakemake.input),
+    snakemake.input.tags,
+    snakemake.output.model,
+    snakemake.output.training,
+    **snakemake.params.options,
+)
