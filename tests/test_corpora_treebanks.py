@@ -185,6 +185,23 @@ def test_conllu_drops_ranges_and_empty_nodes(tmp_path: Path, name: str) -> None:
     assert frame["tags"].iloc[0] == ["VBP", "RB", "VB"]
 
 
+def test_morphology_columns_and_their_round_trip(tmp_path: Path, mirror: Path) -> None:
+    frame = read_conllu(
+        _write(tmp_path / "tiny.conllu", CONLLU.replace("VBP\t_", "VBP\tMood=Ind")), morphology=True
+    )
+    assert list(frame.columns)[-2:] == ["lemmas", "feats"]
+    assert frame["lemmas"].iloc[0] == ["do", "not", "go"]
+    assert frame["feats"].iloc[0] == ["Mood=Ind", "_", "_"]
+    assert "lemmas" not in read_conllu(tmp_path / "tiny.conllu").columns
+    frame.to_parquet(tmp_path / "m.parquet", index=False)
+    assert read_sentences(tmp_path / "m.parquet").to_dict("list") == frame.to_dict("list")
+    ddt = read_conllx(mirror / "cdt_danish_ddt_v1" / "ddt-v1-da.conll.gz", limit=2, morphology=True)
+    assert ddt["lemmas"].map(len).tolist() == ddt["words"].map(len).tolist()
+    assert all(feats for sentence in ddt["feats"] for feats in sentence)
+    with pytest.raises(ConfigError, match="morphology"):
+        read_conllu(tmp_path / "tiny.conllu", morphology="yes")
+
+
 def test_conllu_doc_id_fallbacks(tmp_path: Path) -> None:
     with_ids = "# sent_id = email-7-0001\n1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n"
     assert read_conllu(_write(tmp_path / "a.conllu", with_ids))["doc_id"].tolist() == ["email-7"]

@@ -199,9 +199,17 @@ def _require_tag(value: str | None, name: str, path: Path, line: int, hint: str 
     return value
 
 
-def _row(sent_id: str, doc_id: str, words: list[tuple[Any, int]], coarse: list[str], tags: list[str]) -> dict:
-    """A sentence-table row from the checked word tokens (with their line numbers) of a sentence."""
-    return {
+def _row(
+    sent_id: str,
+    doc_id: str,
+    words: list[tuple[Any, int]],
+    coarse: list[str],
+    tags: list[str],
+    morphology: bool = False,
+) -> dict:
+    """A sentence-table row from the checked word tokens (with their line numbers) of a sentence; with
+    ``morphology`` also each word's LEMMA and FEATS as written (``_`` where the treebank has none)."""
+    row = {
         "sent_id": sent_id,
         "doc_id": doc_id,
         "words": [token["form"] for token, _ in words],
@@ -210,6 +218,15 @@ def _row(sent_id: str, doc_id: str, words: list[tuple[Any, int]], coarse: list[s
         "heads": [token["head"] for token, _ in words],
         "deprels": [token["deprel"] for token, _ in words],
     }
+    if morphology:
+        row["lemmas"] = [token["lemma"] for token, _ in words]
+        row["feats"] = [token["feats"] for token, _ in words]
+    return row
+
+
+def _check_morphology(morphology: bool) -> None:
+    if not isinstance(morphology, bool):
+        raise ConfigError(f"morphology must be true or false, got {morphology!r}")
 
 
 def _frame(rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
@@ -219,7 +236,10 @@ def _frame(rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
 
 
 def read_conllu(
-    path: str | Path, limit: int | None = None, tags_from: Literal["xpos", "upos"] = "xpos"
+    path: str | Path,
+    limit: int | None = None,
+    tags_from: Literal["xpos", "upos"] = "xpos",
+    morphology: bool = False,
 ) -> pd.DataFrame:
     """Read a CoNLL-U file (plain or ``.gz``) into the sentence table.
 
@@ -227,11 +247,12 @@ def read_conllu(
     annotate no XPOS (UD Hungarian Szeged): a missing XPOS is an error rather than a silent ``_`` tag.
     ``sent_id`` comes from ``# sent_id`` (else ``<file stem>-<k>``, k counting from 1); ``doc_id`` from the
     last ``# newdoc id`` seen, else the sent_id before its last ``-``, else the file stem. ``limit`` stops
-    after that many sentences.
+    after that many sentences. ``morphology`` adds the ``lemmas`` and ``feats`` columns.
     """
     if tags_from not in ("xpos", "upos"):
         raise ConfigError(f"tags_from must be 'xpos' or 'upos', got {tags_from!r}")
     _check_limit(limit)
+    _check_morphology(morphology)
     path = Path(path)
     stem = file_stem(path)
     hint = "; this treebank may have no XPOS: read it with tags_from='upos'"
@@ -253,24 +274,29 @@ def read_conllu(
             tags = [_require_tag(token["xpos"], "XPOS", path, line, hint) for token, line in words]
         else:
             tags = upos
-        rows.append(_row(sent_id, sentence_doc, words, upos, list(tags)))
+        rows.append(_row(sent_id, sentence_doc, words, upos, list(tags), morphology))
         if limit is not None and len(rows) >= limit:
             break
     return _frame(rows, path)
 
 
 def read_conllx(
-    path: str | Path, limit: int | None = None, tags_from: Literal["postag", "cpostag"] = "postag"
+    path: str | Path,
+    limit: int | None = None,
+    tags_from: Literal["postag", "cpostag"] = "postag",
+    morphology: bool = False,
 ) -> pd.DataFrame:
     """Read a CoNLL-X file (10 columns, CPOSTAG/POSTAG; plain or ``.gz``) into the sentence table.
 
     ``coarse_tags`` is CPOSTAG, ``tags`` POSTAG (or CPOSTAG again with ``tags_from="cpostag"``). The format
     has no sentence ids or document marks: ``sent_id`` is ``<file stem>-<k>`` (k from 1) and ``doc_id`` the
-    file stem; :func:`assign_cdt_documents` replaces both for the DDT concatenation.
+    file stem; :func:`assign_cdt_documents` replaces both for the DDT concatenation. ``morphology`` adds the
+    ``lemmas`` and ``feats`` columns.
     """
     if tags_from not in ("postag", "cpostag"):
         raise ConfigError(f"tags_from must be 'postag' or 'cpostag', got {tags_from!r}")
     _check_limit(limit)
+    _check_morphology(morphology)
     path = Path(path)
     stem = file_stem(path)
     rows: list[dict[str, Any]] = []
@@ -281,7 +307,7 @@ def read_conllx(
             tags = [_require_tag(token["postag"], "POSTAG", path, line) for token, line in words]
         else:
             tags = list(coarse)
-        rows.append(_row(f"{stem}-{len(rows) + 1}", stem, words, coarse, tags))
+        rows.append(_row(f"{stem}-{len(rows) + 1}", stem, words, coarse, tags, morphology))
         if limit is not None and len(rows) >= limit:
             break
     return _frame(rows, path)

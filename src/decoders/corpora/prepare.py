@@ -72,11 +72,17 @@ def _write_sentence_splits(
 
 
 def prepare_conllu(
-    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None, tags: str = "xpos"
+    dataset: str,
+    inputs: Paths,
+    outputs: Paths,
+    *,
+    limit: int | None = None,
+    tags: str = "xpos",
+    morphology: bool = False,
 ) -> dict[str, Any]:
-    """A UD treebank with its own train/dev/test files."""
+    """A UD treebank with its own train/dev/test files (``morphology``: with lemmas and features)."""
     splits = {
-        name: conll.read_conllu(inputs[name], limit=limit, tags_from=tags)
+        name: conll.read_conllu(inputs[name], limit=limit, tags_from=tags, morphology=morphology)
         for name in ("train", "dev", "test")
     }
     notes = [] if tags == "xpos" else [f"tags are {tags.upper()} (the treebank has no XPOS)"]
@@ -84,10 +90,12 @@ def prepare_conllu(
 
 
 def prepare_conllx(
-    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None
+    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None, morphology: bool = False
 ) -> dict[str, Any]:
-    """The CoNLL-X Danish treebank, split by the documents ``inputs["documents"]`` lists (see ``split_cdt``)."""
-    splits = conll.split_cdt(conll.read_conllx(inputs["treebank"]), inputs["documents"])
+    """The CoNLL-X Danish treebank, split by the documents ``inputs["documents"]`` lists (see ``split_cdt``;
+    ``morphology``: with lemmas and features)."""
+    treebank = conll.read_conllx(inputs["treebank"], morphology=morphology)
+    splits = conll.split_cdt(treebank, inputs["documents"])
     test_docs = splits["test"]["doc_id"]
     notes = [
         f"no split upstream: documents {test_docs.iloc[0]}..{test_docs.iloc[-1]} (the last ones, until >= "

@@ -22,7 +22,9 @@ from decoders.errors import ConfigError, CorpusFormatError
 
 __all__ = [
     "LIST_COLUMNS",
+    "MORPHOLOGY_COLUMNS",
     "NER_COLUMN",
+    "OPTIONAL_COLUMNS",
     "SENTENCE_COLUMNS",
     "doc_id_from_sent_id",
     "file_stem",
@@ -35,7 +37,11 @@ __all__ = [
 
 SENTENCE_COLUMNS: tuple[str, ...] = ("sent_id", "doc_id", "words", "coarse_tags", "tags", "heads", "deprels")
 NER_COLUMN = "ner"
-LIST_COLUMNS: tuple[str, ...] = ("words", "coarse_tags", "tags", "heads", "deprels", NER_COLUMN)
+#: Per-word lemmas and morphological features (the raw FEATS text, ``_`` for none), for treebanks read with
+#: ``morphology`` (the ppc experiment's grandparent templates use them).
+MORPHOLOGY_COLUMNS: tuple[str, ...] = ("lemmas", "feats")
+OPTIONAL_COLUMNS: tuple[str, ...] = (NER_COLUMN, *MORPHOLOGY_COLUMNS)
+LIST_COLUMNS: tuple[str, ...] = ("words", "coarse_tags", "tags", "heads", "deprels", *OPTIONAL_COLUMNS)
 _STRING_COLUMNS = ("sent_id", "doc_id")
 
 
@@ -53,19 +59,20 @@ def doc_id_from_sent_id(sent_id: str, default: str) -> str:
     return prefix if sep and prefix else default
 
 
-def _columns_for(has_ner: bool) -> list[str]:
-    return [*SENTENCE_COLUMNS, NER_COLUMN] if has_ner else list(SENTENCE_COLUMNS)
+def _columns_for(present: Iterable[str]) -> list[str]:
+    """The sentence columns plus the optional ones among ``present``, in the canonical order."""
+    present = set(present)
+    return [*SENTENCE_COLUMNS, *(column for column in OPTIONAL_COLUMNS if column in present)]
 
 
 def sentence_frame(rows: Iterable[Mapping[str, Any]], *, source: str | Path = "<sentences>") -> pd.DataFrame:
     """Build and check a sentence table from one mapping per sentence (keys: the sentence columns).
 
-    ``ner`` is included when the first row has it (then every row must). ``source`` names the corpus file in
-    error messages.
+    An optional column (``ner``, ``lemmas``, ``feats``) is included when the first row has it (then every row
+    must). ``source`` names the corpus file in error messages.
     """
     rows = list(rows)
-    has_ner = bool(rows) and NER_COLUMN in rows[0]
-    columns = _columns_for(has_ner)
+    columns = _columns_for(rows[0] if rows else ())
     data: dict[str, list[Any]] = {column: [] for column in columns}
     for number, row in enumerate(rows, start=1):
         missing = [column for column in columns if column not in row]
@@ -85,8 +92,7 @@ def validate_sentences(frame: pd.DataFrame, *, source: str | Path = "<sentences>
     Checked: the columns exist, ``sent_id`` is unique, every sentence has at least one word, all list
     columns of a row have the same length, and every head lies in ``0..n``.
     """
-    has_ner = NER_COLUMN in frame.columns
-    columns = _columns_for(has_ner)
+    columns = _columns_for(frame.columns)
     missing = [column for column in columns if column not in frame.columns]
     if missing:
         raise CorpusFormatError(source, None, f"sentence table lacks column(s) {missing}")
