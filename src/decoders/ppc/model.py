@@ -1,0 +1,289 @@
+"""Grandparent scores factored by templates (Riedel et al. 2012, eqs. 4-6) and their offline bounds (eqs. 12-13).
+
+A sentence's tokens carry attributes (:data:`ATTRIBUTES`: lower-cased form, lemma, POS, coarse POS, and the
+set of morphological features), encoded by a :class:`Lexicon` built on the training split (0 = not used by a
+template, :data:`UNKNOWN` for unseen strings, :data:`ROOT` for token 0). A grandparent template picks one
+attribute of each of ``g``, ``p`` and ``c`` (or none) and conjoins them with the relative positions
+``d_gpc = (g > p, g > c, p > c)`` (eq. 6); a feature is one such tuple, packed into one int64 key. The feature
+set is that of the training split's gold parts, indexed once (sorted keys); a key outside it has weight 0, so
+every bound below is exact arithmetic on known weights (hashing would let unseen keys collide with seen ones).
+
+Bounds (eqs. 12-13), computed once from the weights: per template, the largest weight over every value ``g``
+could take and every relation it could have, for each (``p`` attribute, ``c`` attribute, ``p > c``), floored at
+0 (an attribute value outside the index scores 0), summed over templates: ``sbar(., p, c) >= max_g s(g, p,
+c)``; likewise ``sbar(g, p, .)`` over every ``c``. A set-valued attribute (the morphological features, used on
+``p`` only) contributes one feature per element, so its bound is the sum of its elements' bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+FORM, LEMMA, POS, COARSE, FEATS = range(5)
+ATTRIBUTES = ("form", "lemma", "pos", "coarse", "feats")
+NOT_USED, UNKNOWN, ROOT = 0, 1, 2
+_FIRST_ID = 3
+_BITS = 17  # attribute ids below 2^17; templates below 2^6; 3 relation bits: 6 + 3 * 17 + 3 = 60 bits
+MAX_ID = 1 << _BITS
+
+#: (name, attribute of g, of p, of c); None leaves the token out. FEATS appears on p only (see module doc).
+TEMPLATES: tuple[tuple[str, int | None, int | None, int | None], ...] = (
+    ("gp.pp.cp", POS, POS, POS),
+    ("gc.pc.cc", COARSE, COARSE, COARSE),
+    ("gw.pp.cp", FORM, POS, POS),
+    ("gp.pw.cp", POS, FORM, POS),
+    ("gp.pp.cw", POS, POS, FORM),
+    ("gl.pc.cc", LEMMA, COARSE, COARSE),
+    ("gc.pl.cc", COARSE, LEMMA, COARSE),
+    ("gc.pc.cl", COARSE, COARSE, LEMMA),
+    ("gp.cp", POS, None, POS),
+    ("gw.cw", FORM, None, FORM),
+    ("gl.cl", LEMMA, None, LEMMA),
+    ("gc.cw", COARSE, None, FORM),
+    ("gw.cc", FORM, None, COARSE),
+    ("gp.pf.cp", POS, FEATS, POS),
+    ("gc.pf.cc", COARSE, FEATS, COARSE),
+)
+
+
+class Lexicon:
+    """String -> id per attribute; ids from :data:`_FIRST_ID`, unseen strings -> :data:`UNKNOWN`."""
+
+    def __init__(self, ids: Sequence[dict[str, int]] | None = None):
+        self.ids = [dict(table) for table in ids] if ids is not None else [{} for _ in ATTRIBUTES]
+
+    @classmethod
+    def build(cls, sentences: Iterable[dict[str, Sequence[str]]]) -> Lexicon:
+        """From training sentences (mappings with ``words``, ``tags``, ``coarse_tags`` and, when the treebank
+        has them, ``lemmas`` and ``feats``)."""
+        lexicon = cls()
+        for sentence in sentences:
+            for attribute, values in enumerate(_values(sentence)):
+                table = lexicon.ids[attribute]
+                for value in values if attribute != FEATS else (f for word in values for f in word):
+                    if value not in table:
+                        if len(table) + _FIRST_ID >= MAX_ID:
+                            raise ValueError(
+                                f"more than {MAX_ID - _FIRST_ID} distinct {ATTRIBUTES[attribute]} values"
+                            )
+                        table[value] = len(table) + _FIRST_ID
+        return lexicon
+
+    def encode(self, sentence: dict[str, Sequence[str]]) -> SentenceAttributes:
+        values = _values(sentence)
+        n = len(values[FORM])
+        single = np.full((4, n + 1), ROOT, dtype=np.int64)
+        for attribute in (FORM, LEMMA, POS, COARSE):
+            table = self.ids[attribute]
+            single[attribute, 1:] = [table.get(v, UNKNOWN) for v in values[attribute]]
+        feats = [[self.ids[FEATS].get(f, UNKNOWN) for f in word] for word in values[FEATS]]
+        offsets = np.zeros(n + 2, dtype=np.int64)
+        offsets[2:] = np.cumsum([len(word) for word in feats])
+        flat = np.array([f for word in feats for f in word], dtype=np.int64)
+        return SentenceAttributes(single, offsets, flat)
+
+
+def _values(sentence: dict[str, Sequence[str]]) -> list[Sequence]:
+    """(forms lower-cased, lemmas, POS, coarse POS, feature lists) of a sentence; a treebank without lemmas
+    or features gives the lower-cased form as lemma and no features."""
+    forms = [w.lower() for w in sentence["words"]]
+    lemmas = sentence.get("lemmas")
+    lemmas = (
+        forms
+        if lemmas is None
+        else [lemma if lemma != "_" else form for lemma, form in zip(lemmas, forms, strict=True)]
+    )
+    feats = sentence.get("feats")
+    feats = [[] for _ in forms] if feats is None else [[] if f in ("_", "") else f.split("|") for f in feats]
+    return [forms, lemmas, list(sentence["tags"]), list(sentence["coarse_tags"]), feats]
+
+
+@dataclass(frozen=True)
+class SentenceAttributes:
+    """Per token 0..n: ``single[attribute, i]`` for FORM, LEMMA, POS, COARSE; the features of token ``i`` are
+    ``feats[offsets[i]:offsets[i + 1]]`` (none for the root)."""
+
+    single: np.ndarray
+    offsets: np.ndarray
+    feats: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.single.shape[1] - 1
+
+
+def _relation(g: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return 4 * (g > p) + 2 * (g > c) + (p > c)
+
+
+def _pack(t: int, a_g: np.ndarray, a_p: np.ndarray, a_c: np.ndarray, relation: np.ndarray) -> np.ndarray:
+    return (((np.int64(t) << _BITS | a_g) << _BITS | a_p) << _BITS | a_c) << 3 | relation
+
+
+def part_keys(
+    tokens: SentenceAttributes, g: np.ndarray, p: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every feature key of the parts ``(g[k], p[k], c[k])``: (keys, part index of each key)."""
+    g, p, c = (np.asarray(x, dtype=np.int64) for x in (g, p, c))
+    relation = _relation(g, p, c)
+    zero = np.zeros(len(g), dtype=np.int64)
+    keys, owners = [], []
+    index = np.arange(len(g))
+    for t, (_, ag, ap, ac) in enumerate(TEMPLATES):
+        a_g = tokens.single[ag, g] if ag is not None else zero
+        a_c = tokens.single[ac, c] if ac is not None else zero
+        if ap == FEATS:
+            counts = tokens.offsets[p + 1] - tokens.offsets[p]
+            owner = np.repeat(index, counts)
+            starts = np.repeat(tokens.offsets[p], counts)
+            within = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+            a_p = tokens.feats[starts + within]
+            keys.append(_pack(t, a_g[owner], a_p, a_c[owner], relation[owner]))
+            owners.append(owner)
+        else:
+            a_p = tokens.single[ap, p] if ap is not None else zero
+            keys.append(_pack(t, a_g, a_p, a_c, relation))
+            owners.append(index)
+    return np.concatenate(keys), np.concatenate(owners)
+
+
+@dataclass(frozen=True)
+class GrandparentIndex:
+    """The sorted feature keys of the training split's gold grandparent parts."""
+
+    keys: np.ndarray
+
+    @classmethod
+    def build(cls, sentences: Iterable[tuple[SentenceAttributes, np.ndarray]]) -> GrandparentIndex:
+        """From (attributes, gold full head array) pairs."""
+        found = [np.zeros(0, dtype=np.int64)]
+        for tokens, heads in sentences:
+            g, p, c = gold_parts(heads)
+            found.append(part_keys(tokens, g, p, c)[0])
+        return cls(np.unique(np.concatenate(found)))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Each key's index, -1 for keys outside the index."""
+        at = np.searchsorted(self.keys, keys)
+        at = np.minimum(at, max(len(self.keys) - 1, 0))
+        found = (self.keys[at] == keys) if len(self.keys) else np.zeros(len(keys), dtype=bool)
+        return np.where(found, at, -1)
+
+
+def gold_parts(heads: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grandparent parts (g, p, c) of a tree (full head array): every c whose head p is a word."""
+    c = np.flatnonzero(heads[1:] > 0) + 1
+    p = heads[c]
+    return heads[p], p, c
+
+
+def _group_max(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique keys and, per key, max(0, the largest value)."""
+    if len(keys) == 0:
+        return keys, values
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.maximum(np.maximum.reduceat(values, starts), 0.0)
+
+
+@dataclass(frozen=True)
+class GrandparentBounds:
+    """Eqs. 12-13 as lookup tables: per template, (key without g, max weight) and (key without c, max weight)."""
+
+    child_keys: np.ndarray
+    child_values: np.ndarray
+    parent_keys: np.ndarray
+    parent_values: np.ndarray
+
+    @classmethod
+    def build(cls, index: GrandparentIndex, weights: np.ndarray) -> GrandparentBounds:
+        keys = index.keys
+        relation = keys & 7
+        a_c = (keys >> 3) & (MAX_ID - 1)
+        a_p = (keys >> (3 + _BITS)) & (MAX_ID - 1)
+        a_g = (keys >> (3 + 2 * _BITS)) & (MAX_ID - 1)
+        t = keys >> (3 + 3 * _BITS)
+        zero = np.zeros_like(keys)
+        child = _pack_many(t, zero, a_p, a_c, relation & 1)  # p > c is known given (p, c)
+        parent = _pack_many(t, a_g, a_p, zero, (relation >> 2) & 1)  # g > p is known given (g, p)
+        ck, cv = _group_max(child, weights)
+        pk, pv = _group_max(parent, weights)
+        return cls(ck, cv, pk, pv)
+
+
+def _pack_many(t, a_g, a_p, a_c, relation):
+    return (((t << _BITS | a_g) << _BITS | a_p) << _BITS | a_c) << 3 | relation
+
+
+def _table(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+    if len(keys) == 0:
+        return np.zeros(len(query))
+    at = np.minimum(np.searchsorted(keys, query), len(keys) - 1)
+    return np.where(keys[at] == query, values[at], 0.0)
+
+
+class GrandparentModel:
+    """One sentence's grandparent scores (:class:`decoders.ppc.lp.GrandparentScores`): exact scores from the
+    index and weights, counted in ``scored``; the bounds of every (p, c) and (g, p) pair from the tables."""
+
+    def __init__(
+        self,
+        tokens: SentenceAttributes,
+        index: GrandparentIndex,
+        weights: np.ndarray,
+        bounds: GrandparentBounds,
+    ):
+        self.tokens, self.index, self.weights, self.bounds = tokens, index, weights, bounds
+        self.scored = 0
+
+    def score(self, g: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
+        self.scored += len(g)
+        keys, owners = part_keys(self.tokens, g, p, c)
+        found = self.index.lookup(keys)
+        values = np.where(found >= 0, self.weights[np.maximum(found, 0)], 0.0)
+        return np.bincount(owners, weights=values, minlength=len(g))
+
+    def _pair_bounds(self, keys_of, table_keys, table_values) -> np.ndarray:
+        side = self.tokens.n + 1
+        first, second = np.divmod(np.arange(side * side), side)
+        keys, owners = keys_of(first, second)
+        values = _table(table_keys, table_values, keys)
+        return np.bincount(owners, weights=values, minlength=side * side).reshape(side, side)
+
+    def child_bounds(self) -> np.ndarray:
+        """``[p, c]``: the sum over templates of the largest weight any g could fire with p and c."""
+
+        def keys_of(p, c):
+            keys, owners = part_keys(self.tokens, np.zeros_like(p), p, c)
+            return _strip(keys, keep_g=False), owners
+
+        return self._pair_bounds(keys_of, self.bounds.child_keys, self.bounds.child_values)
+
+    def parent_bounds(self) -> np.ndarray:
+        """``[g, p]``: the sum over templates of the largest weight any c could fire with g and p."""
+
+        def keys_of(g, p):
+            keys, owners = part_keys(self.tokens, g, p, np.zeros_like(p))
+            return _strip(keys, keep_g=True), owners
+
+        return self._pair_bounds(keys_of, self.bounds.parent_keys, self.bounds.parent_values)
+
+
+def _strip(keys: np.ndarray, keep_g: bool) -> np.ndarray:
+    """A part key reduced to a bound-table key: without g's attribute and relation bits but p > c (child), or
+    without c's attribute and relation bits but g > p (parent)."""
+    relation = keys & 7
+    if keep_g:
+        low = ((keys >> 3) >> _BITS) << _BITS  # c's attribute cleared
+        return (low << 3) | ((relation >> 2) & 1)
+    t_and_g = keys >> (3 + 2 * _BITS)
+    t = t_and_g >> _BITS
+    rest = (keys >> 3) & ((1 << (2 * _BITS)) - 1)  # a_p, a_c
+    return (((t << _BITS) << (2 * _BITS) | rest) << 3) | (relation & 1)
