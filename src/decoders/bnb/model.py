@@ -13,6 +13,7 @@ from decoders.bnb.search import Backbone, Factors, Result, branch_and_bound
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary, arc_scores, second_order_scores, tree_features
 from decoders.parsing.perceptron import LocalStructure
+from decoders.parsing.pruning import top_k_heads
 
 
 @dataclass(frozen=True)
@@ -90,22 +91,16 @@ class NonLocalStructure:
 
 def prune_heads(tokens: np.ndarray, weights: np.ndarray, k: int | None) -> np.ndarray:
     """Section 4.4's pre-pruning: per word, the ``k`` heads of highest first-order score (ties: smaller head),
-    plus the arcs of the first-order best tree, so that a tree always remains; ``None`` keeps every arc."""
+    plus the arcs of the first-order best projective tree, so that a tree always remains; ``None`` keeps every
+    arc."""
     n = tokens.shape[1] - 1
+    if k is None or k >= n:
+        return top_k_heads(np.zeros((n + 1, n + 1)), None, np.zeros(0, dtype=np.int64))
     everything = np.ones((n + 1, n + 1), dtype=bool)
     np.fill_diagonal(everything, False)
     everything[:, 0] = False
-    if k is None or k >= n:
-        return everything
-    if k < 1:
-        raise ValueError(f"k must be a positive number of heads per word or None, got {k!r}")
     scores = arc_scores(tokens, weights, everything)
-    order = np.argsort(-scores[:, 1:], axis=0, kind="stable")[:k]  # rows: heads, per word column
-    allowed = np.zeros((n + 1, n + 1), dtype=bool)
-    allowed[order, np.arange(1, n + 1)[None, :]] = True
-    heads = eisner(scores)[0]
-    allowed[heads[1:], np.arange(1, n + 1)] = True
-    return allowed & everything
+    return top_k_heads(scores, k, eisner(scores)[0])
 
 
 def structure_of(description: dict, vocabulary: Vocabulary) -> LocalStructure | NonLocalStructure:
