@@ -122,3 +122,15 @@ def test_unseen_strings_and_missing_morphology():
     assert tokens.single[:, 0].tolist() == [2, 2, 2, 2]  # the root
     assert tokens.single[0, 1:].tolist() == [1, 3]  # unseen, then "a" (lower-cased)
     assert tokens.offsets.tolist() == [0, 0, 0, 0]
+
+
+def test_feature_cells_drop_the_ddt_token_ids():
+    row = {
+        "words": ["to", "kendt"],
+        "tags": ["A", "B"],
+        "coarse_tags": ["A", "B"],
+        "feats": ["case=u|id=43", "_"],
+    }
+    lexicon = Lexicon.build([row])
+    assert set(lexicon.ids[4]) == {"case=u"}
+    assert lexicon.encode(row).offsets.tolist() == [0, 0, 1, 1]

@@ -97,8 +97,16 @@ def _values(sentence: dict[str, Sequence[str]]) -> list[Sequence]:
         else [lemma if lemma != "_" else form for lemma, form in zip(lemmas, forms, strict=True)]
     )
     feats = sentence.get("feats")
-    feats = [[] for _ in forms] if feats is None else [[] if f in ("_", "") else f.split("|") for f in feats]
+    feats = [[] for _ in forms] if feats is None else [_features(f) for f in feats]
     return [forms, lemmas, list(sentence["tags"]), list(sentence["coarse_tags"]), feats]
+
+
+def _features(text: str) -> list[str]:
+    """A FEATS cell as a list; ``_`` is none, and the DDT's per-token ``id=<k>`` (an identifier, not a
+    morphological feature) is dropped."""
+    if text in ("_", ""):
+        return []
+    return [f for f in text.split("|") if not f.startswith("id=")]
 
 
 @dataclass(frozen=True)
@@ -231,14 +239,15 @@ def _table(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarra
 
 class GrandparentModel:
     """One sentence's grandparent scores (:class:`decoders.ppc.lp.GrandparentScores`): exact scores from the
-    index and weights, counted in ``scored``; the bounds of every (p, c) and (g, p) pair from the tables."""
+    index and weights, counted in ``scored``; the bounds of every (p, c) and (g, p) pair from the tables
+    (``bounds``; without them only the full LP, which prices nothing, can use the model)."""
 
     def __init__(
         self,
         tokens: SentenceAttributes,
         index: GrandparentIndex,
         weights: np.ndarray,
-        bounds: GrandparentBounds,
+        bounds: GrandparentBounds | None = None,
     ):
         self.tokens, self.index, self.weights, self.bounds = tokens, index, weights, bounds
         self.scored = 0
@@ -251,6 +260,8 @@ class GrandparentModel:
         return np.bincount(owners, weights=values, minlength=len(g))
 
     def _pair_bounds(self, keys_of, table_keys, table_values) -> np.ndarray:
+        if self.bounds is None:
+            raise ValueError("this grandparent model was built without bounds; pricing needs them")
         side = self.tokens.n + 1
         first, second = np.divmod(np.arange(side * side), side)
         keys, owners = keys_of(first, second)

@@ -1,0 +1,85 @@
+"""Training ppc's non-projective parsers with the shared averaged perceptron (:mod:`decoders.parsing.perceptron`).
+
+Two structures: :class:`FirstOrderMST` (hashed first-order arc features of :mod:`decoders.parsing.features`,
+decoded by Chu-Liu-Edmonds: the MST row, and the pruner of training) and :class:`GrandparentLP` (those arc
+features plus the indexed grandparent templates of :mod:`decoders.ppc.model`). The grandparent model's training
+decoder is the full grandparent LP (polytope ``all``) over each sentence's top-k first-order heads (the pruner's,
+gold arcs kept), read as a tree: its arcs when integral, else the MST of the fractional arc values. Riedel et al.
+(2012) trained with SGD on a likelihood approximated by belief propagation; an exact LP decoder inside a
+perceptron is our choice, pruned so that a training pass costs minutes (decoding is never pruned).
+
+One weight vector: ``[0, 2^bits)`` holds the hashed arc features, ``[2^bits, 2^bits + len(index))`` the
+grandparent features; its size is the next power of two (what the perceptron asks for).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from decoders.parsing.features import arc_scores, tree_features
+from decoders.parsing.mst import chu_liu_edmonds
+from decoders.ppc.lp import brute_force
+from decoders.ppc.model import GrandparentIndex, GrandparentModel, SentenceAttributes, gold_parts, part_keys
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A sentence as both feature sets read it: ``arc_tokens`` (:meth:`decoders.parsing.features.Vocabulary.
+    encode`) and ``attributes`` (:meth:`decoders.ppc.model.Lexicon.encode`)."""
+
+    arc_tokens: np.ndarray
+    attributes: SentenceAttributes
+
+
+def _mask(n: int, allowed: np.ndarray | None) -> np.ndarray:
+    if allowed is not None:
+        return allowed
+    mask = np.ones((n + 1, n + 1), dtype=bool)
+    np.fill_diagonal(mask, False)
+    mask[:, 0] = False
+    return mask
+
+
+@dataclass(frozen=True)
+class FirstOrderMST:
+    """First-order non-projective parsing: hashed arc features, Chu-Liu-Edmonds."""
+
+    def decode(self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+        n = tokens.arc_tokens.shape[1] - 1
+        return chu_liu_edmonds(arc_scores(tokens.arc_tokens, weights, _mask(n, allowed)))[0]
+
+    def features(self, tokens: Encoded, heads: np.ndarray, size: int) -> np.ndarray:
+        return tree_features(tokens.arc_tokens, heads, size, False)
+
+
+@dataclass(frozen=True)
+class GrandparentLP:
+    """Arc plus grandparent features; decoded by the full LP over the allowed arcs, read as a tree."""
+
+    index: GrandparentIndex
+    bits: int
+
+    @property
+    def size(self) -> int:
+        """The weight vector's size: room for both feature sets, a power of two."""
+        need = (1 << self.bits) + len(self.index)
+        return 1 << max(need - 1, 1).bit_length()
+
+    def split(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        arc_size = 1 << self.bits
+        return weights[:arc_size], weights[arc_size : arc_size + len(self.index)]
+
+    def decode(self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+        arc_weights, gp_weights = self.split(weights)
+        n = tokens.arc_tokens.shape[1] - 1
+        arc = arc_scores(tokens.arc_tokens, arc_weights, _mask(n, allowed))
+        return brute_force(arc, GrandparentModel(tokens.attributes, self.index, gp_weights)).heads
+
+    def features(self, tokens: Encoded, heads: np.ndarray, size: int) -> np.ndarray:
+        arc_size = 1 << self.bits
+        arcs = tree_features(tokens.arc_tokens, heads, arc_size, False)
+        keys, _ = part_keys(tokens.attributes, *gold_parts(heads))
+        found = self.index.lookup(keys)
+        return np.concatenate([arcs, arc_size + found[found >= 0]])
