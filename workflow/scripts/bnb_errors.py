@@ -1,7 +1,7 @@
 """The second-order baseline's errors in cross-validation on a dataset's training split."""
 
 from decoders.bnb.errors import errors_job
-from decoders.bnb.pipeline import split_inputs
+from decoders.parsing.treebank import split_inputs
 from decoders.workflow import start_script
 
 start_script(snakemake)

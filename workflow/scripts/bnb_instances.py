@@ -1,6 +1,7 @@
 """Write a test split as bnb instance shards for one model and pruning k, with the projective oracles."""
 
-from decoders.bnb.pipeline import instances_job, split_inputs
+from decoders.bnb.pipeline import instances_job
+from decoders.parsing.treebank import split_inputs
 from decoders.workflow import start_script
 
 start_script(snakemake)

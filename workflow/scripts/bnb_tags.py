@@ -1,6 +1,7 @@
 """Tag every split of a parsing dataset (gold, or the jackknifed chains tagger) and record the accuracy."""
 
-from decoders.bnb.pipeline import split_inputs, tags_job
+from decoders.bnb.pipeline import tags_job
+from decoders.parsing.treebank import split_inputs
 from decoders.workflow import start_script
 
 start_script(snakemake)

@@ -1,6 +1,7 @@
 """Train one parser model of a dataset with the averaged perceptron (dev UAS picks the epoch)."""
 
-from decoders.bnb.pipeline import split_inputs, train_job
+from decoders.bnb.pipeline import train_job
+from decoders.parsing.treebank import split_inputs
 from decoders.workflow import start_script
 
 start_script(snakemake)

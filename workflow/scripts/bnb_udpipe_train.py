@@ -4,7 +4,8 @@ from decoders.threads import pin_one_thread
 
 pin_one_thread()
 
-from decoders.bnb.pipeline import split_inputs, udpipe_train_job  # noqa: E402
+from decoders.bnb.pipeline import udpipe_train_job  # noqa: E402
+from decoders.parsing.treebank import split_inputs  # noqa: E402
 from decoders.workflow import start_script  # noqa: E402
 
 start_script(snakemake)

@@ -23,7 +23,6 @@ import pandas as pd
 
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads, structure_of
-from decoders.corpora.sentences import read_sentences, split_by_document
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import write_instance_shards
 from decoders.io import write_json_atomic, write_parquet_atomic
@@ -32,23 +31,18 @@ from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import AveragedWeights, train
 from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
-from decoders.parsing.treebank import ParseSentence, gold_trees, parse_sentences, projective_flags, uas
+from decoders.parsing.treebank import (
+    SPLITS,
+    ParseSentence,
+    gold_trees,
+    load_splits,
+    parse_sentences,
+    projective_flags,
+    uas,
+)
 from decoders.parsing.udpipe import parse_udpipe, train_udpipe
 
 log = logging.getLogger(__name__)
-
-SPLITS = ("train", "dev", "test")
-
-
-def load_splits(paths: Mapping[str, str | Path], *, dev_fraction: float) -> dict[str, pd.DataFrame]:
-    """train/dev/test sentence tables from the prepared files (``dev`` carved from train when absent)."""
-    frames = {split: read_sentences(path) for split, path in paths.items()}
-    if "train" not in frames or "test" not in frames:
-        raise ConfigError(f"a parsing dataset needs train and test splits; got {sorted(frames)}")
-    if "dev" not in frames:
-        parts = split_by_document(frames["train"], test=dev_fraction)
-        frames["train"], frames["dev"] = parts["train"], parts["test"]
-    return {split: frames[split] for split in SPLITS}
 
 
 def _coarse(tags: Sequence[Sequence[str]], frame: pd.DataFrame, language: str) -> list[list[str]]:
@@ -341,11 +335,6 @@ def write_tags(table: pd.DataFrame, summary: Mapping[str, Any], tags_path, summa
 
 
 # File-level stages, one per workflow rule (workflow/rules/bnb.smk).
-
-
-def split_inputs(inputs: Any) -> dict[str, str]:
-    """The prepared split files among a job's named inputs."""
-    return {split: str(inputs.get(split)) for split in SPLITS if inputs.get(split) is not None}
 
 
 def tags_job(splits: Mapping[str, str], tags_out: str, summary_out: str, **options: Any) -> None:

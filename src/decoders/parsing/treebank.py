@@ -8,15 +8,36 @@ a prepared sentence table (:mod:`decoders.corpora.sentences`) with given tags (g
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from decoders.errors import CorpusFormatError
+from decoders.corpora.sentences import read_sentences, split_by_document
+from decoders.errors import ConfigError, CorpusFormatError
 from decoders.parsing.features import Vocabulary
 from decoders.parsing.trees import PUNCTUATION_TAGS, as_heads, attachment_mask, is_projective, tree_error
+
+SPLITS = ("train", "dev", "test")
+
+
+def load_splits(paths: Mapping[str, str | Path], *, dev_fraction: float) -> dict[str, pd.DataFrame]:
+    """train/dev/test sentence tables from the prepared files (``dev`` carved from train when absent)."""
+    frames = {split: read_sentences(path) for split, path in paths.items()}
+    if "train" not in frames or "test" not in frames:
+        raise ConfigError(f"a parsing dataset needs train and test splits; got {sorted(frames)}")
+    if "dev" not in frames:
+        parts = split_by_document(frames["train"], test=dev_fraction)
+        frames["train"], frames["dev"] = parts["train"], parts["test"]
+    return {split: frames[split] for split in SPLITS}
+
+
+def split_inputs(inputs: Any) -> dict[str, str]:
+    """The prepared split files among a job's named inputs."""
+    return {split: str(inputs.get(split)) for split in SPLITS if inputs.get(split) is not None}
 
 
 @dataclass(frozen=True)
