@@ -60,13 +60,15 @@ def punctuation_tags(language: str) -> frozenset[str]:
     return PUNCTUATION_TAGS[language]
 
 
-def gold_trees(frame: pd.DataFrame, source: str = "<sentences>") -> list[np.ndarray]:
-    """Every sentence's gold tree as a full head array; a sentence that is not a single-rooted tree is a
-    CorpusFormatError naming it."""
+def gold_trees(
+    frame: pd.DataFrame, source: str = "<sentences>", *, single_root: bool = True
+) -> list[np.ndarray]:
+    """Every sentence's gold tree as a full head array; a sentence that is not a single-rooted tree (with
+    ``single_root=False``: not an arborescence rooted at 0) is a CorpusFormatError naming it."""
     trees = []
     for sent_id, heads in zip(frame["sent_id"], frame["heads"], strict=True):
         tree = as_heads(heads)
-        problem = tree_error(tree)
+        problem = tree_error(tree, single_root=single_root)
         if problem is not None:
             raise CorpusFormatError(source, None, f"sentence {sent_id}: {problem}")
         trees.append(tree)

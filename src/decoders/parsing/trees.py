@@ -9,6 +9,7 @@ one word has head 0. The sentence tables of :mod:`decoders.corpora.sentences` ho
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -67,6 +68,14 @@ def is_projective(heads: np.ndarray) -> bool:
     hi = np.maximum(heads[1:], modifiers)
     # arcs a and b cross when lo_a < lo_b < hi_a < hi_b
     return not np.any((lo[:, None] < lo[None, :]) & (lo[None, :] < hi[:, None]) & (hi[:, None] < hi[None, :]))
+
+
+def punctuation_form_mask(words: Sequence[str]) -> np.ndarray:
+    """True for the words UAS scores under the CoNLL-X/2007 evaluation script's rule: a word is punctuation
+    when every character of its form is a Unicode punctuation character (category P*)."""
+    return np.array(
+        [not all(unicodedata.category(ch).startswith("P") for ch in word) for word in words], dtype=bool
+    )
 
 
 def attachment_mask(tags: Sequence[str], punctuation: Iterable[str]) -> np.ndarray:

@@ -17,10 +17,16 @@ c)``; likewise ``sbar(g, p, .)`` over every ``c``. A set-valued attribute (the m
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+
+from decoders.errors import CorpusFormatError
+from decoders.io import load_npz, save_npz
+from decoders.parsing.features import Vocabulary
 
 FORM, LEMMA, POS, COARSE, FEATS = range(5)
 ATTRIBUTES = ("form", "lemma", "pos", "coarse", "feats")
@@ -298,3 +304,90 @@ def _strip(keys: np.ndarray, keep_g: bool) -> np.ndarray:
     t = t_and_g >> _BITS
     rest = (keys >> 3) & ((1 << (2 * _BITS)) - 1)  # a_p, a_c
     return (((t << _BITS) << (2 * _BITS) | rest) << 3) | (relation & 1)
+
+
+_FILE_ARRAYS = (
+    "numerator", "denominator", "vocabulary", "lexicon", "index", "bits", "meta",
+    "child_keys", "child_values", "parent_keys", "parent_values",
+)  # fmt: skip
+
+
+@dataclass
+class GrandparentParser:
+    """A trained grandparent parser on disk: the averaged weights' integer numerator (hashed arc features in
+    ``[0, 2^bits)``, then one weight per index key), the arc vocabulary, the attribute lexicon, the index, and
+    the bounds of eqs. 12-13 computed from the weights when the model is written (offline)."""
+
+    numerator: np.ndarray
+    denominator: int
+    vocabulary: Vocabulary
+    lexicon: Lexicon
+    index: GrandparentIndex
+    bits: int
+    meta: dict = field(default_factory=dict)
+    bounds: GrandparentBounds | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.bits <= 30:
+            raise ValueError(f"bits must lie in 1..30, got {self.bits}")
+        if len(self.numerator) < (1 << self.bits) + len(self.index):
+            raise ValueError("the weight vector has no room for the grandparent features")
+        if not np.isfinite(self.numerator).all():
+            raise ValueError("weights must be finite")
+        if self.bounds is None:
+            self.bounds = GrandparentBounds.build(self.index, self.grandparent_weights)
+
+    @property
+    def arc_weights(self) -> np.ndarray:
+        return self.numerator[: 1 << self.bits]
+
+    @property
+    def grandparent_weights(self) -> np.ndarray:
+        start = 1 << self.bits
+        return self.numerator[start : start + len(self.index)]
+
+    def scores(self, attributes: SentenceAttributes) -> GrandparentModel:
+        """One sentence's grandparent scores with the offline bounds (scoring is counted by the result)."""
+        return GrandparentModel(attributes, self.index, self.grandparent_weights, self.bounds)
+
+    def save(self, path: str | Path) -> None:
+        b = self.bounds
+        save_npz(
+            path,
+            {
+                "numerator": self.numerator,
+                "denominator": np.asarray(self.denominator, dtype=np.int64),
+                "vocabulary": np.asarray(json.dumps(self.vocabulary.ids)),
+                "lexicon": np.asarray(json.dumps(self.lexicon.ids)),
+                "index": self.index.keys,
+                "bits": np.asarray(self.bits, dtype=np.int64),
+                "meta": np.asarray(json.dumps(self.meta, sort_keys=True)),
+                "child_keys": b.child_keys,
+                "child_values": b.child_values,
+                "parent_keys": b.parent_keys,
+                "parent_values": b.parent_values,
+            },
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> GrandparentParser:
+        """Read a model written by :meth:`save`; CorpusFormatError names a missing, bad or inconsistent file."""
+        if not Path(path).is_file():
+            raise CorpusFormatError(path, None, "no grandparent parser at this path")
+        arrays = load_npz(path, _FILE_ARRAYS)
+        try:
+            bounds = GrandparentBounds(
+                arrays["child_keys"], arrays["child_values"], arrays["parent_keys"], arrays["parent_values"]
+            )
+            return cls(
+                arrays["numerator"].astype(np.float64),
+                int(arrays["denominator"]),
+                Vocabulary(json.loads(str(arrays["vocabulary"]))),
+                Lexicon(json.loads(str(arrays["lexicon"]))),
+                GrandparentIndex(arrays["index"].astype(np.int64)),
+                int(arrays["bits"]),
+                json.loads(str(arrays["meta"])),
+                bounds,
+            )
+        except (ValueError, TypeError) as exc:
+            raise CorpusFormatError(path, None, f"not a grandparent parser: {exc}") from exc

@@ -1,0 +1,152 @@
+"""The ppc decoders, registered for the harness, with the UAS evaluation and the certificate check.
+
+Every decoder takes a :class:`~decoders.ppc.instance.PPCInstance`, loads the instance's models once per process
+and scores inside the timed call: first-order arcs (every arc: no pruning) and the grandparent parts it asks
+for, counted (``parts_scored``). Scores are in the units of the models' integer weight numerators.
+
+* ``mst``: first-order Chu-Liu-Edmonds with the first-order model (exact: ``optimal``, bound = objective);
+* ``full-lp``: the brute-force LP (every arc and grandparent part) over ``polytope`` (Table 2);
+* ``ppc``: parse, price and cut (Algorithm 1) on the polytope with all four constraint families.
+
+The LP decoders report the LP objective and its certified bound (:mod:`decoders.ppc.lp`); ``structure`` is the
+tree read from the solution (its arcs when integral, else the MST of the fractional arc values) and
+``integral`` says which.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from decoders.errors import ConfigError
+from decoders.harness.protocol import Solution, register
+from decoders.parsing.features import arc_scores
+from decoders.parsing.model import ParserModel
+from decoders.parsing.mst import chu_liu_edmonds
+from decoders.parsing.trees import all_trees, tree_error
+from decoders.ppc.instance import PPCInstance
+from decoders.ppc.lp import POLYTOPES, LPResult, brute_force, parse_price_cut
+from decoders.ppc.model import GrandparentParser, gold_parts
+
+EXPERIMENT = "ppc"
+
+#: Sentences up to this length are checked by enumerating every arborescence (MST records).
+VERIFY_ENUMERATE = 6
+
+
+@lru_cache(maxsize=4)
+def load_parser(path: str) -> GrandparentParser:
+    return GrandparentParser.load(path)
+
+
+@lru_cache(maxsize=4)
+def load_first_order(path: str) -> ParserModel:
+    model = ParserModel.load(path)
+    if model.structure.get("kind") != "mst":
+        raise ConfigError(f"{path} is not a first-order MST model")
+    return model
+
+
+def _all_arcs(n: int) -> np.ndarray:
+    allowed = np.ones((n + 1, n + 1), dtype=bool)
+    np.fill_diagonal(allowed, False)
+    allowed[:, 0] = False
+    return allowed
+
+
+def _first_order_scores(instance: PPCInstance) -> np.ndarray:
+    model = load_first_order(instance.first_order)
+    return arc_scores(instance.arc_tokens, model.numerator, _all_arcs(instance.n))
+
+
+@register(EXPERIMENT, "mst")
+def decode_mst(instance: PPCInstance, *, deadline: float | None = None) -> Solution:
+    """First-order non-projective parsing: Chu-Liu-Edmonds over every arc."""
+    heads, score = chu_liu_edmonds(_first_order_scores(instance))
+    return Solution(heads[1:].tolist(), float(score), float(score), "optimal", {"words": instance.n})
+
+
+def _lp_solution(instance: PPCInstance, result: LPResult, scored: int) -> Solution:
+    stats = {"words": instance.n, **result.stats, "parts_scored": scored, "integral": bool(result.integral)}
+    structure = None if result.heads is None or (result.heads[1:] < 0).any() else result.heads[1:].tolist()
+    return Solution(structure, result.objective, result.bound, result.status, stats)
+
+
+def _grandparent_problem(instance: PPCInstance):
+    parser = load_parser(instance.model)
+    arc = arc_scores(instance.arc_tokens, parser.arc_weights, _all_arcs(instance.n))
+    return arc, parser.scores(instance.attributes)
+
+
+@register(EXPERIMENT, "full-lp")
+def decode_full_lp(
+    instance: PPCInstance, *, deadline: float | None = None, polytope: str = "all"
+) -> Solution:
+    """Brute force: the LP over every arc and grandparent part (all scored), on ``polytope``."""
+    if polytope not in POLYTOPES:
+        raise ConfigError(f"polytope must be one of {list(POLYTOPES)}; got {polytope!r}")
+    arc, scores = _grandparent_problem(instance)
+    result = brute_force(arc, scores, polytope=polytope, deadline=deadline)
+    return _lp_solution(instance, result, scores.scored)
+
+
+@register(EXPERIMENT, "ppc")
+def decode_ppc(instance: PPCInstance, *, deadline: float | None = None, tighten: bool = True) -> Solution:
+    """Parse, price and cut: the full LP's optimum (all four constraint families), scoring only what pricing
+    cannot rule out (``tighten``: section 4.3.3's dual tightening)."""
+    if not isinstance(tighten, bool):
+        raise ConfigError(f"tighten must be true or false; got {tighten!r}")
+    arc, scores = _grandparent_problem(instance)
+    result = parse_price_cut(arc, scores, deadline=deadline, tighten=tighten)
+    return _lp_solution(instance, result, scores.scored)
+
+
+def tree_score(instance: PPCInstance, heads: np.ndarray) -> float:
+    """The grandparent model's exact score of a tree: its arcs plus its grandparent parts."""
+    arc, scores = _grandparent_problem(instance)
+    n = instance.n
+    total = float(arc[heads[1:], np.arange(1, n + 1)].sum())
+    g, p, c = gold_parts(heads)
+    return total + float(scores.score(g, p, c).sum())
+
+
+def evaluate(instance: PPCInstance, solution: Solution) -> dict[str, int]:
+    """Correct heads and scored words (UAS without punctuation)."""
+    heads = np.asarray(solution.structure, dtype=np.int64)
+    correct = int(np.count_nonzero((heads == instance.gold[1:]) & instance.scored))
+    return {"correct": correct, "total": int(np.count_nonzero(instance.scored))}
+
+
+def verify(instance: PPCInstance, solution: Solution) -> str | None:
+    """The harness's certificate check of an ``optimal`` Solution: the structure is an arborescence; for
+    ``mst`` records (no ``parts_added``) its first-order score is the objective and the bound, and up to
+    :data:`VERIFY_ENUMERATE` words no arborescence scores more; for LP records the bound is not below the
+    objective, and an integral solution's tree scores the objective (relative 1e-6: LP tolerances)."""
+    structure = solution.structure
+    if structure is None or len(structure) != instance.n:
+        return f"structure must hold {instance.n} heads"
+    heads = np.concatenate([[-1], np.asarray(structure, dtype=np.int64)])
+    problem = tree_error(heads, single_root=False)
+    if problem is not None:
+        return f"not an arborescence: {problem}"
+    objective, bound = solution.objective, solution.bound
+    if "parts_added" not in solution.stats:
+        scores = _first_order_scores(instance)
+        score = float(scores[heads[1:], np.arange(1, instance.n + 1)].sum())
+        if score != objective or bound != objective:
+            return f"the tree scores {score!r}; objective {objective!r}, bound {bound!r}"
+        if instance.n <= VERIFY_ENUMERATE:
+            for tree in all_trees(instance.n, projective=False, single_root=False):
+                other = float(scores[tree[1:], np.arange(1, instance.n + 1)].sum())
+                if other > score:
+                    return f"the tree {tree[1:].tolist()} scores {other!r} > {score!r}"
+        return None
+    tolerance = 1e-6 * (1.0 + abs(objective))
+    if bound < objective - tolerance:
+        return f"bound {bound!r} below the objective {objective!r}"
+    if solution.stats.get("integral"):
+        score = tree_score(instance, heads)
+        if abs(score - objective) > tolerance:
+            return f"the integral solution's tree scores {score!r}, not the objective {objective!r}"
+    return None

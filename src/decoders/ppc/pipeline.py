@@ -1,0 +1,176 @@
+"""ppc's data flow: prepared treebanks -> a first-order MST parser and a grandparent parser -> test instances.
+
+Treebanks are read with their lemmas and morphological features (config ``morphology: true``) and their gold
+trees as arborescences rooted at 0 (the DDT's sentences may have several root modifiers; the LPs allow it, as in
+the paper). Every training tree is used, projective or not (the parsers are non-projective). UAS ignores
+punctuation as the CoNLL-X/2007 evaluation script does: words whose form is all punctuation characters.
+
+Training (:mod:`decoders.ppc.training`): the first-order model first (the MST row, and the pruner of training:
+each training sentence's grandparent LP sees its ``train_k`` best first-order heads per word plus the gold
+arcs; dev is decoded over the same k without the gold arcs), then the grandparent model; for each the epoch with
+the best dev UAS is kept. Decoding the test set is never pruned.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from decoders.errors import ConfigError
+from decoders.harness.instances import write_instance_shards
+from decoders.io import write_json_atomic
+from decoders.parsing.features import Vocabulary, arc_scores
+from decoders.parsing.model import ParserModel
+from decoders.parsing.mst import chu_liu_edmonds
+from decoders.parsing.perceptron import AveragedWeights, train
+from decoders.parsing.pruning import top_k_heads
+from decoders.parsing.treebank import gold_trees, load_splits
+from decoders.parsing.trees import punctuation_form_mask
+from decoders.ppc.instance import PPCInstance
+from decoders.ppc.model import GrandparentIndex, GrandparentParser, Lexicon
+from decoders.ppc.training import Encoded, FirstOrderMST, GrandparentLP
+
+log = logging.getLogger(__name__)
+
+
+def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return frame.to_dict("records")
+
+
+def encode(
+    frame: pd.DataFrame, vocabulary: Vocabulary, lexicon: Lexicon, source: str = "<sentences>"
+) -> list[tuple[Encoded, np.ndarray, np.ndarray]]:
+    """(encoded sentence, gold full head array, words UAS scores) per sentence."""
+    trees = gold_trees(frame, source, single_root=False)
+    out = []
+    for row, gold in zip(_rows(frame), trees, strict=True):
+        tokens = Encoded(
+            vocabulary.encode(row["words"], row["tags"], row["coarse_tags"]), lexicon.encode(row)
+        )
+        out.append((tokens, gold, punctuation_form_mask(row["words"])))
+    return out
+
+
+def uas_of(predicted: Sequence[np.ndarray], data: Sequence[tuple[Encoded, np.ndarray, np.ndarray]]) -> float:
+    correct = total = 0
+    for heads, (_, gold, scored) in zip(predicted, data, strict=True):
+        correct += int(np.count_nonzero((heads[1:] == gold[1:]) & scored))
+        total += int(np.count_nonzero(scored))
+    return 100.0 * correct / total if total else float("nan")
+
+
+def prune(tokens: Encoded, weights: np.ndarray, k: int, gold: np.ndarray | None = None) -> np.ndarray:
+    """The ``k`` best first-order heads per word plus the MST's arcs (and ``gold``'s, for training)."""
+    n = tokens.arc_tokens.shape[1] - 1
+    scores = arc_scores(tokens.arc_tokens, weights, np.ones((n + 1, n + 1), dtype=bool))
+    allowed = top_k_heads(scores, k, chu_liu_edmonds(scores)[0])
+    if gold is not None:
+        allowed[gold[1:], np.arange(1, n + 1)] = True
+    return allowed
+
+
+def train_parsers(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    bits: int,
+    epochs: int,
+    train_k: int,
+    seed: int,
+    progress: bool = False,
+) -> tuple[ParserModel, GrandparentParser, dict[str, Any]]:
+    """The first-order MST parser and the grandparent parser, trained on train, epochs chosen on dev."""
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 30:
+        raise ConfigError(f"experiments.ppc.bits must be an integer in 1..30, got {bits!r}")
+    if isinstance(train_k, bool) or not isinstance(train_k, int) or train_k < 1:
+        raise ConfigError(f"experiments.ppc.train_k must be a positive integer, got {train_k!r}")
+    train_rows = _rows(frames["train"])
+    vocabulary = Vocabulary.build((r["words"], r["tags"], r["coarse_tags"]) for r in train_rows)
+    lexicon = Lexicon.build(train_rows)
+    data = {split: encode(frames[split], vocabulary, lexicon, split) for split in ("train", "dev")}
+    history: dict[str, Any] = {"sentences": {split: len(rows) for split, rows in data.items()}}
+
+    start = time.perf_counter()
+    mst = FirstOrderMST()
+
+    def dev_mst(averaged: AveragedWeights) -> float:
+        return uas_of([mst.decode(x, averaged.numerator) for x, _, _ in data["dev"]], data["dev"])
+
+    first, log_first = train(
+        [(x, g) for x, g, _ in data["train"]], mst, epochs=epochs, size=1 << bits, seed=seed,
+        evaluate=dev_mst, progress=progress,
+    )  # fmt: skip
+    history["first_order"] = {"epochs": log_first.epochs, "best_epoch": log_first.best_epoch}
+    history["first_order"]["seconds"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    index = GrandparentIndex.build((x.attributes, g) for x, g, _ in data["train"])
+    shape = GrandparentLP(index, bits)
+    training = [(x, g, prune(x, first.numerator, train_k, g)) for x, g, _ in data["train"]]
+    dev_allowed = [prune(x, first.numerator, train_k) for x, _, _ in data["dev"]]
+
+    def dev_lp(averaged: AveragedWeights) -> float:
+        heads = [
+            shape.decode(x, averaged.numerator, a)
+            for (x, _, _), a in zip(data["dev"], dev_allowed, strict=True)
+        ]
+        return uas_of(heads, data["dev"])
+
+    grand, log_grand = train(
+        training, shape, epochs=epochs, size=shape.size, seed=seed, evaluate=dev_lp, progress=progress
+    )
+    history["grandparent"] = {
+        "epochs": log_grand.epochs,
+        "best_epoch": log_grand.best_epoch,
+        "seconds": time.perf_counter() - start,
+        "features": len(index),
+        "train_k": train_k,
+    }
+    meta = {"bits": bits, "train_k": train_k, "epochs": epochs, "seed": seed}
+    first_model = ParserModel(first.numerator, first.denominator, vocabulary, {"kind": "mst"}, meta)
+    parser = GrandparentParser(grand.numerator, grand.denominator, vocabulary, lexicon, index, bits, meta)
+    return first_model, parser, history
+
+
+def train_job(
+    splits: Mapping[str, str],
+    first_out: str,
+    model_out: str,
+    history_out: str,
+    *,
+    dev_fraction: float,
+    **options: Any,
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    first, parser, history = train_parsers(frames, **options)
+    first.save(first_out)
+    parser.save(model_out)
+    write_json_atomic(history_out, history)
+
+
+def instances_job(
+    splits: Mapping[str, str],
+    first_path: str,
+    model_path: str,
+    shard_paths: Sequence[str | Path],
+    index_path: str,
+    *,
+    dev_fraction: float,
+) -> None:
+    """The test sentences as :class:`PPCInstance` shards (model files by path: decoders load them once)."""
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    parser = GrandparentParser.load(model_path)
+    items = []
+    for row, (tokens, gold, scored) in zip(
+        _rows(frames["test"]), encode(frames["test"], parser.vocabulary, parser.lexicon, "test"), strict=True
+    ):
+        instance = PPCInstance(
+            tokens.arc_tokens, tokens.attributes, gold, scored, str(model_path), str(first_path)
+        )
+        items.append((str(row["sent_id"]), instance.n**3, instance))  # the full LP grows with n^3 parts
+    write_instance_shards(items, shard_paths, index_path)

@@ -1,0 +1,94 @@
+"""ppc end to end on a slice of UD Hungarian Szeged: training, model files, instances, every decoder."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from decoders.corpora.conll import read_conllu
+from decoders.harness.protocol import Solution
+from decoders.parsing.treebank import load_splits
+from decoders.ppc import decoders
+from decoders.ppc.lp import audit, parse_price_cut
+from decoders.ppc.model import GrandparentParser
+from decoders.ppc.pipeline import instances_job, train_parsers
+
+
+@pytest.fixture(scope="module")
+def run(mirror, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ppc")
+    base = mirror / "ud_hungarian_szeged" / "hu_szeged-ud-"
+    splits = {}
+    for split, limit in (("train", 80), ("dev", 20), ("test", 12)):
+        frame = read_conllu(f"{base}{split}.conllu", limit=limit, tags_from="upos", morphology=True)
+        splits[split] = folder / f"{split}.parquet"
+        frame.to_parquet(splits[split], index=False)
+    frames = load_splits(splits, dev_fraction=0.1)
+    first, parser, history = train_parsers(frames, bits=16, epochs=2, train_k=3, seed=0)
+    first.save(folder / "first.npz")
+    parser.save(folder / "model.npz")
+    shards = [folder / "shard-0.pkl", folder / "shard-1.pkl"]
+    instances_job(
+        {k: str(v) for k, v in splits.items()}, str(folder / "first.npz"), str(folder / "model.npz"), shards,
+        str(folder / "index.tsv"), dev_fraction=0.1,
+    )  # fmt: skip
+    items = [item for path in shards for item in pickle.loads(path.read_bytes())]
+    return folder, history, items
+
+
+def test_training_history_and_the_model_file_round_trip(run):
+    folder, history, _ = run
+    assert history["sentences"] == {"train": 80, "dev": 20}
+    assert len(history["first_order"]["epochs"]) == 2 and history["grandparent"]["features"] > 0
+    parser = GrandparentParser.load(folder / "model.npz")
+    again = GrandparentParser.load(folder / "model.npz")
+    assert (
+        np.array_equal(parser.numerator, again.numerator)
+        and len(parser.index) == history["grandparent"]["features"]
+    )
+    assert np.array_equal(parser.bounds.child_values, again.bounds.child_values)
+
+
+def test_every_decoder_parses_and_certifies(run):
+    _, _, items = run
+    assert len(items) == 12
+    for _, _, instance in items:
+        results = {
+            "mst": decoders.decode_mst(instance),
+            "ppc": decoders.decode_ppc(instance),
+            **{p: decoders.decode_full_lp(instance, polytope=p) for p in ("all", "arcgp", "onegp")},
+        }
+        for name, solution in results.items():
+            assert solution.status == "optimal", name
+            assert decoders.verify(instance, solution) is None, name
+            counts = decoders.evaluate(instance, solution)
+            assert 0 <= counts["correct"] <= counts["total"] <= instance.n
+        full, ppc = results["all"], results["ppc"]
+        assert ppc.objective == pytest.approx(full.objective, rel=1e-6)
+        assert ppc.stats["parts_scored"] <= full.stats["parts_scored"]
+        # the tighter polytope's LP value is at most each partial one's
+        assert full.objective <= results["arcgp"].objective + 1e-6 * abs(full.objective)
+        assert full.objective <= results["onegp"].objective + 1e-6 * abs(full.objective)
+
+
+def test_ppc_passes_the_audit_over_every_part(run):
+    _, _, items = run
+    for _, _, instance in items[:5]:
+        arc, scores = decoders._grandparent_problem(instance)
+        result = parse_price_cut(arc, scores)
+        checked = audit(arc, decoders._grandparent_problem(instance)[1], result)
+        scale = 1e-6 * (1 + np.abs(arc[np.isfinite(arc)]).max())
+        assert checked["max_reduced_cost"] <= scale and checked["max_arcgp_violation"] <= 1e-6
+
+
+def test_the_verifier_catches_a_false_certificate(run):
+    _, _, items = run
+    instance = items[0][2]
+    good = decoders.decode_mst(instance)
+    lie = Solution(good.structure, good.objective + 1.0, good.objective + 1.0, "optimal", dict(good.stats))
+    assert "scores" in decoders.verify(instance, lie)
+    lp = decoders.decode_full_lp(instance)
+    low = Solution(lp.structure, lp.objective, lp.objective - 10.0, "optimal", dict(lp.stats))
+    assert "below the objective" in decoders.verify(instance, low)
