@@ -16,6 +16,7 @@ include: "workflow/rules/chains.smk"
 include: "workflow/rules/titles.smk"
 include: "workflow/rules/linking.smk"
 include: "workflow/rules/bnb.smk"
+include: "workflow/rules/ppc.smk"
 include: "workflow/rules/tables.smk"
 
 

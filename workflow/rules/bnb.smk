@@ -6,7 +6,7 @@
 
 rule bnb_tags:
     input:
-        unpack(bnb_splits),
+        unpack(treebank_splits),
     output:
         tags="results/models/bnb/{dataset}/tags.parquet",
         summary="results/models/bnb/{dataset}/tags.json",
@@ -83,7 +83,7 @@ rule bnb_instances:
 
 rule bnb_udpipe_train:
     input:
-        unpack(bnb_splits),
+        unpack(treebank_splits),
         tags="results/models/bnb/{dataset}/tags.parquet",
     output:
         model="results/models/bnb/{dataset}/udpipe.model",
@@ -109,7 +109,7 @@ rule bnb_udpipe_train:
 
 rule bnb_udpipe:
     input:
-        unpack(bnb_splits),
+        unpack(treebank_splits),
         tags="results/models/bnb/{dataset}/tags.parquet",
         model="results/models/bnb/{dataset}/udpipe.model",
         training="results/models/bnb/{dataset}/udpipe.json",
@@ -137,7 +137,7 @@ rule bnb_udpipe:
 
 rule bnb_errors:
     input:
-        unpack(bnb_splits),
+        unpack(treebank_splits),
         tags="results/models/bnb/{dataset}/tags.parquet",
     output:
         errors="results/models/bnb/{dataset}/cv_errors.parquet",

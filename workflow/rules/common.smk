@@ -412,7 +412,8 @@ BNB_MODEL_CODE = [
 BNB_TABLES = ["table2", "table3", "statistics", "audit", "errors", "tagging", "training"]
 
 
-def bnb_split_files(dataset):
+def treebank_split_files(dataset):
+    """A parsing dataset's prepared train/dev/test files (dev only when the treebank has one)."""
     reader = DATASETS[dataset]["reader"]
     return {
         split: prepared(dataset, f"{split}.parquet")
@@ -421,8 +422,8 @@ def bnb_split_files(dataset):
     }
 
 
-def bnb_splits(wildcards):
-    return bnb_split_files(wildcards.dataset)
+def treebank_splits(wildcards):
+    return treebank_split_files(wildcards.dataset)
 
 
 def bnb_tag_options(dataset):
@@ -443,7 +444,7 @@ def bnb_model_file(dataset, model):
 
 def bnb_train_inputs(wildcards):
     inputs = {
-        **bnb_split_files(wildcards.dataset),
+        **treebank_split_files(wildcards.dataset),
         "tags": f"results/models/bnb/{wildcards.dataset}/tags.parquet",
     }
     if wildcards.model != BNB["pruner"]:
@@ -483,7 +484,7 @@ def bnb_set_pattern():
 def bnb_instance_inputs(wildcards):
     dataset, model, _ = bnb_set(wildcards.set)
     return {
-        **bnb_split_files(dataset),
+        **treebank_split_files(dataset),
         "tags": f"results/models/bnb/{dataset}/tags.parquet",
         "model": bnb_model_file(dataset, model),
         "pruner": bnb_model_file(dataset, BNB["pruner"]),
@@ -530,3 +531,26 @@ def bnb_runs():
         for k in BNB[table]["pruning"]
     ]
     return [f"results/runs/bnb/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
+
+
+# ppc: per dataset the first-order (MST) and grandparent parsers, then the test sentences as instance set
+# "<dataset>" (never pruned), decoded by every variant (decode.smk), and the UDPipe 1 peer.
+PPC = config["experiments"].get("ppc", {})
+PPC_MODEL_CODE = [
+    "ppc/pipeline.py",
+    "ppc/model.py",
+    "ppc/training.py",
+    "ppc/lp.py",
+    "parsing",
+    "corpora/sentences.py",
+]
+
+
+def ppc_train_options(dataset):
+    return {
+        "bits": PPC.get("feature_bits", 20),
+        "epochs": PPC.get("epochs", 5),
+        "train_k": PPC.get("train_k", 5),
+        "seed": config["seed"],
+        "dev_fraction": PPC.get("dev_fraction", 0.1),
+    }
