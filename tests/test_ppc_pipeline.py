@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from decoders.corpora.conll import read_conllu
@@ -13,7 +15,7 @@ from decoders.parsing.treebank import load_splits
 from decoders.ppc import decoders
 from decoders.ppc.lp import audit, parse_price_cut
 from decoders.ppc.model import GrandparentParser
-from decoders.ppc.pipeline import instances_job, train_parsers
+from decoders.ppc.pipeline import instances_job, train_parsers, udpipe_job, udpipe_train_job
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +37,11 @@ def run(mirror, tmp_path_factory):
         str(folder / "index.tsv"), dev_fraction=0.1,
     )  # fmt: skip
     items = [item for path in shards for item in pickle.loads(path.read_bytes())]
-    return folder, history, items
+    return folder, history, items, {k: str(v) for k, v in splits.items()}
 
 
 def test_training_history_and_the_model_file_round_trip(run):
-    folder, history, _ = run
+    folder, history, _, _ = run
     assert history["sentences"] == {"train": 80, "dev": 20}
     assert len(history["first_order"]["epochs"]) == 2 and history["grandparent"]["features"] > 0
     parser = GrandparentParser.load(folder / "model.npz")
@@ -52,7 +54,7 @@ def test_training_history_and_the_model_file_round_trip(run):
 
 
 def test_every_decoder_parses_and_certifies(run):
-    _, _, items = run
+    _, _, items, _ = run
     assert len(items) == 12
     for _, _, instance in items:
         results = {
@@ -74,7 +76,7 @@ def test_every_decoder_parses_and_certifies(run):
 
 
 def test_ppc_passes_the_audit_over_every_part(run):
-    _, _, items = run
+    _, _, items, _ = run
     for _, _, instance in items[:5]:
         arc, scores = decoders._grandparent_problem(instance)
         result = parse_price_cut(arc, scores)
@@ -84,7 +86,7 @@ def test_ppc_passes_the_audit_over_every_part(run):
 
 
 def test_the_verifier_catches_a_false_certificate(run):
-    _, _, items = run
+    _, _, items, _ = run
     instance = items[0][2]
     good = decoders.decode_mst(instance)
     lie = Solution(good.structure, good.objective + 1.0, good.objective + 1.0, "optimal", dict(good.stats))
@@ -92,3 +94,18 @@ def test_the_verifier_catches_a_false_certificate(run):
     lp = decoders.decode_full_lp(instance)
     low = Solution(lp.structure, lp.objective, lp.objective - 10.0, "optimal", dict(lp.stats))
     assert "below the objective" in decoders.verify(instance, low)
+
+
+def test_the_udpipe_peer_trains_non_projective_and_parses_the_test_split(run, mirror, tmp_path):
+    folder, _, _, splits = run
+    udpipe_train_job(
+        splits, str(tmp_path / "udpipe.model"), str(tmp_path / "training.json"), dev_fraction=0.1,
+        parser_options="iterations=1;hidden_layer=20;transition_system=swap", seed=0,
+    )  # fmt: skip
+    udpipe_job(
+        splits, str(tmp_path / "udpipe.model"), str(tmp_path / "training.json"), str(tmp_path / "records.parquet"),
+        str(tmp_path / "summary.json"), dev_fraction=0.1,
+    )  # fmt: skip
+    records = pd.read_parquet(tmp_path / "records.parquet")
+    assert len(records) == 12 and (records["correct"] <= records["total"]).all()
+    assert json.loads((tmp_path / "summary.json").read_text())["sentences_per_s"] > 0

@@ -13,6 +13,7 @@ the best dev UAS is kept. Decoding the test set is never pruned.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,7 @@ import pandas as pd
 
 from decoders.errors import ConfigError
 from decoders.harness.instances import write_instance_shards
-from decoders.io import write_json_atomic
+from decoders.io import write_json_atomic, write_parquet_atomic
 from decoders.parsing.features import Vocabulary, arc_scores
 from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
@@ -32,6 +33,7 @@ from decoders.parsing.perceptron import AveragedWeights, train
 from decoders.parsing.pruning import top_k_heads
 from decoders.parsing.treebank import gold_trees, load_splits
 from decoders.parsing.trees import punctuation_form_mask
+from decoders.parsing.udpipe import parse_udpipe, train_udpipe
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.model import GrandparentIndex, GrandparentParser, Lexicon
 from decoders.ppc.training import Encoded, FirstOrderMST, GrandparentLP
@@ -80,15 +82,15 @@ def train_parsers(
     *,
     bits: int,
     epochs: int,
-    train_k: int,
+    train_k: int | None,
     seed: int,
     progress: bool = False,
 ) -> tuple[ParserModel, GrandparentParser, dict[str, Any]]:
     """The first-order MST parser and the grandparent parser, trained on train, epochs chosen on dev."""
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 30:
         raise ConfigError(f"experiments.ppc.bits must be an integer in 1..30, got {bits!r}")
-    if isinstance(train_k, bool) or not isinstance(train_k, int) or train_k < 1:
-        raise ConfigError(f"experiments.ppc.train_k must be a positive integer, got {train_k!r}")
+    if train_k is not None and (isinstance(train_k, bool) or not isinstance(train_k, int) or train_k < 1):
+        raise ConfigError(f"experiments.ppc.train_k must be a positive integer or null, got {train_k!r}")
     train_rows = _rows(frames["train"])
     vocabulary = Vocabulary.build((r["words"], r["tags"], r["coarse_tags"]) for r in train_rows)
     lexicon = Lexicon.build(train_rows)
@@ -111,8 +113,12 @@ def train_parsers(
     start = time.perf_counter()
     index = GrandparentIndex.build((x.attributes, g) for x, g, _ in data["train"])
     shape = GrandparentLP(index, bits)
-    training = [(x, g, prune(x, first.numerator, train_k, g)) for x, g, _ in data["train"]]
-    dev_allowed = [prune(x, first.numerator, train_k) for x, _, _ in data["dev"]]
+    if train_k is None:
+        training = [(x, g) for x, g, _ in data["train"]]
+        dev_allowed = [None] * len(data["dev"])
+    else:
+        training = [(x, g, prune(x, first.numerator, train_k, g)) for x, g, _ in data["train"]]
+        dev_allowed = [prune(x, first.numerator, train_k) for x, _, _ in data["dev"]]
 
     def dev_lp(averaged: AveragedWeights) -> float:
         heads = [
@@ -174,3 +180,61 @@ def instances_job(
         )
         items.append((str(row["sent_id"]), instance.n**3, instance))  # the full LP grows with n^3 parts
     write_instance_shards(items, shard_paths, index_path)
+
+
+def udpipe_train_job(
+    splits: Mapping[str, str],
+    model_out: str,
+    training_out: str,
+    *,
+    dev_fraction: float,
+    parser_options: str,
+    seed: int,
+) -> None:
+    """The peer's training: UDPipe 1 on every training tree (a non-projective transition system; the
+    treebank's own tags), dev for its early stopping."""
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    training = train_udpipe(
+        frames["train"], model_out, heldout=frames["dev"], parser_options=parser_options, seed=seed
+    )
+    write_json_atomic(training_out, training)
+
+
+def udpipe_job(
+    splits: Mapping[str, str],
+    model: str,
+    training: str,
+    records_out: str,
+    summary_out: str,
+    *,
+    dev_fraction: float,
+) -> None:
+    """The peer parsing the test sentences (timed: UDPipe's parser calls); per sentence the correct and scored
+    words (punctuation by form, as for every ppc row)."""
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    test = frames["test"]
+    heads, seconds = parse_udpipe(model, test)
+    rows = []
+    for sent_id, words, gold, predicted in zip(
+        test["sent_id"], test["words"], test["heads"], heads, strict=True
+    ):
+        scored = punctuation_form_mask(words)
+        right = (np.asarray(predicted) == np.asarray(gold)) & scored
+        rows.append(
+            {
+                "instance_id": str(sent_id),
+                "words": len(words),
+                "correct": int(right.sum()),
+                "total": int(scored.sum()),
+            }
+        )
+    write_parquet_atomic(records_out, pd.DataFrame(rows))
+    write_json_atomic(
+        summary_out,
+        {
+            "training": json.loads(Path(training).read_text()),
+            "test_sentences": len(test),
+            "parse_seconds": seconds,
+            "sentences_per_s": len(test) / seconds if seconds > 0 else float("nan"),
+        },
+    )

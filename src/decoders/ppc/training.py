@@ -20,8 +20,15 @@ import numpy as np
 
 from decoders.parsing.features import arc_scores, tree_features
 from decoders.parsing.mst import chu_liu_edmonds
-from decoders.ppc.lp import brute_force
-from decoders.ppc.model import GrandparentIndex, GrandparentModel, SentenceAttributes, gold_parts, part_keys
+from decoders.ppc.lp import brute_force, parse_price_cut
+from decoders.ppc.model import (
+    GrandparentBounds,
+    GrandparentIndex,
+    GrandparentModel,
+    SentenceAttributes,
+    gold_parts,
+    part_keys,
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,10 @@ class GrandparentLP:
         arc_weights, gp_weights = self.split(weights)
         n = tokens.arc_tokens.shape[1] - 1
         arc = arc_scores(tokens.arc_tokens, arc_weights, _mask(n, allowed))
-        return brute_force(arc, GrandparentModel(tokens.attributes, self.index, gp_weights)).heads
+        if allowed is not None:
+            return brute_force(arc, GrandparentModel(tokens.attributes, self.index, gp_weights)).heads
+        bounds = GrandparentBounds.build(self.index, gp_weights)  # the weights change after every update
+        return parse_price_cut(arc, GrandparentModel(tokens.attributes, self.index, gp_weights, bounds)).heads
 
     def features(self, tokens: Encoded, heads: np.ndarray, size: int) -> np.ndarray:
         arc_size = 1 << self.bits
