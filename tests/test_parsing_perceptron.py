@@ -64,3 +64,21 @@ def test_training_arguments_are_checked():
         train(_data(), LocalStructure(1), epochs=1, size=1000, seed=0)
     with pytest.raises(ValueError, match="order"):
         LocalStructure(4)
+
+
+def test_no_update_on_a_tree_that_scores_below_gold():
+    """An inexact decoder's tree scoring below gold is not a violation: the perceptron leaves the weights."""
+
+    class Stuck:  # always returns the same wrong tree; a tree's features are its arcs' ids
+        def decode(self, tokens, weights, allowed=None):
+            return np.array([-1, 0, 1, 1])
+
+        def features(self, tokens, heads, size):
+            return np.array([4 * h + m for m, h in enumerate(heads) if m > 0])
+
+    gold = np.array([-1, 0, 1, 2])
+    averaged, log = train([(None, gold)], Stuck(), epochs=3, size=16, seed=0, progress=False)
+    # epoch 1: both score 0, an update; then gold outscores the stuck tree and nothing changes
+    assert [row["not_violations"] for row in log.epochs] == [0, 1, 1]
+    assert [row["mistakes"] for row in log.epochs] == [1, 1, 1]
+    assert averaged.numerator[4 * 2 + 3] > 0 and averaged.numerator[4 * 1 + 3] < 0

@@ -122,7 +122,7 @@ def train(
     best_score = -np.inf
     for epoch in range(1, epochs + 1):
         order_of_visit = rng.permutation(len(sentences))
-        mistakes = 0
+        mistakes = skipped = 0
         for index in tqdm(
             order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5
         ):
@@ -130,12 +130,19 @@ def train(
             predicted = structure.decode(tokens, weights, allowed[0] if allowed else None)
             if not np.array_equal(predicted, gold):
                 mistakes += 1
-                _update(weights, sums, structure.features(tokens, gold, size), 1.0, step)
-                _update(weights, sums, structure.features(tokens, predicted, size), -1.0, step)
+                gold_features = structure.features(tokens, gold, size)
+                predicted_features = structure.features(tokens, predicted, size)
+                # an inexact decoder (a search stopped at its limit, a tree read from a fractional LP) may return
+                # a tree that scores below gold: updating on it is not a perceptron step (Huang et al. 2012)
+                if weights[predicted_features].sum() >= weights[gold_features].sum():
+                    _update(weights, sums, gold_features, 1.0, step)
+                    _update(weights, sums, predicted_features, -1.0, step)
+                else:
+                    skipped += 1
             step += 1.0
         # the mean of the weights after each of the step - 1 examples so far: sum_t w_t = step * w - sums
         averaged = AveragedWeights(step * weights - sums, int(step) - 1)
-        row = {"epoch": epoch, "sentences": len(sentences), "mistakes": mistakes}
+        row = {"epoch": epoch, "sentences": len(sentences), "mistakes": mistakes, "not_violations": skipped}
         if evaluate is not None:
             row["dev_uas"] = evaluate(averaged)
         history.epochs.append(row)
