@@ -188,7 +188,7 @@ def prepare_options(dataset):
     }
 
 
-# The experiments this workflow runs (those with rules and tables; ppc is configured but not built yet), and the
+# The experiments this workflow runs (those with rules and tables; ppc has rules but no tables yet), and the
 # datasets they read: only these corpora are fetched and prepared.
 BUILT_EXPERIMENTS = [
     name for name in ("chains", "titles", "linking", "bnb") if config["experiments"].get(name)
