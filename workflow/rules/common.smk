@@ -550,7 +550,7 @@ def ppc_train_options(dataset):
     return {
         "bits": PPC.get("feature_bits", 20),
         "epochs": PPC.get("epochs", 5),
-        "train_k": PPC.get("train_k", 5),
+        "train_k": PPC.get("train_k"),
         "seed": config["seed"],
         "dev_fraction": PPC.get("dev_fraction", 0.1),
     }

@@ -5,10 +5,11 @@ trees as arborescences rooted at 0 (the DDT's sentences may have several root mo
 the paper). Every training tree is used, projective or not (the parsers are non-projective). UAS ignores
 punctuation as the CoNLL-X/2007 evaluation script does: words whose form is all punctuation characters.
 
-Training (:mod:`decoders.ppc.training`): the first-order model first (the MST row, and the pruner of training:
-each training sentence's grandparent LP sees its ``train_k`` best first-order heads per word plus the gold
-arcs; dev is decoded over the same k without the gold arcs), then the grandparent model; for each the epoch with
-the best dev UAS is kept. Decoding the test set is never pruned.
+Training (:mod:`decoders.ppc.training`): the first-order model first (the MST row), then the grandparent model,
+decoded by parse, price and cut over every arc, or, with ``train_k``, by the full LP over each training
+sentence's ``train_k`` best first-order heads per word plus the gold arcs (dev over the same k without them);
+for each the epoch with the best dev UAS is kept. Decoding the test set is never pruned, so a pruned training
+leaves the weights of arcs outside the top k untouched (see config.yaml for what that costs in UAS).
 """
 
 from __future__ import annotations
