@@ -153,3 +153,20 @@ def test_the_audit_finds_nothing_missing_at_convergence_and_catches_a_missing_co
 
     blind = parse_price_cut(arc, Blind(gp))
     assert audit(arc, DenseGrandparents(gp), blind)["max_reduced_cost"] > 0
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e12])
+def test_no_optimal_claim_below_the_best_tree_at_any_magnitude(scale):
+    """HiGHS's tolerances are absolute: with every score near 1e-9 an unscaled solve stopped far from the LP
+    optimum and a 1e-6 absolute gap called it optimal. An optimal LP value is never below the best tree."""
+    rng = np.random.default_rng(3)
+    certified = 0
+    for _ in range(15):
+        arc, gp = _instance(rng, 4, "normal")
+        arc, gp = arc * scale, gp * scale
+        best, _ = _best_tree(arc, gp)
+        for result in (brute_force(arc, DenseGrandparents(gp)), parse_price_cut(arc, DenseGrandparents(gp))):
+            certified += result.optimal
+            if result.optimal:
+                assert result.objective >= best - 1e-6 * abs(best)
+    assert certified > 0

@@ -132,22 +132,22 @@ def check_arc_scores(arc: np.ndarray) -> np.ndarray:
 class _Model:
     """The LP in HiGHS plus the constraint matrix in coordinate form (for reduced costs and bounds)."""
 
-    def __init__(self, arc: np.ndarray, polytope: str, threads: int = 1):
+    def __init__(self, arc: np.ndarray, polytope: str, scale: float, threads: int = 1):
         if polytope not in POLYTOPES:
             raise ValueError(f"unknown polytope {polytope!r}; known: {list(POLYTOPES)}")
         self.polytope = polytope
+        # HiGHS's tolerances are absolute: it solves with every cost divided by ``scale`` (the largest score that
+        # can enter the LP), and duals are scaled back
+        self.scale = scale if math.isfinite(scale) and scale > 0 else 1.0
         self.one_gp = polytope in ("onegp", "all")
         self.arc_gp = polytope in ("arcgp", "all")
         n = arc.shape[0] - 1
         self.n = n
         side = n + 1
-        heads, mods = np.nonzero(np.isfinite(arc))
-        keep = (mods > 0) & (heads != mods)
-        self.heads, self.mods = heads[keep], mods[keep]
+        self.arc_id = _arc_ids(arc)
+        self.heads, self.mods = np.nonzero(self.arc_id >= 0)
         arcs = len(self.heads)
         self.arcs = arcs
-        self.arc_id = np.full((side, side), -1, dtype=np.int64)
-        self.arc_id[self.heads, self.mods] = np.arange(arcs)
         self.arc_score = arc[self.heads, self.mods]
         ids = np.arange(arcs)
         rows, cols, vals = [], [], []
@@ -203,7 +203,7 @@ class _Model:
         lp = highspy.HighsLp()
         lp.num_col_ = 2 * arcs
         lp.num_row_ = self.rows
-        lp.col_cost_ = self.cost
+        lp.col_cost_ = self.cost / self.scale
         lp.col_lower_ = np.zeros(2 * arcs)
         lp.col_upper_ = np.full(2 * arcs, highspy.kHighsInf)
         lp.row_lower_ = np.where(np.isinf(self.row_lower), -highspy.kHighsInf, self.row_lower)
@@ -235,7 +235,7 @@ class _Model:
             entry_rows = entry_cols = np.zeros(0, dtype=np.int64)
             starts = np.zeros(k, dtype=np.int32)
         h.addCols(
-            k, scores, np.zeros(k), np.full(k, highspy.kHighsInf), len(entry_rows), starts,
+            k, scores / self.scale, np.zeros(k), np.full(k, highspy.kHighsInf), len(entry_rows), starts,
             entry_rows.astype(np.int32), np.ones(len(entry_rows)),
         )  # fmt: skip
         rows_r, rows_c, rows_v = [entry_rows], [entry_cols], [np.ones(len(entry_rows))]
@@ -288,7 +288,7 @@ class _Model:
     def solution(self) -> tuple[np.ndarray, np.ndarray]:
         """(column values, row duals with the ``<=`` rows' signs made valid)."""
         sol = self.highs.getSolution()
-        y = np.asarray(sol.row_dual, dtype=float)
+        y = np.asarray(sol.row_dual, dtype=float) * self.scale
         inequality = np.isinf(self.row_lower)
         y[inequality] = np.maximum(y[inequality], 0.0)
         return np.asarray(sol.col_value, dtype=float), y
@@ -308,8 +308,8 @@ class _Model:
         return float(max(over.max(initial=0.0), -x.min(initial=0.0)))
 
     def bound(self, y: np.ndarray, outside: np.ndarray) -> float:
-        """The certified ``U(y)``: ``b'y + sum_j u_j max(0, r_j)`` over the instantiated columns, plus
-        ``outside`` (the positive reduced costs, or their bounds, of parts left out), widened by its rounding."""
+        """``U(y)``: ``b'y + sum_j u_j max(0, r_j)`` over the instantiated columns, plus ``outside`` (the positive
+        reduced costs, or their bounds, of parts left out), and a bound on its rounding error (add it to certify)."""
         b = self.rhs()
         r = self.reduced(y)
         terms = np.concatenate([b * y, self.upper_bound * np.maximum(r, 0.0), np.maximum(outside, 0.0)])
@@ -318,7 +318,7 @@ class _Model:
             np.abs(self.a_val * y[self.a_row] * self.upper_bound[self.a_col]).sum()
         )
         scale += float(np.abs(self.cost * self.upper_bound).sum())
-        return total + 2.0 * (len(terms) + len(self.a_val) + 2) * _UNIT * scale
+        return total, 2.0 * (len(terms) + len(self.a_val) + 2) * _UNIT * scale
 
     def arc_matrix(self, values: np.ndarray) -> np.ndarray:
         out = np.zeros((self.n + 1, self.n + 1))
@@ -330,6 +330,21 @@ class _Model:
         has = rows >= 0
         out[self.heads[has], self.mods[has]] = y[rows[has]]
         return out
+
+
+def _arc_ids(arc: np.ndarray) -> np.ndarray:
+    """``[h, m]``: a candidate arc's index (finite score, m > 0, h != m) in row-major order, else -1."""
+    allowed = np.isfinite(arc)
+    allowed[:, 0] = False
+    np.fill_diagonal(allowed, False)
+    ids = np.full(arc.shape, -1, dtype=np.int64)
+    ids[allowed] = np.arange(int(allowed.sum()))
+    return ids
+
+
+def _largest(*scores: np.ndarray) -> float:
+    """The largest finite |score| among the arrays (what HiGHS's costs are divided by)."""
+    return max((float(np.abs(a[np.isfinite(a)]).max(initial=0.0)) for a in scores), default=0.0)
 
 
 def all_parts(arc_id: np.ndarray) -> np.ndarray:
@@ -350,14 +365,17 @@ def _read(
     Chu-Liu-Edmonds on the arc values)."""
     n = model.n
     objective = float(model.cost @ x)
-    bound = model.bound(y, outside)
+    bound, rounding = model.bound(y, outside)
+    bound += rounding
     violation = model.violation(x)
     z = model.arc_matrix(x)
     values = np.concatenate([x[: model.arcs], x[2 * model.arcs :]])
     integral = bool(np.all(np.minimum(np.abs(values), np.abs(values - 1.0)) <= INTEGRALITY))
     weights = np.where(model.arc_id >= 0, z, -np.inf)
     heads, _ = chu_liu_edmonds(weights) if n else (np.full(1, -1, dtype=np.int64), 0.0)
-    gap_ok = bound - objective <= OPTIMALITY_GAP * (1.0 + abs(objective))
+    # relative to the terms of the solution's own objective: never to an entry that is not in it
+    magnitude = float(np.abs(model.cost) @ np.abs(x))
+    gap_ok = bound - objective <= OPTIMALITY_GAP * magnitude + 2.0 * rounding
     optimal = status == "optimal" and violation <= FEASIBILITY and gap_ok
     stats = {**stats, "max_violation": violation, "integral": integral}
     return LPResult(
@@ -382,9 +400,9 @@ def brute_force(
         return _empty(0)
     if _headless(arc):
         return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
-    model = _Model(arc, polytope)
-    parts = all_parts(model.arc_id)
+    parts = all_parts(_arc_ids(arc))
     values = np.asarray(scores.score(*parts.T), dtype=float) if len(parts) else np.zeros(0)
+    model = _Model(arc, polytope, _largest(arc, values))
     model.add_parts(parts, values)
     status = model.solve(deadline)
     stats = {
@@ -426,10 +444,10 @@ def parse_price_cut(
     if _headless(arc):
         return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
     side = n + 1
-    model = _Model(arc, "all")
-    known = np.full((side, side, side), np.nan)  # exact scores of the parts scored so far
     child_bound = np.asarray(scores.child_bounds(), dtype=float)
     parent_bound = np.asarray(scores.parent_bounds(), dtype=float)
+    model = _Model(arc, "all", _largest(arc, child_bound, parent_bound))
+    known = np.full((side, side, side), np.nan)  # exact scores of the parts scored so far
     exists = model.arc_id >= 0
 
     def score(parts: np.ndarray) -> np.ndarray:
@@ -528,12 +546,7 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
     if result.arc_values is None:
         return {"max_reduced_cost": -math.inf, "max_arcgp_violation": -math.inf, "parts": 0}
     side = arc.shape[0]
-    arc_id = np.full((side, side), -1, dtype=np.int64)
-    allowed = np.isfinite(arc)
-    allowed[:, 0] = False
-    np.fill_diagonal(allowed, False)
-    arc_id[allowed] = 0
-    parts = all_parts(arc_id)
+    parts = all_parts(_arc_ids(arc))
     g, p, c = parts.T
     present = np.zeros((side,) * 3, dtype=bool)
     value = np.zeros((side,) * 3)
