@@ -25,15 +25,17 @@ def _data():
     return [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in TOY]
 
 
+@pytest.mark.parametrize("start", ["zeros", "initial"])
 @pytest.mark.parametrize("order", [1, 2])
-def test_averaged_weights_are_the_mean_of_the_weights_after_each_example(order):
+def test_averaged_weights_are_the_mean_of_the_weights_after_each_example(order, start):
     data = _data()
     size = 1 << 10
     structure = LocalStructure(order)
-    averaged, history = train(data, structure, epochs=2, size=size, seed=4, progress=False)
+    initial = np.zeros(size) if start == "zeros" else np.random.default_rng(1).integers(-3, 4, size) * 1.0
+    averaged, history = train(data, structure, epochs=2, size=size, seed=4, progress=False, initial=initial)
     # the same passes written out plainly, keeping every intermediate weight vector
     rng = np.random.default_rng(4)
-    weights, snapshots = np.zeros(size), []
+    weights, snapshots = initial.copy(), []
     for _ in range(2):
         for index in rng.permutation(len(data)):
             tokens, gold = data[index]
@@ -64,6 +66,8 @@ def test_training_arguments_are_checked():
         train(_data(), LocalStructure(1), epochs=1, size=1000, seed=0)
     with pytest.raises(ValueError, match="order"):
         LocalStructure(4)
+    with pytest.raises(ValueError, match="initial weights must have shape"):
+        train(_data(), LocalStructure(1), epochs=1, size=1024, seed=0, initial=np.zeros(512))
 
 
 def test_no_update_on_a_tree_that_scores_below_gold():

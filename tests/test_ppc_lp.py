@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from decoders.parsing.trees import all_trees
-from decoders.ppc.lp import POLYTOPES, DenseGrandparents, all_parts, audit, brute_force, parse_price_cut
+from decoders.ppc.lp import (
+    POLYTOPES,
+    DenseGrandparents,
+    all_parts,
+    audit,
+    brute_force,
+    integer_program,
+    parse_price_cut,
+)
 
 
 def _trees(n: int):
@@ -41,6 +49,10 @@ def _instance(rng, n, kind):
         arc, gp = np.round(arc), np.round(gp)
     elif kind == "forbidden":
         arc[rng.random((n + 1, n + 1)) < 0.35] = -np.inf
+    elif kind == "rooted":  # the root may head one word only: the start parts (0, h, m) rarely fit a tree
+        keep = rng.integers(1, n + 1)
+        arc[0, np.arange(n + 1) != keep] = -np.inf
+        arc[rng.random((n + 1, n + 1)) < 0.2] = -np.inf
     elif kind == "magnitudes":
         arc *= 1e6
         gp *= 1e-6
@@ -49,7 +61,7 @@ def _instance(rng, n, kind):
     return arc, gp
 
 
-KINDS = ("normal", "ties", "forbidden", "magnitudes")
+KINDS = ("normal", "ties", "forbidden", "rooted", "magnitudes")
 
 
 @pytest.mark.parametrize("polytope", POLYTOPES)
@@ -170,3 +182,28 @@ def test_no_optimal_claim_below_the_best_tree_at_any_magnitude(scale):
             if result.optimal:
                 assert result.objective >= best - 1e-6 * abs(best)
     assert certified > 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_integer_program_finds_the_best_tree(kind):
+    """Against enumeration, fractional LPs included (5-word sentences with strong grandparent scores give some)."""
+    rng = np.random.default_rng(40 + KINDS.index(kind))
+    solved = 0
+    for n in (1, 2, 3, 4, 5):
+        for _ in range(8):
+            arc, gp = _instance(rng, n, kind)
+            gp *= 3.0
+            best, _ = _best_tree(arc, gp)
+            result = integer_program(arc, DenseGrandparents(gp))
+            solved += result.stats["ilp_solved"]
+            if not np.isfinite(best):
+                assert result.objective == -np.inf
+                continue
+            assert result.status == "optimal"
+            assert result.objective == pytest.approx(
+                best, rel=1e-9, abs=1e-9 * np.abs(arc[np.isfinite(arc)]).max()
+            )
+            assert _tree_score(arc, gp, result.heads) == pytest.approx(result.objective, rel=1e-12, abs=1e-12)
+            assert result.bound >= result.objective
+    if kind != "magnitudes":  # (there, grandparent scores are too small to make an LP fractional)
+        assert solved > 0  # some LP was fractional, so the MIP itself was checked

@@ -60,6 +60,7 @@ def test_every_decoder_parses_and_certifies(run):
         results = {
             "mst": decoders.decode_mst(instance),
             "ppc": decoders.decode_ppc(instance),
+            "ilp": decoders.decode_ilp(instance),
             **{p: decoders.decode_full_lp(instance, polytope=p) for p in ("all", "arcgp", "onegp")},
         }
         for name, solution in results.items():
@@ -70,6 +71,10 @@ def test_every_decoder_parses_and_certifies(run):
         full, ppc = results["all"], results["ppc"]
         assert ppc.objective == pytest.approx(full.objective, rel=1e-6)
         assert ppc.stats["parts_scored"] <= full.stats["parts_scored"]
+        ilp = results["ilp"]  # the best tree: at most the LP, and the LP's own when that is integral
+        assert ilp.stats["integral"] and ilp.objective <= full.objective + 1e-6 * abs(full.objective)
+        if ppc.stats["integral"]:
+            assert not ilp.stats["ilp_solved"] and ilp.objective == ppc.objective
         # the tighter polytope's LP value is at most each partial one's
         assert full.objective <= results["arcgp"].objective + 1e-6 * abs(full.objective)
         assert full.objective <= results["onegp"].objective + 1e-6 * abs(full.objective)

@@ -104,18 +104,21 @@ def train(
     seed: int,
     evaluate: Callable[[AveragedWeights], float] | None = None,
     progress: bool = True,
+    initial: np.ndarray | None = None,
 ) -> tuple[AveragedWeights, TrainingLog]:
     """Train on ``(tokens, gold full head array[, allowed arcs])`` (projective gold trees; ``allowed``, when
     given, restricts decoding, as pre-pruning does, and should keep the gold arcs), ``epochs`` passes in a
-    seeded random order; with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is
-    returned."""
+    seeded random order, from zero weights or ``initial`` (features a structure never returns keep their initial
+    weights); with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned."""
     if size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     rng = np.random.default_rng(seed)
-    weights = np.zeros(size)
-    sums = np.zeros(size)
+    weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
+    if weights.shape != (size,):
+        raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
+    sums = weights.copy()  # so that the average counts the initial weights once per example, like any w_t
     step = 1.0  # c: examples seen so far + 1
     history = TrainingLog()
     best: AveragedWeights | None = None

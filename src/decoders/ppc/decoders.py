@@ -2,11 +2,13 @@
 
 Every decoder takes a :class:`~decoders.ppc.instance.PPCInstance`, loads the instance's models once per process
 and scores inside the timed call: first-order arcs (every arc: no pruning) and the grandparent parts it asks
-for, counted (``parts_scored``). Scores are in the units of the models' integer weight numerators.
+for, counted (``parts_scored``). Scores are in the units of the models' weight numerators.
 
 * ``mst``: first-order Chu-Liu-Edmonds with the first-order model (exact: ``optimal``, bound = objective);
 * ``full-lp``: the brute-force LP (every arc and grandparent part) over ``polytope`` (Table 2);
-* ``ppc``: parse, price and cut (Algorithm 1) on the polytope with all four constraint families.
+* ``ppc``: parse, price and cut (Algorithm 1) on the polytope with all four constraint families;
+* ``ilp``: the best tree (integer program): parse, price and cut, then, only when its LP optimum is
+  fractional, HiGHS's branch and bound on the full model.
 
 The LP decoders report the LP objective and its certified bound (:mod:`decoders.ppc.lp`); ``structure`` is the
 tree read from the solution (its arcs when integral, else the MST of the fractional arc values) and
@@ -26,7 +28,7 @@ from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
 from decoders.parsing.trees import all_trees, tree_error
 from decoders.ppc.instance import PPCInstance
-from decoders.ppc.lp import POLYTOPES, LPResult, brute_force, parse_price_cut
+from decoders.ppc.lp import POLYTOPES, LPResult, brute_force, integer_program, parse_price_cut
 from decoders.ppc.model import GrandparentParser, gold_parts
 
 EXPERIMENT = "ppc"
@@ -99,6 +101,14 @@ def decode_ppc(instance: PPCInstance, *, deadline: float | None = None, tighten:
         raise ConfigError(f"tighten must be true or false; got {tighten!r}")
     arc, scores = _grandparent_problem(instance)
     result = parse_price_cut(arc, scores, deadline=deadline, tighten=tighten)
+    return _lp_solution(instance, result, scores.scored)
+
+
+@register(EXPERIMENT, "ilp")
+def decode_ilp(instance: PPCInstance, *, deadline: float | None = None) -> Solution:
+    """The grandparent model's best tree: the LP by parse, price and cut; the MIP when that is fractional."""
+    arc, scores = _grandparent_problem(instance)
+    result = integer_program(arc, scores, deadline=deadline)
     return _lp_solution(instance, result, scores.scored)
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import highspy
@@ -466,6 +466,18 @@ def parse_price_cut(
     rounds = priced = cuts = 0
     while True:
         status = model.solve(deadline)
+        if status == "infeasible" and rounds == 0:
+            # the start parts allow only trees whose words have their start grandparent (the root, when it may
+            # head them): with forbidden arcs there may be none. The best first-order tree's own parts make its
+            # tree feasible; if no tree exists at all, that is certified by Chu-Liu-Edmonds.
+            tree, value = chu_liu_edmonds(arc)
+            if value == -math.inf:
+                return _unsolved(n, "infeasible", _ppc_stats(known, model, rounds, priced, cuts))
+            c = np.flatnonzero(tree > 0)
+            own = np.stack([tree[tree[c]], tree[c], c], axis=1)
+            own = own[~model.present[own[:, 0], own[:, 1], own[:, 2]]]
+            model.add_parts(own, score(own))
+            status = model.solve(deadline)
         if status != "optimal":
             return _unsolved(n, status, _ppc_stats(known, model, rounds, priced, cuts))
         rounds += 1
@@ -518,6 +530,57 @@ def parse_price_cut(
     outside = known[g, p_, c_] - one_gp[p_, c_] - no_gp[g, p_]
     stats = _ppc_stats(known, model, rounds, priced, cuts)
     return _read(model, x, y, "optimal", stats, outside)
+
+
+def integer_program(arc: np.ndarray, scores: GrandparentScores, *, deadline: float | None = None) -> LPResult:
+    """The best tree of the grandparent model (the ILP: the full model with integer arcs; with ArcGP and GPArc
+    the parts follow, ``z_gpc = z_gp z_pc``). Parse, price and cut first: an integral LP optimum is the ILP's
+    (certified as the LP's is). Only when it is fractional does HiGHS's branch and bound run on the full model
+    (every part scored): then ``optimal`` rests on HiGHS closing its MIP gap and on the tree's exact score
+    matching the MIP objective; the bound is the smaller of the LP's certified bound and the MIP's dual bound.
+    ``stats['ilp_solved']`` says whether the MIP ran."""
+    relaxed = parse_price_cut(arc, scores, deadline=deadline)
+    if relaxed.status != "optimal" or relaxed.integral or (relaxed.heads[1:] < 0).any():
+        return replace(relaxed, stats={**relaxed.stats, "ilp_solved": False})
+    arc = check_arc_scores(arc)
+    n = arc.shape[0] - 1
+    parts = all_parts(_arc_ids(arc))
+    values = np.asarray(scores.score(*parts.T), dtype=float)
+    model = _Model(arc, "all", _largest(arc, values))
+    model.add_parts(parts, values)
+    h = model.highs
+    arcs = np.arange(model.arcs, dtype=np.int32)
+    h.changeColsIntegrality(model.arcs, arcs, np.full(model.arcs, highspy.HighsVarType.kInteger))
+    h.setOptionValue("solver", "choose")  # branch and bound (``simplex`` is for the LPs)
+    h.setOptionValue("mip_rel_gap", OPTIMALITY_GAP / 10)
+    h.setOptionValue("mip_abs_gap", 0.0)
+    status = model.solve(deadline)
+    info = h.getInfo()
+    stats = {**relaxed.stats, "ilp_solved": True, "parts_scored": len(parts), "parts_added": len(parts)}
+    stats["mip_nodes"] = int(info.mip_node_count)
+    x = np.asarray(h.getSolution().col_value, dtype=float)
+    if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible.value:
+        failed = "timeout" if status == "timeout" else "error"
+        return LPResult(
+            np.full(n + 1, -1, dtype=np.int64), math.nan, relaxed.bound, False, False, failed, stats
+        )
+    heads = np.full(n + 1, -1, dtype=np.int64)
+    on = x[: model.arcs] > 0.5
+    heads[model.mods[on]] = model.heads[on]
+    side = n + 1
+    keys = parts @ np.array([side * side, side, 1])  # all_parts is in lexicographic order
+    c = np.flatnonzero(heads > 0)
+    tree = np.searchsorted(keys, heads[heads[c]] * side * side + heads[c] * side + c)
+    terms = np.concatenate([arc[heads[1:], np.arange(1, side)], values[tree]])
+    objective = float(terms.sum())
+    # HiGHS's objective (scaled) must be the tree's exact score, up to its tolerances
+    matches = abs(float(info.objective_function_value) * model.scale - objective) <= OPTIMALITY_GAP * (
+        float(np.abs(terms).sum()) + model.scale
+    )
+    optimal = status == "optimal" and matches
+    bound = max(min(relaxed.bound, float(info.mip_dual_bound) * model.scale), objective)
+    label = "optimal" if optimal else "timeout" if status == "timeout" else "feasible"
+    return LPResult(heads, objective, bound, optimal, True, label, stats)
 
 
 def _price_tolerance(model: _Model) -> float:

@@ -314,7 +314,7 @@ _FILE_ARRAYS = (
 
 @dataclass
 class GrandparentParser:
-    """A trained grandparent parser on disk: the averaged weights' integer numerator (hashed arc features in
+    """A trained grandparent parser on disk: the averaged weights' numerator (hashed arc features in
     ``[0, 2^bits)``, then one weight per index key), the arc vocabulary, the attribute lexicon, the index, and
     the bounds of eqs. 12-13 computed from the weights when the model is written (offline)."""
 

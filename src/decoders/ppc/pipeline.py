@@ -6,10 +6,10 @@ the paper). Every training tree is used, projective or not (the parsers are non-
 punctuation as the CoNLL-X/2007 evaluation script does: words whose form is all punctuation characters.
 
 Training (:mod:`decoders.ppc.training`): the first-order model first (the MST row), then the grandparent model,
-decoded by parse, price and cut over every arc, or, with ``train_k``, by the full LP over each training
-sentence's ``train_k`` best first-order heads per word plus the gold arcs (dev over the same k without them);
-for each the epoch with the best dev UAS is kept. Decoding the test set is never pruned, so a pruned training
-leaves the weights of arcs outside the top k untouched (see config.yaml for what that costs in UAS).
+which keeps the MST model's arc weights and learns grandparent weights with the full LP over each training
+sentence's ``train_k`` best first-order heads per word plus the gold arcs (dev over the same k without them; with
+``train_k`` null, parse, price and cut over every arc); for each the epoch with the best dev UAS is kept. Decoding
+the test set is never pruned.
 """
 
 from __future__ import annotations
@@ -129,8 +129,9 @@ def train_parsers(
         return uas_of(heads, data["dev"])
 
     grand, log_grand = train(
-        training, shape, epochs=epochs, size=shape.size, seed=seed, evaluate=dev_lp, progress=progress
-    )
+        training, shape, epochs=epochs, size=shape.size, seed=seed, evaluate=dev_lp, progress=progress,
+        initial=shape.initial(first.weights),
+    )  # fmt: skip
     history["grandparent"] = {
         "epochs": log_grand.epochs,
         "best_epoch": log_grand.best_epoch,
