@@ -112,3 +112,61 @@ rule ppc_udpipe:
         code=code_hash("ppc/pipeline.py", "parsing"),
     script:
         "../scripts/ppc_udpipe.py"
+
+
+# The tables read every configured variant on every dataset (the ILP only when configured); constants, not
+# functions (snakemake --lint wants helper functions in common.smk). The results page can take the decode jobs'
+# provenance as run_provenance(PPC_RUNS).
+PPC_TABLES = ["table1", "table2", "statistics"]
+PPC_RUNS = [
+    f"results/runs/ppc/{d}/{v}.parquet" for d in PPC.get("datasets", []) for v in PPC.get("variants", {})
+]
+
+
+rule ppc_tables:
+    input:
+        runs=PPC_RUNS,
+        peers=expand("results/peers/ppc/{dataset}/udpipe.parquet", dataset=PPC.get("datasets", [])),
+        peer_summaries=expand("results/peers/ppc/{dataset}/udpipe.json", dataset=PPC.get("datasets", [])),
+    output:
+        table1=report(
+            "results/tables/ppc/table1.csv",
+            caption="../report/ppc_table1.rst",
+            category="ppc",
+        ),
+        table2=report(
+            "results/tables/ppc/table2.csv",
+            caption="../report/ppc_table2.rst",
+            category="ppc",
+        ),
+        statistics=report(
+            "results/tables/ppc/statistics.csv",
+            caption="../report/ppc_statistics.rst",
+            category="ppc",
+        ),
+        other=expand("results/tables/ppc/{table}.{suffix}", table=PPC_TABLES, suffix=["md", "tex"]),
+        time_vs_length=report(
+            "results/figures/ppc/time_vs_length.png",
+            caption="../report/ppc_time_vs_length.rst",
+            category="ppc",
+        ),
+        bf_growth=report(
+            "results/figures/ppc/bf_growth.png",
+            caption="../report/ppc_bf_growth.rst",
+            category="ppc",
+        ),
+    log:
+        "results/logs/ppc/tables.log",
+    benchmark:
+        benchmark_file("ppc_tables", "tables")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("ppc_tables"),
+        runtime=job_runtime("ppc_tables"),
+    params:
+        settings={**PPC, "harness": harness_settings("ppc")} if PPC else {},
+        code=code_hash("tables"),
+    script:
+        "../scripts/ppc_tables.py"

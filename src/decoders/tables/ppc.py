@@ -1,0 +1,629 @@
+"""Tables and figures of the `ppc` experiment (Riedel et al. 2012) from its gathered result records.
+
+Records are per test sentence of a dataset, one file per variant: decode seconds (scoring included),
+``correct``/``total`` scored words (UAS without punctuation by form), status (``optimal`` = certified), and the
+LP decoders' ``parts_scored``, ``parts_added``, ``lp_solves``, ``lp_iterations``, ``columns_priced``, ``cuts`` and
+``integral`` in their stats (the ``ilp`` decoder adds ``ilp_solved``; ``mst`` records only ``words``).
+
+The variants play roles found by their config entries (:func:`variant_roles`): BF (``full-lp`` on the ``all``
+polytope), the other two polytopes of Table 2, PPC, the first-order MST and, when configured, the exact ILP.
+Timeouts are never dropped: a sentence counts in its variant's speed at its recorded seconds, in UAS with no
+correct head (its scored words taken from another record of the same sentence), and in the ``timeouts`` column;
+only comparisons that need both answers (objectives, parts) leave it out, and say how many they compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from decoders.harness.records import read_records
+from decoders.tables.papers import paper_value
+from decoders.tables.writers import rounded, save_figure, write_table
+
+#: Which of the paper's corpora a dataset stands in for (CoNLL-X Danish, CoNLL 2007 Italian and Hungarian).
+PAPER_LANGUAGE = {"ddt": "danish", "partut": "italian", "szeged": "hungarian"}
+#: The numeric stats of the LP decoders, read into columns of their own.
+STAT_KEYS = ("words", "parts_scored", "parts_added", "lp_solves", "lp_iterations", "columns_priced", "cuts")
+#: Boolean stats, read as 1.0 / 0.0 (NaN where a record lacks them: MST, a killed timeout).
+FLAG_KEYS = ("integral", "ilp_solved")
+#: Two objectives differ when they are further apart than this, relative to the larger magnitude.
+OBJECTIVE_RTOL = 1e-6
+#: Table 2's polytopes: our role -> (label, the paper's `constraints`).
+POLYTOPES = {
+    "arcgp": ("ArcGP+GPArc", "arcgp+gparc"),
+    "onegp": ("OneGP+NoGP", "onegp+nogp"),
+    "bf": ("all", "all"),
+}
+#: Table 1's systems: our role -> label.
+SYSTEMS = {"bf": "BF (full LP)", "ppc": "PPC", "mst": "MST (first order)", "ilp": "ILP (MIP if fractional)"}
+PEER = "UDPipe 1 (peer)"
+#: Length bins (words) of the figures' median lines: 5 words wide on a linear axis, 25% wide on a log axis.
+BIN_WIDTH = 5
+GROWTH_BIN_RATIO = 1.25
+
+
+def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
+    """The variant (name in config.yaml) playing each role, the first configured one; None when absent."""
+    variants = settings.get("variants", {})
+
+    def find(decoder: str, polytope: str | None = None) -> str | None:
+        for name, spec in variants.items():
+            if spec.get("decoder") != decoder:
+                continue
+            if polytope is not None and (spec.get("params") or {}).get("polytope", "all") != polytope:
+                continue
+            return name
+        return None
+
+    return {
+        "bf": find("full-lp", "all"),
+        "arcgp": find("full-lp", "arcgp"),
+        "onegp": find("full-lp", "onegp"),
+        "ppc": find("ppc"),
+        "mst": find("mst"),
+        "ilp": find("ilp"),
+    }
+
+
+def load_runs(paths: Iterable[str]) -> pd.DataFrame:
+    frames = [read_records(path) for path in paths]
+    return load_runs_frame(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame())
+
+
+def load_runs_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Records with the stats as columns and ``words`` (sentence length) on every row.
+
+    A record without ``words`` (a killed timeout has no stats) takes it from another record of the same sentence,
+    else from ``size`` (the instance sets store n^3, the full LP's growth).
+    """
+    frame = frame.copy()
+    for column in ("dataset", "variant", "instance_id", "status", "stats"):
+        if column not in frame:
+            frame[column] = pd.Series(dtype=str)
+    for column in ("size", "seconds", "objective", "correct", "total"):
+        if column not in frame:
+            frame[column] = pd.Series(dtype=float)
+    stats = frame["stats"].map(lambda text: json.loads(text) if isinstance(text, str) and text else {})
+    for key in STAT_KEYS:
+        frame[key] = stats.map(lambda s, key=key: s.get(key)).astype(float)
+    for key in FLAG_KEYS:
+        frame[key] = stats.map(lambda s, key=key: None if s.get(key) is None else float(bool(s[key]))).astype(
+            float
+        )
+    known = frame.groupby(["dataset", "instance_id"])["words"].transform("max")
+    from_size = np.round(np.cbrt(frame["size"].astype(float)))
+    frame["words"] = frame["words"].fillna(known).fillna(from_size)
+    return frame
+
+
+def _variant(records: pd.DataFrame, variant: str | None) -> pd.DataFrame:
+    if variant is None:
+        return records.iloc[0:0]
+    return records[records["variant"] == variant]
+
+
+def _count(group: pd.DataFrame, status: str) -> int:
+    return int((group["status"] == status).sum())
+
+
+def _speed(group: pd.DataFrame) -> float:
+    """Sentences per second over every sentence, timeouts and errors at their recorded seconds."""
+    seconds = group["seconds"].sum()
+    return len(group) / seconds if seconds > 0 else float("nan")
+
+
+def scored_words(records: pd.DataFrame, peer: pd.DataFrame | None = None) -> pd.Series:
+    """Scored words (UAS denominator) per sentence id, from any record of it (the peer's included)."""
+    frames = [records[["instance_id", "total"]]]
+    if peer is not None and not peer.empty:
+        frames.append(peer[["instance_id", "total"]])
+    both = pd.concat(frames, ignore_index=True).dropna(subset=["total"])
+    return both.groupby("instance_id")["total"].max()
+
+
+def uas(group: pd.DataFrame, totals: pd.Series) -> float:
+    """UAS in %: a sentence without a tree (timeout, error) has no correct head, its words still count."""
+    if group.empty:
+        return float("nan")
+    total = totals.reindex(group["instance_id"]).sum()
+    return 100.0 * group["correct"].fillna(0).sum() / total if total else float("nan")
+
+
+def _relative_sums(group: pd.DataFrame, reference: pd.DataFrame, column: str) -> tuple[float, int]:
+    """100 x sum(group) / sum(reference) of a stat over the sentences both recorded it on, and their count."""
+    both = group[["instance_id", column]].merge(
+        reference[["instance_id", column]], on="instance_id", suffixes=("", "_ref")
+    )
+    both = both.dropna(subset=[column, f"{column}_ref"])
+    reference_sum = both[f"{column}_ref"].sum()
+    if both.empty or reference_sum == 0:
+        return float("nan"), len(both)
+    return 100.0 * both[column].sum() / reference_sum, len(both)
+
+
+def compare_objectives(group: pd.DataFrame, reference: pd.DataFrame) -> tuple[float, int, int]:
+    """(mean of objective / reference objective in %, sentences compared, sentences differing by more than
+    :data:`OBJECTIVE_RTOL` relative) over the sentences where both finished (no timeout or error) with a finite
+    objective. Equal objectives have ratio 1 (also at 0); a ratio to a reference of 0 is left out of the mean."""
+    columns = ["instance_id", "objective", "status"]
+    both = group[columns].merge(reference[columns], on="instance_id", suffixes=("", "_ref"))
+    finished = ~both["status"].isin(["timeout", "error"]) & ~both["status_ref"].isin(["timeout", "error"])
+    both = both[finished & np.isfinite(both["objective"]) & np.isfinite(both["objective_ref"])]
+    if both.empty:
+        return float("nan"), 0, 0
+    ours, theirs = both["objective"].to_numpy(float), both["objective_ref"].to_numpy(float)
+    same = np.abs(ours - theirs) <= OBJECTIVE_RTOL * np.maximum(np.abs(ours), np.abs(theirs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(same, 1.0, ours / np.where(theirs == 0, np.nan, theirs))
+    mean = 100.0 * float(np.nanmean(ratio)) if np.isfinite(ratio).any() else float("nan")
+    return mean, len(both), int((~same).sum())
+
+
+def _integer_pct(group: pd.DataFrame) -> float:
+    """% of all sentences whose LP solution was integral (a sentence without a solution is not)."""
+    return 100.0 * float((group["integral"] == 1).sum()) / len(group) if len(group) else float("nan")
+
+
+def _paper_table1(dataset: str, role: str) -> dict[str, Any]:
+    language = PAPER_LANGUAGE.get(dataset)
+    if language is None or role not in ("bf", "ppc"):
+        return {}
+    paper = paper_value("ppc.table1")[language]
+    ours = {
+        "paper_speed_rel_pct": paper["speed_rel_pct"],
+        "paper_gps_scored_rel_pct": paper["gps_scored_rel_pct"],
+        "paper_gps_added_rel_pct": paper["gps_added_rel_pct"],
+        "paper_objective_rel_pct": paper["objective_rel_pct"],
+        "paper_integer_pct": paper["integer_pct"],
+        "paper_uas": paper["uas_pct"],
+    }
+    if role == "bf":  # the paper's BF column: 100% by definition; integer and UAS as PPC's (Table 1)
+        ours.update(
+            paper_speed_rel_pct=100,
+            paper_gps_scored_rel_pct=100,
+            paper_gps_added_rel_pct=100,
+            paper_objective_rel_pct=100,
+        )
+    return ours
+
+
+TABLE1_COLUMNS = [
+    "dataset",
+    "paper_language",
+    "system",
+    "variant",
+    "sentences",
+    "timeouts",
+    "errors",
+    "seconds",
+    "sent_per_s",
+    "speed_rel_bf_pct",
+    "parts_scored_per_sent",
+    "parts_scored_rel_bf_pct",
+    "parts_added_per_sent",
+    "parts_added_rel_bf_pct",
+    "parts_compared",
+    "objective_rel_bf_pct",
+    "objective_compared",
+    "objective_differs",
+    "integer_pct",
+    "fractional",
+    "uas",
+    "uas_fractional",
+    "mip_solved",
+    "paper_speed_rel_pct",
+    "paper_gps_scored_rel_pct",
+    "paper_gps_added_rel_pct",
+    "paper_objective_rel_pct",
+    "paper_integer_pct",
+    "paper_uas",
+]
+
+
+def _table1_row(
+    dataset: str, role: str, variant: str, group: pd.DataFrame, bf: pd.DataFrame, totals: pd.Series
+) -> dict[str, Any]:
+    speed = _speed(group)
+    row: dict[str, Any] = {
+        "dataset": dataset,
+        "paper_language": PAPER_LANGUAGE.get(dataset),
+        "system": SYSTEMS[role],
+        "variant": variant,
+        "sentences": len(group),
+        "timeouts": _count(group, "timeout"),
+        "errors": _count(group, "error"),
+        "seconds": group["seconds"].sum(),
+        "sent_per_s": speed,
+        "speed_rel_bf_pct": 100.0 * speed / _speed(bf) if not bf.empty else float("nan"),
+        "uas": uas(group, totals),
+    }
+    if role != "mst":  # the LP decoders: grandparent parts, objectives, integrality
+        scored, compared = _relative_sums(group, bf, "parts_scored")
+        added, _ = _relative_sums(group, bf, "parts_added")
+        objective, objectives, differs = compare_objectives(group, bf)
+        # the ILP's records say `integral` of its answer (true once the MIP ran); its LP was fractional where
+        # the MIP had to run
+        fractional = group["ilp_solved"] == 1 if role == "ilp" else group["integral"] == 0
+        row.update(
+            parts_scored_per_sent=group["parts_scored"].mean(),
+            parts_scored_rel_bf_pct=scored,
+            parts_added_per_sent=group["parts_added"].mean(),
+            parts_added_rel_bf_pct=added,
+            parts_compared=compared,
+            objective_rel_bf_pct=objective,
+            objective_compared=objectives,
+            objective_differs=differs,
+            fractional=int(fractional.sum()),
+            uas_fractional=uas(group[fractional], totals),
+        )
+        if role == "ilp":
+            row["mip_solved"] = int((group["ilp_solved"] == 1).sum())
+        else:
+            row["integer_pct"] = _integer_pct(group)
+    row.update(_paper_table1(dataset, role))
+    return row
+
+
+def load_peer(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The UDPipe peer's per-sentence records and its summary (the .json beside them)."""
+    path = Path(path)
+    records = pd.read_parquet(path)
+    records["instance_id"] = records["instance_id"].astype(str)
+    return records, json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+def table1(
+    records: pd.DataFrame, settings: Mapping[str, Any], peers: Mapping[str, str | Path] | None = None
+) -> pd.DataFrame:
+    """Table 1 per dataset: BF and PPC (speed, parts scored and added, objective, % integer, UAS, relative to
+    BF), the MST and ILP variants and the UDPipe peer beside, the paper's numbers in the paper_* columns."""
+    roles = variant_roles(settings)
+    peers = peers or {}
+    rows = []
+    for dataset in settings["datasets"]:
+        at = records[records["dataset"] == dataset]
+        peer, summary = load_peer(peers[dataset]) if dataset in peers else (None, None)
+        totals = scored_words(at, peer)
+        bf = _variant(at, roles["bf"])
+        for role in SYSTEMS:
+            group = _variant(at, roles[role])
+            if not group.empty:
+                rows.append(_table1_row(dataset, role, roles[role], group, bf, totals))
+        if peer is not None:
+            speed = summary["sentences_per_s"]
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "paper_language": PAPER_LANGUAGE.get(dataset),
+                    "system": PEER,
+                    "variant": "udpipe",
+                    "sentences": len(peer),
+                    "seconds": summary["parse_seconds"],
+                    "sent_per_s": speed,
+                    "speed_rel_bf_pct": 100.0 * speed / _speed(bf) if not bf.empty else float("nan"),
+                    "uas": uas(peer, totals),
+                }
+            )
+    return pd.DataFrame(rows, columns=TABLE1_COLUMNS)
+
+
+def _paper_table2(dataset: str, constraints: str) -> dict[str, Any]:
+    language = PAPER_LANGUAGE.get(dataset)
+    table = paper_value("ppc.table2_polytopes")
+    for row in table.get(language, []) if language else []:
+        if row["constraints"] == constraints:
+            return {
+                "paper_speed_rel_pct": row.get("speed_rel_pct"),
+                "paper_integer_pct": row.get("integer_pct"),
+                "paper_uas": row.get("uas_pct"),
+            }
+    return {}
+
+
+TABLE2_COLUMNS = [
+    "dataset",
+    "paper_language",
+    "polytope",
+    "variant",
+    "sentences",
+    "timeouts",
+    "errors",
+    "seconds",
+    "sent_per_s",
+    "speed_rel_arcgp_pct",
+    "lp_iterations_per_sent",
+    "integer_pct",
+    "fractional",
+    "uas",
+    "uas_fractional",
+    "objective_rel_all_pct",
+    "objective_compared",
+    "objective_differs",
+    "paper_speed_rel_pct",
+    "paper_integer_pct",
+    "paper_uas",
+]
+
+
+def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """Table 2 per dataset: the three polytopes solved in full (no pricing): speed relative to ArcGP+GPArc,
+    % integer, UAS, and the LP objective relative to the tightest polytope (all four constraint families)."""
+    roles = variant_roles(settings)
+    rows = []
+    for dataset in settings["datasets"]:
+        at = records[records["dataset"] == dataset]
+        totals = scored_words(at)
+        base, tightest = _variant(at, roles["arcgp"]), _variant(at, roles["bf"])
+        for role, (label, constraints) in POLYTOPES.items():
+            group = _variant(at, roles[role])
+            if group.empty:
+                continue
+            speed = _speed(group)
+            objective, compared, differs = compare_objectives(group, tightest)
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "paper_language": PAPER_LANGUAGE.get(dataset),
+                    "polytope": label,
+                    "variant": roles[role],
+                    "sentences": len(group),
+                    "timeouts": _count(group, "timeout"),
+                    "errors": _count(group, "error"),
+                    "seconds": group["seconds"].sum(),
+                    "sent_per_s": speed,
+                    "speed_rel_arcgp_pct": 100.0 * speed / _speed(base) if not base.empty else float("nan"),
+                    "lp_iterations_per_sent": group["lp_iterations"].mean(),
+                    "integer_pct": _integer_pct(group),
+                    "fractional": int((group["integral"] == 0).sum()),
+                    "uas": uas(group, totals),
+                    "uas_fractional": uas(group[group["integral"] == 0], totals),
+                    "objective_rel_all_pct": objective,
+                    "objective_compared": compared,
+                    "objective_differs": differs,
+                    **_paper_table2(dataset, constraints),
+                }
+            )
+    return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
+
+
+def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """Parse, price and cut per dataset: LP solves (iterations of Algorithm 1), simplex iterations, columns
+    priced, cuts, parts scored and added per sentence, % certified, and BF's LP size beside."""
+    roles = variant_roles(settings)
+    rows = []
+    for dataset in settings["datasets"]:
+        at = records[records["dataset"] == dataset]
+        group, bf = _variant(at, roles["ppc"]), _variant(at, roles["bf"])
+        if group.empty:
+            continue
+        rows.append(
+            {
+                "dataset": dataset,
+                "variant": roles["ppc"],
+                "sentences": len(group),
+                "timeouts": _count(group, "timeout"),
+                "errors": _count(group, "error"),
+                "certified_pct": 100.0 * _count(group, "optimal") / len(group),
+                "words_mean": group["words"].mean(),
+                "words_max": group["words"].max(),
+                "lp_solves_mean": group["lp_solves"].mean(),
+                "lp_solves_median": group["lp_solves"].median(),
+                "lp_solves_max": group["lp_solves"].max(),
+                "lp_iterations_mean": group["lp_iterations"].mean(),
+                "columns_priced_mean": group["columns_priced"].mean(),
+                "cuts_mean": group["cuts"].mean(),
+                "parts_scored_mean": group["parts_scored"].mean(),
+                "parts_added_mean": group["parts_added"].mean(),
+                "bf_parts_mean": bf["parts_added"].mean() if not bf.empty else float("nan"),
+                "bf_parts_max": bf["parts_added"].max() if not bf.empty else float("nan"),
+                "bf_lp_iterations_mean": bf["lp_iterations"].mean() if not bf.empty else float("nan"),
+                "bf_certified_pct": 100.0 * _count(bf, "optimal") / len(bf) if not bf.empty else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def binned_medians(
+    words: pd.Series, values: pd.Series, width: int = BIN_WIDTH, *, log_ratio: float | None = None
+) -> pd.DataFrame:
+    """Median of ``values`` per length bin [k*width + 1, (k+1)*width] (or, with ``log_ratio``, per bin
+    [r^k, r^(k+1)) of that ratio r, for log axes), at the bin's mean length; bins of a single sentence included."""
+    frame = pd.DataFrame({"words": words.to_numpy(float), "value": values.to_numpy(float)}).dropna()
+    frame = frame[frame["words"] > 0]
+    if frame.empty:
+        return pd.DataFrame({"words": [], "value": [], "sentences": []})
+    if log_ratio is None:
+        bins = ((frame["words"] - 1) // width).astype(int)
+    else:
+        bins = np.floor(np.log(frame["words"]) / np.log(log_ratio) + 1e-9).astype(int)
+    grouped = frame.groupby(bins)
+    return pd.DataFrame(
+        {
+            "words": grouped["words"].mean(),
+            "value": grouped["value"].median(),
+            "sentences": grouped.size(),
+        }
+    ).reset_index(drop=True)
+
+
+def _datasets_with(
+    records: pd.DataFrame, settings: Mapping[str, Any], variants: list[str | None]
+) -> list[str]:
+    present = set(records.loc[records["variant"].isin([v for v in variants if v]), "dataset"])
+    return [d for d in settings["datasets"] if d in present]
+
+
+def time_vs_length(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Path) -> None:
+    """Seconds per sentence against its length for BF and PPC, one panel per dataset (log y): every sentence
+    as a dot (timeouts as crosses, at their recorded seconds) and the median per length bin as a line."""
+    roles = variant_roles(settings)
+    shown = [("bf", "BF (full LP)", "tab:red"), ("ppc", "PPC", "tab:blue")]
+    datasets = _datasets_with(records, settings, [roles[r] for r, _, _ in shown])
+    panels = max(len(datasets), 1)
+    fig = Figure(figsize=(4.2 * panels + 2.0, 4.0))
+    axes = fig.subplots(1, panels, squeeze=False, sharey=True)[0]
+    for ax, dataset in zip(axes, datasets, strict=False):
+        at = records[records["dataset"] == dataset]
+        for role, label, colour in shown:
+            group = _variant(at, roles[role])
+            if group.empty:
+                continue
+            seconds = group["seconds"].clip(lower=1e-6)
+            done = group["status"] != "timeout"
+            ax.scatter(group.loc[done, "words"], seconds[done], s=5, alpha=0.25, color=colour, lw=0)
+            if (~done).any():
+                ax.scatter(
+                    group.loc[~done, "words"],
+                    seconds[~done],
+                    s=18,
+                    marker="x",
+                    color=colour,
+                    label=f"{label}: timeout ({int((~done).sum())})",
+                )
+            medians = binned_medians(group["words"], seconds)
+            ax.plot(medians["words"], medians["value"], color=colour, lw=1.8, label=f"{label}: median")
+        ax.set_yscale("log")
+        ax.set_title(
+            f"{dataset} ({PAPER_LANGUAGE.get(dataset, '')})" if dataset in PAPER_LANGUAGE else dataset
+        )
+        ax.set_xlabel("sentence length (words)")
+        ax.grid(alpha=0.3, which="both", lw=0.5)
+    axes[0].set_ylabel("seconds per sentence (log)")
+    handles, labels = _unique_legend(axes)
+    if handles:  # outside, right of the last panel: never over a dot
+        axes[-1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize="small")
+    save_figure(fig, path)
+
+
+def _unique_legend(axes) -> tuple[list, list]:
+    handles, labels = [], []
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    return handles, labels
+
+
+def growth_exponent(words: pd.Series, values: pd.Series, *, min_words: int = 5) -> float:
+    """The slope of log(value) against log(words) (least squares) over sentences of at least ``min_words``."""
+    frame = pd.DataFrame({"w": words.to_numpy(float), "v": values.to_numpy(float)}).dropna()
+    frame = frame[(frame["w"] >= min_words) & (frame["v"] > 0)]
+    if frame["w"].nunique() < 2:
+        return float("nan")
+    slope, _ = np.polyfit(np.log(frame["w"]), np.log(frame["v"]), 1)
+    return float(slope)
+
+
+def bf_growth(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Path) -> None:
+    """How the full LP grows with the sentence: BF's grandparent parts (left) and seconds (right) against
+    length, log-log, one colour per dataset, with the fitted growth exponent in the legend."""
+    roles = variant_roles(settings)
+    bf = _variant(records, roles["bf"])
+    datasets = _datasets_with(records, settings, [roles["bf"]])
+    fig = Figure(figsize=(10.0, 4.4))
+    parts_ax, seconds_ax = fig.subplots(1, 2)
+    colours = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown"]
+    longest = 1.0
+    for i, dataset in enumerate(datasets):
+        group = bf[bf["dataset"] == dataset]
+        colour = colours[i % len(colours)]
+        longest = max(longest, float(group["words"].max()))
+        for ax, column in ((parts_ax, "parts_added"), (seconds_ax, "seconds")):
+            values = group[column].where(group[column] > 0)
+            exponent = growth_exponent(group["words"], values)
+            ax.scatter(group["words"], values, s=5, alpha=0.25, color=colour, lw=0)
+            medians = binned_medians(group["words"], values, log_ratio=GROWTH_BIN_RATIO)
+            ax.plot(
+                medians["words"],
+                medians["value"],
+                color=colour,
+                lw=1.8,
+                label=f"{dataset}: ~n^{exponent:.2f}",
+            )
+    n = np.arange(2, int(longest) + 1, dtype=float)
+    if len(n):
+        parts_ax.plot(n, n * (n - 1) ** 2, color="black", lw=1, ls="--", label="n(n-1)^2: every part")
+    parts_ax.set_ylabel("grandparent parts in BF's LP")
+    seconds_ax.set_ylabel("BF seconds per sentence")
+    for ax in (parts_ax, seconds_ax):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("sentence length n (words, log)")
+        ax.grid(alpha=0.3, which="both", lw=0.5)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper left", fontsize="small")
+    parts_ax.set_title("BF: LP size")
+    seconds_ax.set_title("BF: time")
+    save_figure(fig, path)
+
+
+def write_ppc_outputs(
+    run_paths: Iterable[str],
+    settings: Mapping[str, Any],
+    *,
+    peers: Iterable[str],
+    tables: str | Path,
+    figures: str | Path,
+) -> None:
+    """Every ppc table (Tables 1 and 2, PPC statistics) and figure (time vs length, BF's growth)."""
+    records = load_runs(run_paths)
+    tables, figures = Path(tables), Path(figures)
+    peer_files = {Path(p).parent.name: Path(p) for p in peers}
+    limit = (settings.get("harness") or {}).get("time_limit")
+    common = [
+        "UAS: correct heads over scored words, punctuation excluded by form (a word whose every character is "
+        "Unicode punctuation), the rule of the CoNLL-X/2007 evaluation script.",
+        "sent_per_s: sentences over summed decode seconds (scoring included), one thread. Timeouts are not "
+        f"dropped (limit {limit} s per sentence): they count at their recorded seconds, in UAS with no correct "
+        "head, and in `timeouts`; comparisons of two answers (objective, parts) leave them out and give their "
+        "count (`*_compared`).",
+    ]
+    write_table(
+        rounded(table1(records, settings, peer_files)),
+        tables / "table1",
+        title="ppc: Table 1 (parse, price and cut vs brute force, BF = 100%)",
+        notes=[
+            *common,
+            "parts_*_rel_bf_pct: grandparent parts scored / added in the LP, summed, as % of BF's sums on the "
+            "same sentences; *_per_sent: means over the sentences that recorded them.",
+            f"objective_rel_bf_pct: mean of objective / BF objective in %; objective_differs: sentences where "
+            f"they differ by more than {OBJECTIVE_RTOL:g} relative.",
+            "integer_pct: % of all sentences with an integral LP solution; fractional / uas_fractional: the other "
+            "sentences and the UAS of the tree read from their fractional LP (MST of the arc values); for the "
+            "ILP, the sentences whose MIP had to run (mip_solved) and its UAS on them.",
+            "UDPipe 1 is the peer (its parser calls only): TurboParser/AD3 do not install on this Python.",
+            "paper_*: Riedel et al. 2012, Table 1 (partut = Italian, szeged = Hungarian, ddt = Danish); their "
+            "speeds are of their machine and implementation.",
+        ],
+    )
+    write_table(
+        rounded(table2(records, settings)),
+        tables / "table2",
+        title="ppc: Table 2 (polytopes solved in full, ArcGP+GPArc = 100%)",
+        notes=[
+            *common,
+            "objective_rel_all_pct: mean LP objective relative to the polytope with all four constraint families "
+            "(the tightest: a looser polytope's optimum is at least as high).",
+            "paper_*: Table 2 (a) Italian; (b) Hungarian, of which only the speed row is legible.",
+        ],
+    )
+    write_table(
+        rounded(statistics(records, settings)),
+        tables / "statistics",
+        title="ppc: parse, price and cut per sentence",
+        notes=[
+            "lp_solves: LP solves (iterations of Algorithm 1); lp_iterations: simplex iterations; means over the "
+            "sentences that recorded them (a killed timeout records none).",
+            "bf_parts_*: grandparent parts of BF's full LP (every part is scored and added).",
+        ],
+    )
+    time_vs_length(records, settings, figures / "time_vs_length.png")
+    bf_growth(records, settings, figures / "bf_growth.png")

@@ -1,0 +1,332 @@
+"""The ppc tables and figures on small hand-made records: every ratio, percentage and timeout count checked."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from decoders.harness.protocol import Solution
+from decoders.harness.records import make_record, records_frame, write_records
+from decoders.tables import ppc as tables
+
+WORDS = [3, 4, 5, 6]  # sentences s0..s3
+TOTALS = [3, 4, 5, 5]  # scored words (punctuation left out)
+SETTINGS = {
+    "datasets": ["partut", "szeged"],
+    "harness": {"time_limit": 600},
+    "variants": {
+        "mst": {"decoder": "mst"},
+        "full-lp": {"decoder": "full-lp", "params": {"polytope": "all"}},
+        "arcgp": {"decoder": "full-lp", "params": {"polytope": "arcgp"}},
+        "onegp": {"decoder": "full-lp", "params": {"polytope": "onegp"}},
+        "ppc": {"decoder": "ppc"},
+        "ilp": {"decoder": "ilp"},
+    },
+}
+KILLED = ("timeout", None, None, {"killed": True})  # a timeout the harness killed: no stats, no tree
+
+
+def parts(n: int) -> int:
+    return n * (n - 1) ** 2
+
+
+def lp_stats(i: int, integral: bool, scored: int | None = None, added: int | None = None, **more) -> dict:
+    n = WORDS[i]
+    scored = parts(n) if scored is None else scored
+    return {
+        "words": n,
+        "parts_scored": scored,
+        "parts_added": scored if added is None else added,
+        "integral": integral,
+        **more,
+    }
+
+
+def run(dataset: str, variant: str, seconds: list[float], rows: list[tuple]) -> pd.DataFrame:
+    """Records of one variant: per sentence (status, objective, correct, stats) and its seconds."""
+    records = []
+    for i, (status, objective, correct, stats) in enumerate(rows):
+        tree = None if correct is None else [0] * WORDS[i]
+        solution = Solution(tree, objective, None, status, stats)
+        records.append(
+            make_record(
+                experiment="ppc", dataset=dataset, variant=variant, params={}, instance_id=f"s{i}",
+                size=WORDS[i] ** 3, seconds=seconds[i], solution=solution,
+                evaluation={} if correct is None else {"correct": correct, "total": TOTALS[i]},
+            )
+        )  # fmt: skip
+    return records_frame(records)
+
+
+def partut_runs() -> list[pd.DataFrame]:
+    bf_objectives = [10.0, 20.0, 30.0, 40.0]
+    return [
+        # BF: 1 sentence/s; s3 fractional (its tree: 3 of 5 right)
+        run(
+            "partut", "full-lp", [1, 1, 1, 1],
+            [("optimal", bf_objectives[i], c, lp_stats(i, i < 3, lp_solves=1, lp_iterations=10 * (i + 1)))
+             for i, c in enumerate([2, 3, 4, 3])],
+        ),
+        # PPC: 2 sentences/s counting the killed timeout on s3 at its recorded second; s1's objective is within
+        # 1e-6 relative of BF's, s2's is not
+        run(
+            "partut", "ppc", [0.25, 0.25, 0.5, 1.0],
+            [
+                ("optimal", 10.0, 2, lp_stats(0, True, 2, 1, lp_solves=2, columns_priced=1, cuts=0)),
+                ("optimal", 20.0 * (1 + 5e-7), 3, lp_stats(1, True, 4, 3, lp_solves=3, columns_priced=2, cuts=1)),
+                ("optimal", 30.0001, 4, lp_stats(2, True, 8, 4, lp_solves=5, columns_priced=3, cuts=2)),
+                KILLED,
+            ],
+        ),
+        run(
+            "partut", "mst", [0.01] * 4,
+            [("optimal", 1.0, c, {"words": WORDS[i]}) for i, c in enumerate([1, 2, 3, 3])],
+        ),
+        # ILP: the MIP ran on s3 only (its LP fractional), its optimum below the LP's; `integral` is said of the
+        # answer, as decoders.ppc records it: true once the MIP ran
+        run(
+            "partut", "ilp", [1, 1, 1, 2],
+            [("optimal", [10.0, 20.0, 30.0, 39.0][i], c, lp_stats(i, True, ilp_solved=i == 3))
+             for i, c in enumerate([2, 3, 4, 4])],
+        ),
+        # Table 2: ArcGP+GPArc at 0.5 sentences/s, half integral; OneGP+NoGP 4x faster, a cooperative timeout on s2
+        run(
+            "partut", "arcgp", [2, 2, 2, 2],
+            [("optimal", [11.0, 20.0, 33.0, 40.0][i], c, lp_stats(i, i in (0, 3)))
+             for i, c in enumerate([2, 2, 3, 3])],
+        ),
+        run(
+            "partut", "onegp", [0.5] * 4,
+            [
+                ("optimal", 12.0, 1, lp_stats(0, False)),
+                ("optimal", 20.0, 3, lp_stats(1, True)),
+                ("timeout", math.nan, None, {"words": 5, "parts_scored": 80, "parts_added": 80}),
+                ("optimal", 44.0, 2, lp_stats(3, False)),
+            ],
+        ),
+    ]  # fmt: skip
+
+
+def szeged_runs() -> list[pd.DataFrame]:
+    """A dataset without ILP records (the variant is configured but was not run on it) and no peer."""
+    return [
+        run("szeged", "full-lp", [2, 2], [("optimal", 5.0, 2, lp_stats(0, True)), ("optimal", 6.0, 3, lp_stats(1, True))]),
+        run("szeged", "ppc", [1, 1], [("optimal", 5.0, 2, lp_stats(0, True, 6)), ("optimal", 6.0, 3, lp_stats(1, True, 12))]),
+        run("szeged", "mst", [0.5, 0.5], [("optimal", 1.0, 1, {"words": 3}), ("optimal", 1.0, 4, {"words": 4})]),
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def records() -> pd.DataFrame:
+    return tables.load_runs_frame(pd.concat([*partut_runs(), *szeged_runs()], ignore_index=True))
+
+
+@pytest.fixture
+def peer(tmp_path) -> Path:
+    path = tmp_path / "peers" / "partut" / "udpipe.parquet"
+    path.parent.mkdir(parents=True)
+    frame = pd.DataFrame(
+        {"instance_id": ["s0", "s1", "s2", "s3"], "words": WORDS, "correct": [3, 3, 4, 4], "total": TOTALS}
+    )
+    frame.to_parquet(path)
+    summary = {"sentences_per_s": 50.0, "parse_seconds": 0.08, "test_sentences": 4}
+    path.with_suffix(".json").write_text(json.dumps(summary), encoding="utf-8")
+    return path
+
+
+def test_roles_follow_the_config_entries():
+    roles = tables.variant_roles(SETTINGS)
+    assert roles == {
+        "bf": "full-lp",
+        "arcgp": "arcgp",
+        "onegp": "onegp",
+        "ppc": "ppc",
+        "mst": "mst",
+        "ilp": "ilp",
+    }
+    without = {"variants": {k: v for k, v in SETTINGS["variants"].items() if k != "ilp"}}
+    assert tables.variant_roles(without)["ilp"] is None
+    # a full-lp variant without a polytope solves the `all` polytope: it is BF
+    assert tables.variant_roles({"variants": {"bf": {"decoder": "full-lp"}}})["bf"] == "bf"
+
+
+def test_the_projects_config_names_every_role(repo_root):
+    config = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
+    roles = tables.variant_roles(config["experiments"]["ppc"])
+    assert all(roles[r] for r in ("bf", "arcgp", "onegp", "ppc", "mst")), roles
+
+
+def test_stats_become_columns_and_every_row_has_its_length(records):
+    ppc = records[(records["dataset"] == "partut") & (records["variant"] == "ppc")].set_index("instance_id")
+    assert ppc.loc["s2", "parts_scored"] == 8 and ppc.loc["s2", "integral"] == 1.0
+    assert math.isnan(ppc.loc["s3", "parts_scored"]) and math.isnan(ppc.loc["s3", "integral"])
+    assert ppc.loc["s3", "words"] == 6  # the killed timeout takes its length from another record
+    ilp = records[records["variant"] == "ilp"].set_index("instance_id")
+    assert ilp["ilp_solved"].tolist() == [0.0, 0.0, 0.0, 1.0]
+    alone = tables.load_runs_frame(run("partut", "ppc", [1, 1, 1, 1], [KILLED] * 4))
+    assert alone["words"].tolist() == WORDS  # no record knows it: the cube root of size (n^3)
+    assert alone["correct"].isna().all() and alone["total"].isna().all()
+
+
+def test_table1_ratios_timeouts_and_paper_numbers(records, peer):
+    table = tables.table1(records, SETTINGS, {"partut": peer})
+    assert list(table.columns) == tables.TABLE1_COLUMNS
+    partut = table[table["dataset"] == "partut"].set_index("system")
+    assert list(partut.index) == [*tables.SYSTEMS.values(), tables.PEER]
+    bf, ppc = partut.loc["BF (full LP)"], partut.loc["PPC"]
+    mst, ilp, udpipe = (
+        partut.loc["MST (first order)"],
+        partut.loc["ILP (MIP if fractional)"],
+        partut.loc[tables.PEER],
+    )
+
+    assert bf["sent_per_s"] == 1.0 and bf["speed_rel_bf_pct"] == 100.0
+    assert ppc["sent_per_s"] == 2.0 and ppc["speed_rel_bf_pct"] == 200.0  # the timeout's second counted
+    assert ppc["timeouts"] == 1 and bf["timeouts"] == 0 and ppc["errors"] == 0 and ppc["seconds"] == 2.0
+    assert mst["speed_rel_bf_pct"] == pytest.approx(10000.0)
+    assert udpipe["sent_per_s"] == 50.0 and udpipe["speed_rel_bf_pct"] == 5000.0 and udpipe["seconds"] == 0.08
+
+    # parts: PPC's sums over s0-s2 (s3 recorded none) against BF's on the same sentences
+    bf_parts = parts(3) + parts(4) + parts(5)
+    assert ppc["parts_compared"] == 3 and bf["parts_compared"] == 4
+    assert ppc["parts_scored_rel_bf_pct"] == pytest.approx(100.0 * 14 / bf_parts)
+    assert ppc["parts_added_rel_bf_pct"] == pytest.approx(100.0 * 8 / bf_parts)
+    assert ppc["parts_scored_per_sent"] == pytest.approx(14 / 3)
+    assert bf["parts_scored_per_sent"] == pytest.approx((bf_parts + parts(6)) / 4)
+    assert bf["parts_scored_rel_bf_pct"] == 100.0
+
+    # objectives: s3 left out (PPC timed out); s1 within 1e-6 relative counts as equal, s2 does not
+    assert ppc["objective_compared"] == 3 and ppc["objective_differs"] == 1
+    assert ppc["objective_rel_bf_pct"] == pytest.approx(100.0 * (1 + 1 + 30.0001 / 30.0) / 3)
+    assert bf["objective_rel_bf_pct"] == 100.0 and bf["objective_differs"] == 0
+    assert ilp["objective_compared"] == 4 and ilp["objective_differs"] == 1
+    assert ilp["objective_rel_bf_pct"] == pytest.approx(100.0 * (3 + 39 / 40) / 4)
+
+    # integrality over all sentences: PPC's timeout is not integral
+    assert bf["integer_pct"] == 75.0 and ppc["integer_pct"] == 75.0
+    assert bf["fractional"] == 1 and ppc["fractional"] == 0
+    assert bf["uas_fractional"] == pytest.approx(60.0)  # the tree read from s3's fractional LP: 3 of 5
+    assert math.isnan(ppc["uas_fractional"])
+    assert (
+        ilp["mip_solved"] == 1
+        and ilp["fractional"] == 1
+        and ilp["uas_fractional"] == pytest.approx(80.0)
+        and math.isnan(ilp["integer_pct"])
+    )
+    assert math.isnan(bf["mip_solved"]) and math.isnan(mst["objective_rel_bf_pct"])
+
+    # UAS: the timed-out sentence counts with its 5 words and no correct head
+    assert bf["uas"] == pytest.approx(100.0 * 12 / 17)
+    assert ppc["uas"] == pytest.approx(100.0 * 9 / 17)
+    assert mst["uas"] == pytest.approx(100.0 * 9 / 17)
+    assert ilp["uas"] == pytest.approx(100.0 * 13 / 17)
+    assert udpipe["uas"] == pytest.approx(100.0 * 14 / 17)
+
+    assert (
+        ppc["paper_speed_rel_pct"] == 760 and ppc["paper_gps_scored_rel_pct"] == 6 and ppc["paper_uas"] == 88
+    )
+    assert (
+        bf["paper_speed_rel_pct"] == 100
+        and bf["paper_integer_pct"] == 98
+        and bf["paper_gps_added_rel_pct"] == 100
+    )
+    assert math.isnan(mst["paper_uas"]) and ppc["paper_language"] == "italian"
+
+    # szeged: no ILP records and no peer, no rows for them
+    szeged = table[table["dataset"] == "szeged"].set_index("system")
+    assert list(szeged.index) == ["BF (full LP)", "PPC", "MST (first order)"]
+    assert szeged.loc["PPC", "speed_rel_bf_pct"] == 200.0
+    assert szeged.loc["PPC", "parts_scored_rel_bf_pct"] == pytest.approx(100.0 * 18 / (parts(3) + parts(4)))
+    assert szeged.loc["PPC", "paper_speed_rel_pct"] == 380
+
+
+def test_table1_without_the_ilp_variant(records):
+    settings = {**SETTINGS, "variants": {k: v for k, v in SETTINGS["variants"].items() if k != "ilp"}}
+    table = tables.table1(records[records["variant"] != "ilp"], settings)
+    assert "ILP (MIP if fractional)" not in set(table["system"]) and tables.PEER not in set(table["system"])
+    assert table["mip_solved"].isna().all()
+    assert len(table) == 6
+
+
+def test_table2_polytopes(records):
+    table = tables.table2(records, SETTINGS)
+    assert list(table.columns) == tables.TABLE2_COLUMNS
+    partut = table[table["dataset"] == "partut"].set_index("polytope")
+    assert list(partut.index) == ["ArcGP+GPArc", "OneGP+NoGP", "all"]
+    assert partut["sent_per_s"].tolist() == [0.5, 2.0, 1.0]
+    assert partut["speed_rel_arcgp_pct"].tolist() == [100.0, 400.0, 200.0]
+    assert partut["integer_pct"].tolist() == [50.0, 25.0, 75.0]  # OneGP's timeout is not integral
+    assert partut["fractional"].tolist() == [2, 2, 1]
+    assert partut["timeouts"].tolist() == [0, 1, 0]
+    assert partut.loc["OneGP+NoGP", "uas"] == pytest.approx(100.0 * 6 / 17)
+    assert partut.loc["ArcGP+GPArc", "uas_fractional"] == pytest.approx(100.0 * 5 / 9)
+    # the looser polytopes' optima against the tightest's; OneGP's timeout left out of the comparison
+    assert partut.loc["ArcGP+GPArc", "objective_rel_all_pct"] == pytest.approx(
+        100.0 * (1.1 + 1 + 1.1 + 1) / 4
+    )
+    assert partut.loc["OneGP+NoGP", "objective_compared"] == 3
+    assert partut.loc["OneGP+NoGP", "objective_differs"] == 2
+    assert partut.loc["all", "lp_iterations_per_sent"] == 25.0
+    assert partut["paper_speed_rel_pct"].tolist() == [100, 1000, 1200]
+    assert partut["paper_integer_pct"].tolist() == [77, 9, 98]
+    assert table[table["dataset"] == "szeged"]["polytope"].tolist() == ["all"]
+    assert table[table["dataset"] == "szeged"]["paper_speed_rel_pct"].tolist() == [105]
+    assert math.isnan(table[table["dataset"] == "szeged"]["speed_rel_arcgp_pct"].iloc[0])
+
+
+def test_statistics(records):
+    stats = tables.statistics(records, SETTINGS).set_index("dataset")
+    partut = stats.loc["partut"]
+    assert partut["sentences"] == 4 and partut["timeouts"] == 1 and partut["certified_pct"] == 75.0
+    assert partut["lp_solves_mean"] == pytest.approx(10 / 3)
+    assert partut["lp_solves_median"] == 3 and partut["lp_solves_max"] == 5
+    assert partut["columns_priced_mean"] == 2 and partut["cuts_mean"] == 1
+    assert partut["parts_scored_mean"] == pytest.approx(14 / 3) and partut[
+        "parts_added_mean"
+    ] == pytest.approx(8 / 3)
+    assert partut["bf_parts_mean"] == (12 + 36 + 80 + 150) / 4 and partut["bf_parts_max"] == 150
+    assert partut["words_mean"] == 4.5 and partut["bf_certified_pct"] == 100.0
+    assert list(stats.index) == ["partut", "szeged"]
+
+
+def test_binned_medians_and_growth_exponent():
+    words = pd.Series([1, 2, 5, 6, 7, 11])
+    medians = tables.binned_medians(words, pd.Series([1.0, 3.0, 2.0, 10.0, 20.0, 5.0]))
+    assert medians["sentences"].tolist() == [3, 2, 1]
+    assert medians["value"].tolist() == [2.0, 15.0, 5.0]
+    assert medians["words"].tolist() == [pytest.approx(8 / 3), 6.5, 11.0]
+    logged = tables.binned_medians(
+        pd.Series([1, 2, 3, 4, 5, 6, 7]), pd.Series([1.0] * 6 + [3.0]), log_ratio=1.25
+    )
+    assert logged["sentences"].tolist() == [1, 1, 1, 1, 1, 2]  # one bin per length up to 6 words
+    assert logged["value"].tolist() == [1.0] * 5 + [2.0]
+    n = pd.Series([5.0, 8.0, 13.0, 21.0, 3.0])
+    assert tables.growth_exponent(n, n**3) == pytest.approx(3.0)
+    assert tables.growth_exponent(n, n * (n - 1) ** 2) > 2.9
+    assert math.isnan(tables.growth_exponent(pd.Series([5.0]), pd.Series([1.0])))
+
+
+def test_write_ppc_outputs(tmp_path, peer):
+    paths = []
+    for frame in [*partut_runs(), *szeged_runs()]:
+        path = tmp_path / "runs" / frame["dataset"].iloc[0] / f"{frame['variant'].iloc[0]}.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_records(path, frame)
+        paths.append(str(path))
+    tables.write_ppc_outputs(
+        paths, SETTINGS, peers=[str(peer)], tables=tmp_path / "t", figures=tmp_path / "f"
+    )
+    for name in ("table1", "table2", "statistics"):
+        for suffix in (".csv", ".md", ".tex"):
+            assert (tmp_path / "t" / f"{name}{suffix}").stat().st_size > 0
+    table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
+    assert len(table1) == 5 + 3 and table1["timeouts"].sum() == 1
+    md = (tmp_path / "t" / "table1.md").read_text(encoding="utf-8")
+    assert "punctuation excluded by form" in md and "TurboParser/AD3" in md and "limit 600 s" in md
+    for name in ("time_vs_length.png", "bf_growth.png"):
+        assert (tmp_path / "f" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

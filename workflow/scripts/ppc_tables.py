@@ -1,0 +1,15 @@
+"""The ppc tables (Tables 1 and 2, PPC statistics) and figures (time vs length, BF's growth)."""
+
+from pathlib import Path
+
+from decoders.tables.ppc import write_ppc_outputs
+from decoders.workflow import start_script
+
+start_script(snakemake)
+write_ppc_outputs(
+    snakemake.input.runs,
+    snakemake.params.settings,
+    peers=snakemake.input.peers,
+    tables=Path(snakemake.output.table1).parent,
+    figures=Path(snakemake.output.time_vs_length).parent,
+)
