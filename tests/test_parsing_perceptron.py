@@ -86,3 +86,32 @@ def test_no_update_on_a_tree_that_scores_below_gold():
     assert [row["not_violations"] for row in log.epochs] == [0, 1, 1]
     assert [row["mistakes"] for row in log.epochs] == [1, 1, 1]
     assert averaged.numerator[4 * 2 + 3] > 0 and averaged.numerator[4 * 1 + 3] < 0
+
+
+def test_fixed_weights_score_trees_but_never_move():
+    """Weights below ``fixed_weights`` count in the violation check and are never updated."""
+
+    class Stuck:  # the wrong tree [0, 1, 1]; features: arc ids (fixed, < 16) and arc ids + 16 (learnt)
+        fixed_weights = 16
+
+        def decode(self, tokens, weights, allowed=None):
+            return np.array([-1, 0, 1, 1])
+
+        def features(self, tokens, heads, size):
+            arcs = np.array([4 * h + m for m, h in enumerate(heads) if m > 0])
+            return np.concatenate([arcs, 16 + arcs])
+
+    gold = np.array([-1, 0, 1, 2])
+    initial = np.zeros(32)
+    initial[4 * 2 + 3] = 0.5  # the fixed part prefers gold's arc 2 -> 3 a little
+    averaged, log = train([(None, gold)], Stuck(), epochs=3, size=32, seed=0, progress=False, initial=initial)
+    assert np.array_equal(averaged.weights[:16], initial[:16])
+    # epoch 1: gold already outscores the stuck tree through the fixed weight alone: no update ever
+    assert [row["not_violations"] for row in log.epochs] == [1, 1, 1]
+    assert not averaged.weights[16:].any()
+    initial[
+        4 * 2 + 3
+    ] = -0.5  # now the stuck tree is a violation: the learnt weights move, the fixed ones not
+    averaged, log = train([(None, gold)], Stuck(), epochs=1, size=32, seed=0, progress=False, initial=initial)
+    assert log.epochs[0]["not_violations"] == 0 and np.array_equal(averaged.weights[:16], initial[:16])
+    assert averaged.weights[16 + 4 * 2 + 3] > 0 and averaged.weights[16 + 4 * 1 + 3] < 0

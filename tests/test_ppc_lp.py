@@ -62,6 +62,12 @@ def _instance(rng, n, kind):
 
 
 KINDS = ("normal", "ties", "forbidden", "rooted", "magnitudes")
+PRICING = (  # the paper's start and full pricing; the first-order tree's start; partial pricing
+    {},
+    {"start": "mst"},
+    {"start": "mst", "columns_per_word": 1},
+    {"start": "root", "columns_per_word": 0.3},
+)
 
 
 @pytest.mark.parametrize("polytope", POLYTOPES)
@@ -86,7 +92,8 @@ def test_full_lp_bounds_every_tree_and_is_exact_when_integral(polytope, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_parse_price_cut_reaches_the_full_lp_scoring_fewer_parts(kind):
+@pytest.mark.parametrize("options", PRICING, ids=str)
+def test_parse_price_cut_reaches_the_full_lp_scoring_fewer_parts(kind, options):
     rng = np.random.default_rng(100 + KINDS.index(kind))
     fewer = 0
     for n in (1, 2, 3, 5, 8, 12):
@@ -94,7 +101,7 @@ def test_parse_price_cut_reaches_the_full_lp_scoring_fewer_parts(kind):
             arc, gp = _instance(rng, n, kind)
             full = brute_force(arc, DenseGrandparents(gp))
             scorer = DenseGrandparents(gp)
-            ppc = parse_price_cut(arc, scorer)
+            ppc = parse_price_cut(arc, scorer, **options)
             assert ppc.optimal == full.optimal
             if full.objective == -np.inf:
                 assert ppc.objective == -np.inf
@@ -144,11 +151,12 @@ def test_bad_scores_are_refused(bad):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_audit_finds_nothing_missing_at_convergence_and_catches_a_missing_column(kind):
+@pytest.mark.parametrize("options", PRICING, ids=str)
+def test_the_audit_finds_nothing_missing_at_convergence_and_catches_a_missing_column(kind, options):
     rng = np.random.default_rng(200 + KINDS.index(kind))
     for n in (3, 6, 9):
         arc, gp = _instance(rng, n, kind)
-        result = parse_price_cut(arc, DenseGrandparents(gp))
+        result = parse_price_cut(arc, DenseGrandparents(gp), **options)
         if result.objective == -np.inf:
             continue
         checked = audit(arc, DenseGrandparents(gp), result)
@@ -207,3 +215,12 @@ def test_the_integer_program_finds_the_best_tree(kind):
             assert result.bound >= result.objective
     if kind != "magnitudes":  # (there, grandparent scores are too small to make an LP fractional)
         assert solved > 0  # some LP was fractional, so the MIP itself was checked
+
+
+@pytest.mark.parametrize(
+    "bad", [{"start": "leaf"}, {"columns_per_word": 0}, {"columns_per_word": float("nan")}]
+)
+def test_bad_pricing_options_are_refused(bad):
+    arc, gp = _instance(np.random.default_rng(0), 3, "normal")
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        parse_price_cut(arc, DenseGrandparents(gp), **bad)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from decoders.corpora.conll import read_conllu
+from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution
 from decoders.parsing.treebank import load_splits
 from decoders.ppc import decoders
@@ -60,6 +61,7 @@ def test_every_decoder_parses_and_certifies(run):
         results = {
             "mst": decoders.decode_mst(instance),
             "ppc": decoders.decode_ppc(instance),
+            "ppc-partial": decoders.decode_ppc(instance, start="mst", columns_per_word=1.0),
             "ilp": decoders.decode_ilp(instance),
             **{p: decoders.decode_full_lp(instance, polytope=p) for p in ("all", "arcgp", "onegp")},
         }
@@ -70,6 +72,7 @@ def test_every_decoder_parses_and_certifies(run):
             assert 0 <= counts["correct"] <= counts["total"] <= instance.n
         full, ppc = results["all"], results["ppc"]
         assert ppc.objective == pytest.approx(full.objective, rel=1e-6)
+        assert results["ppc-partial"].objective == pytest.approx(full.objective, rel=1e-6)
         assert ppc.stats["parts_scored"] <= full.stats["parts_scored"]
         ilp = results["ilp"]  # the best tree: at most the LP, and the LP's own when that is integral
         assert ilp.stats["integral"] and ilp.objective <= full.objective + 1e-6 * abs(full.objective)
@@ -114,3 +117,20 @@ def test_the_udpipe_peer_trains_non_projective_and_parses_the_test_split(run, mi
     records = pd.read_parquet(tmp_path / "records.parquet")
     assert len(records) == 12 and (records["correct"] <= records["total"]).all()
     assert json.loads((tmp_path / "summary.json").read_text())["sentences_per_s"] > 0
+
+
+@pytest.mark.parametrize(
+    "decoder, params",
+    [
+        ("full-lp", {"polytope": "martins"}),
+        ("ppc", {"start": "leaf"}),
+        ("ppc", {"columns_per_word": -1}),
+        ("ilp", {"columns_per_word": True}),
+        ("ppc", {"tighten": "yes"}),
+    ],
+)
+def test_bad_decoder_parameters_name_the_parameter(run, decoder, params):
+    instance = run[2][0][2]
+    function = {"full-lp": decoders.decode_full_lp, "ppc": decoders.decode_ppc, "ilp": decoders.decode_ilp}
+    with pytest.raises(ConfigError, match=next(iter(params))):
+        function[decoder](instance, **params)

@@ -40,12 +40,16 @@ def test_gold_trees_are_arborescences(data):
     assert all(tree_error(g, single_root=False) is None for _, g in encoded)
 
 
-def test_grandparent_features_are_the_gold_parts_only(data):
+def test_grandparent_features_are_the_arcs_and_the_gold_parts(data):
     encoded, index = data
     structure = GrandparentLP(index, bits=12)
     assert structure.size >= (1 << 12) + len(index) and structure.size & (structure.size - 1) == 0
+    assert structure.fixed_weights == 1 << 12  # the arc weights are the MST parser's
     for tokens, gold in encoded:
-        grand = structure.features(tokens, gold, structure.size)
+        features = structure.features(tokens, gold, structure.size)
+        arcs = FirstOrderMST().features(tokens, gold, 1 << 12)
+        assert np.array_equal(features[: len(arcs)], arcs)
+        grand = features[len(arcs) :]
         assert (grand >= 1 << 12).all() and (grand < (1 << 12) + len(index)).all()
         assert len(grand) >= len(gold_parts(gold)[0])  # every gold part fires its (indexed) templates
 

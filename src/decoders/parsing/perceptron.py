@@ -38,6 +38,12 @@ class Structure(Protocol):
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray: ...
 
 
+def _fixed_weights(structure: Structure) -> int:
+    """A structure may keep its first ``fixed_weights`` weights as given (``initial``): they score trees but are
+    never updated."""
+    return int(getattr(structure, "fixed_weights", 0))
+
+
 @dataclass(frozen=True)
 class LocalStructure:
     """First-order (Eisner), second-order (Carreras-style DP) or third-order (Koo and Collins 2010 Model 1)
@@ -108,13 +114,14 @@ def train(
 ) -> tuple[AveragedWeights, TrainingLog]:
     """Train on ``(tokens, gold full head array[, allowed arcs])`` (projective gold trees; ``allowed``, when
     given, restricts decoding, as pre-pruning does, and should keep the gold arcs), ``epochs`` passes in a
-    seeded random order, from zero weights or ``initial`` (features a structure never returns keep their initial
-    weights); with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned."""
+    seeded random order, from zero weights or ``initial`` (a structure's ``fixed_weights`` first weights stay as
+    given); with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned."""
     if size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     rng = np.random.default_rng(seed)
+    fixed = _fixed_weights(structure)
     weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
     if weights.shape != (size,):
         raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
@@ -138,8 +145,8 @@ def train(
                 # an inexact decoder (a search stopped at its limit, a tree read from a fractional LP) may return
                 # a tree that scores below gold: updating on it is not a perceptron step (Huang et al. 2012)
                 if weights[predicted_features].sum() >= weights[gold_features].sum():
-                    _update(weights, sums, gold_features, 1.0, step)
-                    _update(weights, sums, predicted_features, -1.0, step)
+                    _update(weights, sums, gold_features[gold_features >= fixed], 1.0, step)
+                    _update(weights, sums, predicted_features[predicted_features >= fixed], -1.0, step)
                 else:
                     skipped += 1
             step += 1.0

@@ -17,6 +17,7 @@ tree read from the solution (its arcs when integral, else the MST of the fractio
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -28,7 +29,7 @@ from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
 from decoders.parsing.trees import all_trees, tree_error
 from decoders.ppc.instance import PPCInstance
-from decoders.ppc.lp import POLYTOPES, LPResult, brute_force, integer_program, parse_price_cut
+from decoders.ppc.lp import POLYTOPES, STARTS, LPResult, brute_force, integer_program, parse_price_cut
 from decoders.ppc.model import GrandparentParser, gold_parts
 
 EXPERIMENT = "ppc"
@@ -93,22 +94,54 @@ def decode_full_lp(
     return _lp_solution(instance, result, scores.scored)
 
 
-@register(EXPERIMENT, "ppc")
-def decode_ppc(instance: PPCInstance, *, deadline: float | None = None, tighten: bool = True) -> Solution:
-    """Parse, price and cut: the full LP's optimum (all four constraint families), scoring only what pricing
-    cannot rule out (``tighten``: section 4.3.3's dual tightening)."""
+def _pricing(tighten: bool, start: str, columns_per_word: float | None) -> dict:
+    """:func:`decoders.ppc.lp.parse_price_cut`'s options, checked as config values."""
     if not isinstance(tighten, bool):
         raise ConfigError(f"tighten must be true or false; got {tighten!r}")
+    if start not in STARTS:
+        raise ConfigError(f"start must be one of {list(STARTS)}; got {start!r}")
+    if columns_per_word is not None and (
+        isinstance(columns_per_word, bool)
+        or not isinstance(columns_per_word, int | float)
+        or not math.isfinite(columns_per_word)
+        or columns_per_word <= 0
+    ):
+        raise ConfigError(f"columns_per_word must be a positive number or null; got {columns_per_word!r}")
+    return {"tighten": tighten, "start": start, "columns_per_word": columns_per_word}
+
+
+@register(EXPERIMENT, "ppc")
+def decode_ppc(
+    instance: PPCInstance,
+    *,
+    deadline: float | None = None,
+    tighten: bool = True,
+    start: str = "root",
+    columns_per_word: float | None = None,
+) -> Solution:
+    """Parse, price and cut: the full LP's optimum (all four constraint families), scoring only what pricing
+    cannot rule out (``tighten``: section 4.3.3's dual tightening; ``start``, ``columns_per_word``: the first
+    parts and partial pricing of :func:`decoders.ppc.lp.parse_price_cut`; the defaults are the paper's)."""
+    options = _pricing(tighten, start, columns_per_word)
     arc, scores = _grandparent_problem(instance)
-    result = parse_price_cut(arc, scores, deadline=deadline, tighten=tighten)
+    result = parse_price_cut(arc, scores, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
 
 
 @register(EXPERIMENT, "ilp")
-def decode_ilp(instance: PPCInstance, *, deadline: float | None = None) -> Solution:
-    """The grandparent model's best tree: the LP by parse, price and cut; the MIP when that is fractional."""
+def decode_ilp(
+    instance: PPCInstance,
+    *,
+    deadline: float | None = None,
+    tighten: bool = True,
+    start: str = "root",
+    columns_per_word: float | None = None,
+) -> Solution:
+    """The grandparent model's best tree: the LP by parse, price and cut (its options as ``ppc``'s); the MIP
+    when that is fractional."""
+    options = _pricing(tighten, start, columns_per_word)
     arc, scores = _grandparent_problem(instance)
-    result = integer_program(arc, scores, deadline=deadline)
+    result = integer_program(arc, scores, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
 
 

@@ -26,11 +26,13 @@ rows hold within ``1e-6``: LP solvers work to tolerances of that order, so this 
 here (the paper compares objectives the same way).
 
 Parse, price and cut (Algorithm 1, polytope ``all``): start from every arc and one part ``(0, h, m)`` per arc
-(another grandparent when the root cannot head ``h``); solve; tighten the OneGP duals (section 4.3.3: an arc with
+(another grandparent when the root cannot head ``h``; or, option ``start="mst"``, ``h``'s head in the best
+first-order tree, so that this tree is feasible in the first LP and its duals are informative); solve; tighten the OneGP duals (section 4.3.3: an arc with
 reduced cost ``r < 0`` lets its ``y_OneGP`` grow by ``-r``); price (eqs. 9-11): keep the arcs ``p -> c`` whose
 bound ``max_g s(g,p,c) <= sbar(., p, c)`` exceeds ``y_OneGP(p,c)``, then the grandparents ``g`` whose
 ``min(sbar(g,p,.), sbar(.,p,c)) - y_OneGP(p,c) - y_NoGP(g,p)`` is positive, and score only those; add the parts
-with a positive exact reduced cost, and (section 4.4) every part whose two arcs violate ArcGP; stop when nothing
+with a positive exact reduced cost (or, option ``columns_per_word``, the first ones found in decreasing order of
+their bound: partial pricing), and (section 4.4) every part whose two arcs violate ArcGP; stop when nothing
 is added. With OneGP and GPArc in the LP, ArcGP holds for a part left out (``z_pc = sum_{g' != g} z_g'pc <=
 sum_{g' != g} z_g'p = 1 - z_gp``), so the cut step only ever meets violations at the solver's tolerance; it is
 kept as the paper's safety net. :func:`audit` checks a result against every part.
@@ -49,6 +51,7 @@ import numpy as np
 from decoders.parsing.mst import chu_liu_edmonds
 
 POLYTOPES = ("arcgp", "onegp", "all")
+STARTS = ("root", "mst")
 _UNIT = 2.0**-53
 #: a row may be violated by this much (absolute) in a solution called optimal; the certified gap must be below
 #: ``OPTIMALITY_GAP * (1 + |objective|)``
@@ -433,10 +436,29 @@ def _unsolved(n: int, status: str, stats: dict) -> LPResult:
 
 
 def parse_price_cut(
-    arc: np.ndarray, scores: GrandparentScores, *, deadline: float | None = None, tighten: bool = True
+    arc: np.ndarray,
+    scores: GrandparentScores,
+    *,
+    deadline: float | None = None,
+    tighten: bool = True,
+    start: str = "root",
+    columns_per_word: float | None = None,
 ) -> LPResult:
     """Algorithm 1 on the ``all`` polytope: the full LP's optimum, scoring only the parts pricing cannot rule
-    out. ``tighten``: section 4.3.3's dual tightening before pricing."""
+    out. ``tighten``: section 4.3.3's dual tightening before pricing. ``start``: the first part of each arc
+    ``p -> c`` has grandparent 0 (``root``, the paper's) or ``p``'s head in the best first-order tree (``mst``).
+    ``columns_per_word``: None prices every candidate each round (the paper's); a number ``k`` scores candidates in
+    decreasing order of their bound and stops once ``ceil(k n)`` columns with a positive reduced cost are found
+    (partial pricing; convergence still needs a round that finds none among all candidates)."""
+    if start not in STARTS:
+        raise ValueError(f"start must be one of {list(STARTS)}; got {start!r}")
+    if columns_per_word is not None and not (
+        isinstance(columns_per_word, int | float)
+        and not isinstance(columns_per_word, bool)
+        and math.isfinite(columns_per_word)
+        and columns_per_word > 0
+    ):
+        raise ValueError(f"columns_per_word must be a positive number or None; got {columns_per_word!r}")
     arc = check_arc_scores(arc)
     n = arc.shape[0] - 1
     if n == 0:
@@ -461,8 +483,14 @@ def parse_price_cut(
     p, c = model.heads[model.heads > 0], model.mods[model.heads > 0]
     heads_of_p = exists[:, p] & (np.arange(side)[:, None] != c[None, :])
     has = heads_of_p.any(axis=0)
-    start = np.stack([np.argmax(heads_of_p, axis=0)[has], p[has], c[has]], axis=1)
-    model.add_parts(start, score(start))
+    first = np.argmax(heads_of_p, axis=0)
+    if start == "mst":  # p's head in the best first-order tree: that tree is feasible from the first solve
+        tree, value = chu_liu_edmonds(arc)
+        if value > -math.inf:
+            first = np.where((tree[p] >= 0) & (tree[p] != c), tree[p], first)
+    parts = np.stack([first[has], p[has], c[has]], axis=1)
+    model.add_parts(parts, score(parts))
+    limit = None if columns_per_word is None else max(1, math.ceil(columns_per_word * n))
     rounds = priced = cuts = 0
     while True:
         status = model.solve(deadline)
@@ -499,13 +527,21 @@ def parse_price_cut(
         )
         gg, kk = np.nonzero((bar > 0) & exists[:, pp] & (np.arange(side)[:, None] != cc[None, :]))
         candidates = np.stack([gg, pp[kk], cc[kk]], axis=1)
-        candidates = candidates[~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]]
-        exact = (
-            score(candidates)
-            - one_gp[candidates[:, 1], candidates[:, 2]]
-            - no_gp[candidates[:, 0], candidates[:, 1]]
-        )
-        new = candidates[exact > _price_tolerance(model)]
+        fresh = ~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]
+        candidates, promise = candidates[fresh], bar[gg, kk][fresh]
+        if (
+            limit is not None
+        ):  # partial pricing: the most promising bounds first, until `limit` columns are found
+            candidates = candidates[np.argsort(-promise, kind="stable")]
+        new_parts = []
+        found = start_at = 0
+        while start_at < len(candidates) and (limit is None or found < limit):
+            chunk = candidates[start_at : start_at + (len(candidates) if limit is None else limit)]
+            start_at += len(chunk)
+            exact = score(chunk) - one_gp[chunk[:, 1], chunk[:, 2]] - no_gp[chunk[:, 0], chunk[:, 1]]
+            new_parts.append(chunk[exact > _price_tolerance(model)])
+            found += len(new_parts[-1])
+        new = np.concatenate(new_parts) if new_parts else np.zeros((0, 3), dtype=np.int64)
         # cut (section 4.4): both arcs on, together above 1, and no part yet
         z = model.arc_matrix(x)
         on = z > INTEGRALITY
@@ -532,14 +568,16 @@ def parse_price_cut(
     return _read(model, x, y, "optimal", stats, outside)
 
 
-def integer_program(arc: np.ndarray, scores: GrandparentScores, *, deadline: float | None = None) -> LPResult:
+def integer_program(
+    arc: np.ndarray, scores: GrandparentScores, *, deadline: float | None = None, **pricing
+) -> LPResult:
     """The best tree of the grandparent model (the ILP: the full model with integer arcs; with ArcGP and GPArc
     the parts follow, ``z_gpc = z_gp z_pc``). Parse, price and cut first: an integral LP optimum is the ILP's
     (certified as the LP's is). Only when it is fractional does HiGHS's branch and bound run on the full model
     (every part scored): then ``optimal`` rests on HiGHS closing its MIP gap and on the tree's exact score
     matching the MIP objective; the bound is the smaller of the LP's certified bound and the MIP's dual bound.
-    ``stats['ilp_solved']`` says whether the MIP ran."""
-    relaxed = parse_price_cut(arc, scores, deadline=deadline)
+    ``stats['ilp_solved']`` says whether the MIP ran; ``pricing``: :func:`parse_price_cut`'s options."""
+    relaxed = parse_price_cut(arc, scores, deadline=deadline, **pricing)
     if relaxed.status != "optimal" or relaxed.integral or (relaxed.heads[1:] < 0).any():
         return replace(relaxed, stats={**relaxed.stats, "ilp_solved": False})
     arc = check_arc_scores(arc)

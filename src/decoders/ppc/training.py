@@ -104,8 +104,14 @@ class GrandparentLP:
         weights[: 1 << self.bits] = arc_weights
         return weights
 
+    @property
+    def fixed_weights(self) -> int:
+        """The arc weights (the first ``2^bits``) are the MST parser's and are not updated (module notes)."""
+        return 1 << self.bits
+
     def features(self, tokens: Encoded, heads: np.ndarray, size: int) -> np.ndarray:
-        """The grandparent features of the tree's parts (arc features are not updated: see the module notes)."""
+        arc_size = 1 << self.bits
+        arcs = tree_features(tokens.arc_tokens, heads, arc_size, False)
         keys, _ = part_keys(tokens.attributes, *gold_parts(heads))
         found = self.index.lookup(keys)
-        return (1 << self.bits) + found[found >= 0]
+        return np.concatenate([arcs, arc_size + found[found >= 0]])
