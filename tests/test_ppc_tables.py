@@ -24,7 +24,8 @@ SETTINGS = {
         "full-lp": {"decoder": "full-lp", "params": {"polytope": "all"}},
         "arcgp": {"decoder": "full-lp", "params": {"polytope": "arcgp"}},
         "onegp": {"decoder": "full-lp", "params": {"polytope": "onegp"}},
-        "ppc": {"decoder": "ppc"},
+        "ppc-paper": {"decoder": "ppc"},
+        "ppc": {"decoder": "ppc", "params": {"start": "mst", "columns_per_word": 4}},
         "ilp": {"decoder": "ilp"},
     },
 }
@@ -82,6 +83,12 @@ def partut_runs() -> list[pd.DataFrame]:
                 ("optimal", 30.0001, 4, lp_stats(2, True, 8, 4, lp_solves=5, columns_priced=3, cuts=2)),
                 KILLED,
             ],
+        ),
+        # the paper's pricing: 1 sentence/s, every objective BF's, half of BF's parts scored
+        run(
+            "partut", "ppc-paper", [1, 1, 1, 1],
+            [("optimal", [10.0, 20.0, 30.0, 40.0][i], c, lp_stats(i, i < 3, parts(WORDS[i]) // 2, lp_solves=2))
+             for i, c in enumerate([2, 3, 4, 3])],
         ),
         run(
             "partut", "mst", [0.01] * 4,
@@ -145,7 +152,8 @@ def test_roles_follow_the_config_entries():
         "bf": "full-lp",
         "arcgp": "arcgp",
         "onegp": "onegp",
-        "ppc": "ppc",
+        "ppc": "ppc",  # ours (pricing options), listed after the paper's
+        "ppc_paper": "ppc-paper",
         "mst": "mst",
         "ilp": "ilp",
     }
@@ -158,7 +166,7 @@ def test_roles_follow_the_config_entries():
 def test_the_projects_config_names_every_role(repo_root):
     config = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
     roles = tables.variant_roles(config["experiments"]["ppc"])
-    assert all(roles[r] for r in ("bf", "arcgp", "onegp", "ppc", "mst")), roles
+    assert all(roles[r] for r in ("bf", "arcgp", "onegp", "ppc", "ppc_paper", "mst", "ilp")), roles
 
 
 def test_stats_become_columns_and_every_row_has_its_length(records):
@@ -250,7 +258,7 @@ def test_table1_without_the_ilp_variant(records):
     table = tables.table1(records[records["variant"] != "ilp"], settings)
     assert "ILP (MIP if fractional)" not in set(table["system"]) and tables.PEER not in set(table["system"])
     assert table["mip_solved"].isna().all()
-    assert len(table) == 6
+    assert len(table) == 7  # partut: BF, PPC, the paper's PPC, MST; szeged: BF, PPC, MST
 
 
 def test_table2_polytopes(records):
@@ -280,7 +288,9 @@ def test_table2_polytopes(records):
 
 
 def test_statistics(records):
-    stats = tables.statistics(records, SETTINGS).set_index("dataset")
+    stats = tables.statistics(records, SETTINGS).set_index(["dataset", "variant"])
+    assert stats.loc[("partut", "ppc-paper"), "lp_solves_mean"] == 2  # the paper's pricing, its own row
+    stats = stats.xs("ppc", level="variant")
     partut = stats.loc["partut"]
     assert partut["sentences"] == 4 and partut["timeouts"] == 1 and partut["certified_pct"] == 75.0
     assert partut["lp_solves_mean"] == pytest.approx(10 / 3)
@@ -325,7 +335,7 @@ def test_write_ppc_outputs(tmp_path, peer):
         for suffix in (".csv", ".md", ".tex"):
             assert (tmp_path / "t" / f"{name}{suffix}").stat().st_size > 0
     table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
-    assert len(table1) == 5 + 3 and table1["timeouts"].sum() == 1
+    assert len(table1) == 6 + 3 and table1["timeouts"].sum() == 1
     md = (tmp_path / "t" / "table1.md").read_text(encoding="utf-8")
     assert "punctuation excluded by form" in md and "TurboParser/AD3" in md and "limit 600 s" in md
     for name in ("time_vs_length.png", "bf_growth.png"):

@@ -64,6 +64,18 @@ if snakemake.input.bnb:
             ],
         }
     )
+if snakemake.input.ppc:
+    sections.append(
+        {
+            "heading": "ppc: grandparent parsing LPs by parse, price and cut (Riedel et al. 2012)",
+            "tables": snakemake.input.ppc,
+            "provenance": snakemake.input.ppc_provenance,
+            "figures": [
+                ("Seconds per sentence vs length: BF (full LP) and PPC", "figures/ppc/time_vs_length.png"),
+                ("The full LP's growth with sentence length: parts and seconds", "figures/ppc/bf_growth.png"),
+            ],
+        }
+    )
 # Every job this page depends on has finished, so its benchmark file is there (jobs of earlier runs too).
 usage = usage_table(job_usage("results/benchmarks"), snakemake.config)
 write_table(
