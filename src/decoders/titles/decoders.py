@@ -26,6 +26,7 @@ from rouge_score import rouge_scorer
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
+from decoders.titles.certified import DEFAULT_MAX_LABELS, certified_colour_coding
 from decoders.titles.colour_coding import colour_coding
 from decoders.titles.exhaustive import DEFAULT_MAX_PATHS, exhaustive
 from decoders.titles.ilp import DEFAULT_HINT_WIDTH, SOLVERS, solve
@@ -83,6 +84,48 @@ def decode_colour_coding(
         _rescored(instance, result.path) if result.path is not None or not result.timed_out else math.nan
     )
     return Solution(result.path, objective, None, status, stats)
+
+
+@register(EXPERIMENT, "colour-coding-certified")
+def decode_colour_coding_certified(
+    instance: TitleInstance,
+    *,
+    deadline: float | None = None,
+    failure_probability: float = 1e-3,
+    seed: int = 0,
+    colours: int | None = None,
+    iterations: int | None = None,
+    relaxation: bool = True,
+    max_labels: int = DEFAULT_MAX_LABELS,
+) -> Solution:
+    """Colour-coding with an upper bound and an early stop (:mod:`decoders.titles.certified`): ``optimal`` when
+    its best title meets the bound, else ``feasible`` with the bound after the ``T`` colourings."""
+    result = certified_colour_coding(
+        instance,
+        failure_probability=failure_probability,
+        seed=seed,
+        colours=colours,
+        iterations=iterations,
+        relaxation=relaxation,
+        max_labels=max_labels,
+        deadline=deadline,
+    )
+    stats = {
+        "r": result.colours,
+        "iterations": result.iterations,
+        "completed": result.completed,
+        "first_found": result.first_found,
+        "rounds": result.rounds,
+        "tracked": result.tracked,
+        "walk_bound": result.walk_bound,
+        "found_by": result.found_by,
+        "labels": result.labels,
+        "certified": result.certified,
+    }
+    if instance.infeasible is not None:
+        return _no_title(instance, **stats)
+    status = "timeout" if result.timed_out else "optimal" if result.certified else "feasible"
+    return Solution(result.path, result.score, result.bound, status, stats)
 
 
 @register(EXPERIMENT, "ilp")
