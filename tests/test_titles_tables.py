@@ -1,0 +1,71 @@
+"""titles tables on hand-made records: the share of titles each variant certified by itself, and the per-k
+speed ratio of the certified colour-coding to the ILP (the note that says whether it is faster at every k)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from decoders.harness.records import records_frame
+from decoders.tables.titles import ratio_by_k, table1
+
+SETTINGS = {"exact": "ilp-cp-sat", "runs": ["colour-coding", "colour-coding-certified", "ilp-cp-sat"]}
+
+
+def _records(rows) -> pd.DataFrame:
+    """Rows of (variant, instance, k, seconds, status, objective)."""
+    return records_frame(
+        {
+            "experiment": "titles",
+            "dataset": "toy",
+            "variant": variant,
+            "params": "{}",
+            "instance_id": instance,
+            "size": 10,
+            "seconds": seconds,
+            "status": status,
+            "objective": objective,
+            "bound": objective if status == "optimal" else None,
+            "structure": "[0]",
+            "stats": json.dumps({}),
+            "rouge_l": 0.5,
+            "k": k,
+        }
+        for variant, instance, k, seconds, status, objective in rows
+    )
+
+
+RECORDS = _records(
+    [
+        ("ilp-cp-sat", "a", 1, 0.1, "optimal", -1.0),
+        ("ilp-cp-sat", "b", 2, 0.4, "optimal", -2.0),
+        ("ilp-cp-sat", "c", 2, 0.2, "optimal", -3.0),
+        ("colour-coding", "a", 1, 0.01, "feasible", -1.0),
+        ("colour-coding", "b", 2, 0.9, "feasible", -2.0),
+        ("colour-coding", "c", 2, 0.3, "feasible", -3.5),
+        ("colour-coding-certified", "a", 1, 0.001, "optimal", -1.0),
+        ("colour-coding-certified", "b", 2, 0.002, "optimal", -2.0),
+        ("colour-coding-certified", "c", 2, 0.5, "feasible", -3.0),
+    ]
+)
+
+
+def test_table1_gives_the_share_each_variant_certified_itself():
+    table = table1(RECORDS, SETTINGS).set_index("variant")
+    assert table["self_certified_pct"].to_dict() == pytest.approx(
+        {"colour-coding": 0.0, "colour-coding-certified": 200.0 / 3, "ilp-cp-sat": 100.0}
+    )
+    # optimal_pct compares with the ILP's optimum, whoever certified it
+    assert table.loc["colour-coding-certified", "optimal_pct"] == 100.0
+    assert table.loc["colour-coding", "optimal_pct"] == pytest.approx(200.0 / 3)
+    assert list(table.index) == SETTINGS["runs"]
+
+
+def test_ratio_by_k_takes_medians_per_length():
+    by_k = ratio_by_k(RECORDS, "colour-coding-certified").set_index("k")
+    assert by_k.loc[1, "ratio"] == pytest.approx(100.0)
+    assert by_k.loc[2, "colour-coding-certified"] == pytest.approx(0.251)  # median of 0.002 and 0.5
+    assert by_k.loc[2, "ratio"] == pytest.approx(0.3 / 0.251)
+    assert ratio_by_k(RECORDS, "beam-1").empty  # a variant that did not run
