@@ -63,6 +63,7 @@ def test_every_decoder_parses_and_certifies(run):
             "ppc": decoders.decode_ppc(instance),
             "ppc-partial": decoders.decode_ppc(instance, start="mst", columns_per_word=1.0),
             "ilp": decoders.decode_ilp(instance),
+            "ppc-audit": decoders.decode_ppc_audit(instance, start="mst", columns_per_word=1.0),
             **{p: decoders.decode_full_lp(instance, polytope=p) for p in ("all", "arcgp", "onegp")},
         }
         for name, solution in results.items():
@@ -74,6 +75,9 @@ def test_every_decoder_parses_and_certifies(run):
         assert ppc.objective == pytest.approx(full.objective, rel=1e-6)
         assert results["ppc-partial"].objective == pytest.approx(full.objective, rel=1e-6)
         assert ppc.stats["parts_scored"] <= full.stats["parts_scored"]
+        checked = results["ppc-audit"].stats
+        assert checked["audit_passed"] and checked["audit_parts"] == full.stats["parts_scored"]
+        assert checked["audit_max_reduced_cost"] <= checked["audit_tolerance"]
         ilp = results["ilp"]  # the best tree: at most the LP, and the LP's own when that is integral
         assert ilp.stats["integral"] and ilp.objective <= full.objective + 1e-6 * abs(full.objective)
         if ppc.stats["integral"]:

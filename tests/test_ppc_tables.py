@@ -27,6 +27,7 @@ SETTINGS = {
         "ppc-paper": {"decoder": "ppc"},
         "ppc": {"decoder": "ppc", "params": {"start": "mst", "columns_per_word": 4}},
         "ilp": {"decoder": "ilp"},
+        "audit": {"decoder": "ppc-audit"},
     },
 }
 KILLED = ("timeout", None, None, {"killed": True})  # a timeout the harness killed: no stats, no tree
@@ -101,6 +102,20 @@ def partut_runs() -> list[pd.DataFrame]:
             [("optimal", [10.0, 20.0, 30.0, 39.0][i], c, lp_stats(i, True, ilp_solved=i == 3))
              for i, c in enumerate([2, 3, 4, 4])],
         ),
+        # the audit: s0 clean, s1 a missed column (reduced cost 3e-6 x (1 + 9) > tolerance), s2 an ArcGP violation
+        # within tolerance, s3 killed
+        run(
+            "partut", "audit", [5, 5, 5, 5],
+            [
+                ("optimal", 10.0, 2, lp_stats(0, True, audit_max_reduced_cost=-1.0, audit_max_arcgp_violation=-1.0,
+                                              audit_tolerance=1e-5, audit_parts=12, audit_passed=True)),
+                ("feasible", 20.0, 3, lp_stats(1, True, audit_max_reduced_cost=3e-5, audit_max_arcgp_violation=0.0,
+                                               audit_tolerance=1e-5, audit_parts=36, audit_passed=False)),
+                ("optimal", 30.0, 4, lp_stats(2, True, audit_max_reduced_cost=0.0, audit_max_arcgp_violation=5e-7,
+                                              audit_tolerance=1e-5, audit_parts=80, audit_passed=True)),
+                KILLED,
+            ],
+        ),
         # Table 2: ArcGP+GPArc at 0.5 sentences/s, half integral; OneGP+NoGP 4x faster, a cooperative timeout on s2
         run(
             "partut", "arcgp", [2, 2, 2, 2],
@@ -156,6 +171,7 @@ def test_roles_follow_the_config_entries():
         "ppc_paper": "ppc-paper",
         "mst": "mst",
         "ilp": "ilp",
+        "audit": "audit",
     }
     without = {"variants": {k: v for k, v in SETTINGS["variants"].items() if k != "ilp"}}
     assert tables.variant_roles(without)["ilp"] is None
@@ -331,7 +347,7 @@ def test_write_ppc_outputs(tmp_path, peer):
     tables.write_ppc_outputs(
         paths, SETTINGS, peers=[str(peer)], tables=tmp_path / "t", figures=tmp_path / "f"
     )
-    for name in ("table1", "table2", "statistics"):
+    for name in ("table1", "table2", "statistics", "audit"):
         for suffix in (".csv", ".md", ".tex"):
             assert (tmp_path / "t" / f"{name}{suffix}").stat().st_size > 0
     table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
@@ -340,3 +356,13 @@ def test_write_ppc_outputs(tmp_path, peer):
     assert "punctuation excluded by form" in md and "TurboParser/AD3" in md and "limit 600 s" in md
     for name in ("time_vs_length.png", "bf_growth.png"):
         assert (tmp_path / "f" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_audit_table(records):
+    audit = tables.audit_table(records, SETTINGS).set_index("dataset")
+    assert list(audit.index) == ["partut"]  # szeged has no audit records
+    row = audit.loc["partut"]
+    assert row["sentences"] == 4 and row["timeouts"] == 1 and row["audited"] == 3 and row["passed"] == 2
+    assert row["parts_checked"] == 12 + 36 + 80
+    assert row["max_reduced_cost_rel"] == pytest.approx(3e-6) and row["positive_reduced_costs"] == 1
+    assert row["max_arcgp_violation"] == 5e-7

@@ -133,11 +133,20 @@ def test_run_decodes_every_titles_variant(finished_run):
     exactly (ILP, beam at the width the workflow found) score the certified optimum where there is one."""
     tables = finished_run / "results" / "tables" / "titles"
     table1 = pd.read_csv(tables / "table1.csv").set_index("variant")
-    variants = {"colour-coding", "ilp-cp-sat", "ilp-scip", "beam-1", "beam-80", "beam-smallest"}
+    variants = {
+        "colour-coding",
+        "colour-coding-certified",
+        "ilp-cp-sat",
+        "ilp-scip",
+        "beam-1",
+        "beam-80",
+        "beam-smallest",
+    }
     assert set(table1.index) == variants
     assert table1["titles"].nunique() == 1 and table1["titles"].iloc[0] > 0
     assert table1.loc["ilp-cp-sat", "certified_titles"] > 0
     assert table1.loc["beam-smallest", "optimal_pct"] == 100.0
+    assert table1.loc["colour-coding-certified", "optimal_pct"] == 100.0
     assert table1["errors"].sum() == 0
     width = json.loads((tables / "textbooks" / "smallest_beam.json").read_text())["width"]
     assert table1.loc["beam-smallest", "beam_width"] == width
@@ -196,7 +205,7 @@ def test_run_parses_with_every_ppc_variant(finished_run):
     PPC's objective is BF's wherever both finished, and the tables and figures are written."""
     runs = finished_run / "results" / "runs" / "ppc" / "szeged"
     records = {path.stem: pd.read_parquet(path) for path in runs.glob("*.parquet")}
-    assert {"mst", "full-lp", "arcgp", "onegp", "ppc", "ppc-paper", "ilp"} <= set(records)
+    assert {"mst", "full-lp", "arcgp", "onegp", "ppc", "ppc-paper", "ilp", "audit"} <= set(records)
     for name, frame in records.items():
         assert (frame["status"] != "error").all(), name
         assert (frame["status"] == "optimal").any(), name
@@ -208,6 +217,8 @@ def test_run_parses_with_every_ppc_variant(finished_run):
     table1 = pd.read_csv(tables / "table1.csv")
     assert table1["uas"].between(0, 100).all() and len(table1) >= 4
     assert len(pd.read_csv(tables / "table2.csv")) == 3
+    audit = pd.read_csv(tables / "audit.csv")
+    assert (audit["passed"] == audit["audited"]).all() and audit["audited"].sum() > 0
     for name in ("time_vs_length", "bf_growth"):
         assert (finished_run / "results" / "figures" / "ppc" / f"{name}.png").stat().st_size > 0
 

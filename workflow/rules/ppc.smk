@@ -117,7 +117,7 @@ rule ppc_udpipe:
 # The tables read every configured variant on every dataset (the ILP only when configured); constants, not
 # functions (snakemake --lint wants helper functions in common.smk). The results page can take the decode jobs'
 # provenance as run_provenance(PPC_RUNS).
-PPC_TABLES = ["table1", "table2", "statistics"]
+PPC_TABLES = ["table1", "table2", "statistics", "audit"]
 PPC_RUNS = [
     f"results/runs/ppc/{d}/{v}.parquet" for d in PPC.get("datasets", []) for v in PPC.get("variants", {})
 ]
@@ -142,6 +142,11 @@ rule ppc_tables:
         statistics=report(
             "results/tables/ppc/statistics.csv",
             caption="../report/ppc_statistics.rst",
+            category="ppc",
+        ),
+        audit=report(
+            "results/tables/ppc/audit.csv",
+            caption="../report/ppc_audit.rst",
             category="ppc",
         ),
         other=expand("results/tables/ppc/{table}.{suffix}", table=PPC_TABLES, suffix=["md", "tex"]),

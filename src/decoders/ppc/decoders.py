@@ -7,6 +7,8 @@ for, counted (``parts_scored``). Scores are in the units of the models' weight n
 * ``mst``: first-order Chu-Liu-Edmonds with the first-order model (exact: ``optimal``, bound = objective);
 * ``full-lp``: the brute-force LP (every arc and grandparent part) over ``polytope`` (Table 2);
 * ``ppc``: parse, price and cut (Algorithm 1) on the polytope with all four constraint families;
+* ``ppc-audit``: parse, price and cut, then its optimality conditions checked over every part (not timed as a
+  decoder: the audit scores every part);
 * ``ilp``: the best tree (integer program): parse, price and cut, then, only when its LP optimum is
   fractional, HiGHS's branch and bound on the full model.
 
@@ -29,7 +31,15 @@ from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
 from decoders.parsing.trees import all_trees, tree_error
 from decoders.ppc.instance import PPCInstance
-from decoders.ppc.lp import POLYTOPES, STARTS, LPResult, brute_force, integer_program, parse_price_cut
+from decoders.ppc.lp import (
+    POLYTOPES,
+    STARTS,
+    LPResult,
+    audit,
+    brute_force,
+    integer_program,
+    parse_price_cut,
+)
 from decoders.ppc.model import GrandparentParser, gold_parts
 
 EXPERIMENT = "ppc"
@@ -143,6 +153,44 @@ def decode_ilp(
     arc, scores = _grandparent_problem(instance)
     result = integer_program(arc, scores, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
+
+
+#: the audit passes when no part left out has a reduced cost above this times (1 + the largest |score|) and no
+#: ArcGP row is violated by more than it (HiGHS's dual and primal tolerances are 1e-7, on scaled costs)
+AUDIT_TOLERANCE = 1e-6
+
+
+@register(EXPERIMENT, "ppc-audit")
+def decode_ppc_audit(
+    instance: PPCInstance,
+    *,
+    deadline: float | None = None,
+    tighten: bool = True,
+    start: str = "root",
+    columns_per_word: float | None = None,
+) -> Solution:
+    """Parse, price and cut (options as ``ppc``'s), then the audit of section 4's optimality conditions over
+    every grandparent part, all scored (:func:`decoders.ppc.lp.audit`): the largest reduced cost of a part left
+    out and the largest ArcGP violation, in ``stats``. ``optimal`` only when PPC certified its LP and the audit
+    passed (:data:`AUDIT_TOLERANCE`); its seconds include the audit's scoring, so it is not a speed row."""
+    options = _pricing(tighten, start, columns_per_word)
+    arc, scores = _grandparent_problem(instance)
+    result = parse_price_cut(arc, scores, deadline=deadline, **options)
+    scored = scores.scored
+    checked = audit(arc, _grandparent_problem(instance)[1], result)
+    tolerance = AUDIT_TOLERANCE * (1.0 + checked["largest_score"])
+    passed = checked["max_reduced_cost"] <= tolerance and checked["max_arcgp_violation"] <= AUDIT_TOLERANCE
+    solution = _lp_solution(instance, result, scored)
+    solution.stats.update(
+        audit_max_reduced_cost=checked["max_reduced_cost"],
+        audit_max_arcgp_violation=checked["max_arcgp_violation"],
+        audit_parts=checked["parts"],
+        audit_tolerance=tolerance,
+        audit_passed=bool(passed),
+    )
+    if solution.status == "optimal" and not passed:
+        solution.status = "feasible"
+    return solution
 
 
 def tree_score(instance: PPCInstance, heads: np.ndarray) -> float:

@@ -642,10 +642,16 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
     """Section 4's optimality conditions checked over *every* grandparent part at a result's final duals (all
     parts scored): the largest reduced cost (eq. 8) of a part left out of the LP, and the largest ArcGP
     violation ``z_gp + z_pc - z_gpc - 1`` over all pairs of arcs (``z_gpc = 0`` for a part left out). Both at
-    most 0 (up to tolerances) mean no column and no row was missing."""
+    most 0 (up to tolerances) mean no column and no row was missing; ``largest_score``: the largest |score| of an
+    arc or part, what the solver's tolerances are relative to."""
     arc = check_arc_scores(arc)
     if result.arc_values is None:
-        return {"max_reduced_cost": -math.inf, "max_arcgp_violation": -math.inf, "parts": 0}
+        return {
+            "max_reduced_cost": -math.inf,
+            "max_arcgp_violation": -math.inf,
+            "parts": 0,
+            "largest_score": 0.0,
+        }
     side = arc.shape[0]
     parts = all_parts(_arc_ids(arc))
     g, p, c = parts.T
@@ -655,12 +661,13 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
         present[tuple(result.parts.T)] = True
         value[tuple(result.parts.T)] = result.part_values
     absent = ~present[g, p, c]
-    reduced = scores.score(g[absent], p[absent], c[absent]) - result.one_gp[p[absent], c[absent]]
-    reduced -= result.no_gp[g[absent], p[absent]]
+    every = np.asarray(scores.score(g, p, c), dtype=float)
+    reduced = every[absent] - result.one_gp[p[absent], c[absent]] - result.no_gp[g[absent], p[absent]]
     z = result.arc_values
     violation = z[g, p] + z[p, c] - value[g, p, c] - 1.0
     return {
         "max_reduced_cost": float(reduced.max(initial=-math.inf)),
         "max_arcgp_violation": float(violation.max(initial=-math.inf)),
         "parts": len(parts),
+        "largest_score": _largest(arc, every),
     }

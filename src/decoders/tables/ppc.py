@@ -24,15 +24,28 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from decoders.harness.records import read_records
+from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.tables.papers import paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: Which of the paper's corpora a dataset stands in for (CoNLL-X Danish, CoNLL 2007 Italian and Hungarian).
 PAPER_LANGUAGE = {"ddt": "danish", "partut": "italian", "szeged": "hungarian"}
 #: The numeric stats of the LP decoders, read into columns of their own.
-STAT_KEYS = ("words", "parts_scored", "parts_added", "lp_solves", "lp_iterations", "columns_priced", "cuts")
+STAT_KEYS = (
+    "words",
+    "parts_scored",
+    "parts_added",
+    "lp_solves",
+    "lp_iterations",
+    "columns_priced",
+    "cuts",
+    "audit_max_reduced_cost",
+    "audit_max_arcgp_violation",
+    "audit_tolerance",
+    "audit_parts",
+)
 #: Boolean stats, read as 1.0 / 0.0 (NaN where a record lacks them: MST, a killed timeout).
-FLAG_KEYS = ("integral", "ilp_solved")
+FLAG_KEYS = ("integral", "ilp_solved", "audit_passed")
 #: Two objectives differ when they are further apart than this, relative to the larger magnitude.
 OBJECTIVE_RTOL = 1e-6
 #: Table 2's polytopes: our role -> (label, the paper's `constraints`).
@@ -83,6 +96,7 @@ def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
         "ppc_paper": paper[0] if paper else None,
         "mst": find("mst"),
         "ilp": find("ilp"),
+        "audit": find("ppc-audit"),
     }
 
 
@@ -444,6 +458,44 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """The audit of parse, price and cut per dataset: after its solve, every grandparent part scored and section
+    4's conditions checked at its final duals (decoders.ppc.decoders.decode_ppc_audit)."""
+    roles = variant_roles(settings)
+    rows = []
+    for dataset in settings["datasets"]:
+        group = _variant(records[records["dataset"] == dataset], roles["audit"])
+        if group.empty:
+            continue
+        audited = group.dropna(subset=["audit_max_reduced_cost"])
+        # the decoder's tolerance is AUDIT_TOLERANCE x (1 + the largest |score|)
+        relative = audited["audit_max_reduced_cost"] / (audited["audit_tolerance"] / AUDIT_TOLERANCE)
+        rows.append(
+            {
+                "dataset": dataset,
+                "variant": roles["audit"],
+                "sentences": len(group),
+                "timeouts": _count(group, "timeout"),
+                "errors": _count(group, "error"),
+                "audited": len(audited),
+                "passed": int((audited["audit_passed"] == 1).sum()),
+                "parts_checked": audited["audit_parts"].sum(),
+                "max_reduced_cost_rel": relative.max() if len(audited) else float("nan"),
+                "positive_reduced_costs": int((relative > AUDIT_TOLERANCE).sum()),
+                "max_arcgp_violation": audited["audit_max_arcgp_violation"].max()
+                if len(audited)
+                else float("nan"),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "dataset", "variant", "sentences", "timeouts", "errors", "audited", "passed", "parts_checked",
+            "max_reduced_cost_rel", "positive_reduced_costs", "max_arcgp_violation",
+        ],
+    )  # fmt: skip
+
+
 def binned_medians(
     words: pd.Series, values: pd.Series, width: int = BIN_WIDTH, *, log_ratio: float | None = None
 ) -> pd.DataFrame:
@@ -629,6 +681,18 @@ def write_ppc_outputs(
             "objective_rel_all_pct: mean LP objective relative to the polytope with all four constraint families "
             "(the tightest: a looser polytope's optimum is at least as high).",
             "paper_*: Table 2 (a) Italian; (b) Hungarian, of which only the speed row is legible.",
+        ],
+    )
+    write_table(
+        audit_table(records, settings),
+        tables / "audit",
+        title="ppc: audit of parse, price and cut over every grandparent part",
+        notes=[
+            "After PPC's solve, every grandparent part is scored and checked at PPC's final duals: its reduced "
+            "cost (eq. 8) if the part was left out, and ArcGP (z_gp + z_pc - z_gpc <= 1) for every pair of arcs.",
+            "max_reduced_cost_rel: the largest reduced cost of a part left out over (1 + the largest |score| of "
+            "the sentence); positive_reduced_costs: sentences where it exceeds 1e-6 (HiGHS's tolerances are "
+            "1e-7 on costs scaled by that largest score); passed: sentences within the tolerance on both.",
         ],
     )
     write_table(
