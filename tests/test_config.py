@@ -29,6 +29,14 @@ def test_default_config_is_valid_and_gets_defaults(config, schema):
     assert set(checked["experiments"]) == {"titles", "chains", "bnb", "ppc", "linking"}
 
 
+def test_an_experiment_set_to_null_is_left_out(config, schema):
+    raw = copy.deepcopy(config)
+    raw["experiments"]["bnb"] = None
+    checked = validate_config(raw, schema)
+    assert set(checked["experiments"]) == {"titles", "chains", "ppc", "linking"}
+    assert raw["experiments"]["bnb"] is None  # the input is not modified
+
+
 @pytest.mark.parametrize(
     ("change", "key", "words"),
     [

@@ -27,14 +27,20 @@ def load_yaml(path: str | Path) -> Any:
 
 
 def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str, Any]:
-    """Return a copy of ``config`` with schema defaults filled in; raise ConfigError naming the bad key."""
+    """Return a copy of ``config`` with schema defaults filled in; raise ConfigError naming the bad key.
+
+    An experiment set to null (``experiments: {bnb: null}`` in a ``--configfile`` overlay) is left out, as if
+    config.yaml did not name it: nothing of it is planned, fetched or tabled.
+    """
     schema = load_yaml(schema_path)
+    config = copy.deepcopy(config)
+    if isinstance(config.get("experiments"), dict):
+        config["experiments"] = {k: v for k, v in config["experiments"].items() if v is not None}
     validator_cls = jsonschema.validators.validator_for(schema)
     validator = validator_cls(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))
     if errors:
         raise ConfigError("invalid configuration:\n" + "\n".join(_describe(e) for e in _leaves(errors)))
-    config = copy.deepcopy(config)
     _fill_defaults(config, schema, schema)
     check_references(config)
     return config
