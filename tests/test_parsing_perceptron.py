@@ -115,3 +115,33 @@ def test_fixed_weights_score_trees_but_never_move():
     averaged, log = train([(None, gold)], Stuck(), epochs=1, size=32, seed=0, progress=False, initial=initial)
     assert log.epochs[0]["not_violations"] == 0 and np.array_equal(averaged.weights[:16], initial[:16])
     assert averaged.weights[16 + 4 * 2 + 3] > 0 and averaged.weights[16 + 4 * 1 + 3] < 0
+
+
+def test_relaxed_updates_weigh_the_solution_by_its_values():
+    """A structure decoded by an LP is updated on its (fractional) solution: gold's features +1, each part's
+    features minus its value; an integral solution equal to gold is no mistake."""
+    from decoders.parsing.perceptron import RelaxedSolution
+
+    gold = np.array([-1, 0, 1, 2])
+
+    class Half:  # the LP puts 1/2 on two parts whose features are 5 and 6; integral (and gold) when told
+        def __init__(self, integral):
+            self.integral = integral
+
+        def decode(self, tokens, weights, allowed=None):
+            raise AssertionError("the perceptron must use decode_relaxed")
+
+        def decode_relaxed(self, tokens, weights, allowed=None):
+            indices, values = np.array([5, 6]), np.array([0.5, 0.5])
+            return RelaxedSolution(gold, self.integral, float(weights[indices] @ values), indices, values)
+
+        def features(self, tokens, heads, size):
+            return np.array([1, 2])
+
+    averaged, log = train([(None, gold)], Half(False), epochs=2, size=8, seed=0, progress=False)
+    # epoch 1: both score 0, so an update; epoch 2: gold scores 2 > -0.5, not a violation
+    assert [row["mistakes"] for row in log.epochs] == [1, 1]
+    assert [row["not_violations"] for row in log.epochs] == [0, 1]
+    assert averaged.numerator.tolist() == [0, 2, 2, 0, 0, -1, -1, 0] and averaged.denominator == 2
+    averaged, log = train([(None, gold)], Half(True), epochs=2, size=8, seed=0, progress=False)
+    assert [row["mistakes"] for row in log.epochs] == [0, 0] and not averaged.numerator.any()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from decoders.parsing.features import Vocabulary
+from decoders.parsing.features import Vocabulary, arc_scores
 from decoders.parsing.perceptron import train
 from decoders.parsing.trees import tree_error
 from decoders.ppc.model import GrandparentIndex, Lexicon, gold_parts
@@ -81,3 +81,34 @@ def test_the_perceptron_fits_a_tiny_treebank(data):
         assert tree_error(predicted, single_root=False) is None
         assert np.array_equal(predicted, gold)
     assert log.epochs[-1]["mistakes"] == 0
+
+
+def test_relaxed_solutions_are_the_lp_parts_weighted_by_their_values(data):
+    """decode_relaxed's features and values, with the arcs' share, add up to the LP objective under the weights,
+    for integral and fractional solutions alike (random weights make some LPs fractional)."""
+    encoded, index = data
+    shape = GrandparentLP(index, bits=12)
+    rng = np.random.default_rng(3)
+    kinds = set()
+    for _ in range(25):
+        weights = rng.normal(scale=2.0, size=shape.size)
+        for tokens, gold in encoded:
+            n = len(gold) - 1
+            for allowed in (None, np.ones((n + 1, n + 1), dtype=bool)):
+                solution = shape.decode_relaxed(tokens, weights, allowed)
+                result = shape.solve(tokens, weights, allowed)
+                arc = arc_scores(tokens.arc_tokens, weights[: 1 << 12], np.ones((n + 1, n + 1), dtype=bool))
+                z = result.arc_values
+                arcs = float(np.sum(np.where(z > 0, z * np.nan_to_num(arc, neginf=0.0), 0.0)))
+                total = arcs + float(weights[solution.indices] @ solution.values)
+                assert solution.score == pytest.approx(result.objective, abs=1e-9)
+                assert total == pytest.approx(solution.score, abs=1e-6 * (1 + abs(total)))
+                assert ((solution.values > 0) & (solution.values <= 1)).all()
+                assert ((solution.indices >= 1 << 12) & (solution.indices < shape.size)).all()
+                assert np.array_equal(solution.heads, result.heads)
+                kinds.add(solution.integral)
+                if solution.integral:  # then exactly the tree's grandparent features
+                    tree = shape.features(tokens, solution.heads, shape.size)
+                    assert sorted(solution.indices) == sorted(tree[tree >= 1 << 12])
+                    assert (solution.values == 1).all()
+    assert kinds == {True, False}

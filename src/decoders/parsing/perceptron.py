@@ -5,6 +5,12 @@ tree, so the running weights ``w`` and the sum ``u`` of ``c * update`` (c = upda
 averaging trick) are exact in float64. The averaged weights are ``(c w - u) / c``; :class:`AveragedWeights`
 keeps the integer numerator and the denominator (examples seen) apart, so that tree scores are integers divided
 by one known number (Qian and Liu 2013, section 4.4, tighten B&B upper bounds to that grid).
+
+A structure decoded by an LP relaxation may instead offer ``decode_relaxed`` (:class:`RelaxedStructure`): the
+update then subtracts the features of the LP's own solution, each weighted by its part's value, and a sentence
+counts as a mistake unless that solution is integral and is the gold tree (Martins et al. 2009's relaxed
+training). Fractional solutions are then penalised as such, which is what teaches the weights to make the LP
+integral; the weights are no longer integers.
 """
 
 from __future__ import annotations
@@ -36,6 +42,27 @@ class Structure(Protocol):
     ) -> np.ndarray: ...
 
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class RelaxedSolution:
+    """An LP relaxation's solution for a sentence: the tree read from it, whether it is integral, its objective
+    under the weights it was decoded with, and the feature indices of its parts with each part's value (features
+    below the structure's ``fixed_weights`` may be left out: they are never updated)."""
+
+    heads: np.ndarray
+    integral: bool
+    score: float
+    indices: np.ndarray
+    values: np.ndarray
+
+
+class RelaxedStructure(Structure, Protocol):
+    """A structure whose training decoder is an LP relaxation, updated on the relaxed solution."""
+
+    def decode_relaxed(
+        self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
+    ) -> RelaxedSolution: ...
 
 
 def _fixed_weights(structure: Structure) -> int:
@@ -76,7 +103,8 @@ class LocalStructure:
 
 @dataclass
 class AveragedWeights:
-    """Averaged weights as ``numerator / denominator`` (integer-valued float64 array, positive integer)."""
+    """Averaged weights as ``numerator / denominator`` (a float64 array, integer-valued unless the structure
+    was trained on relaxed solutions; a positive integer)."""
 
     numerator: np.ndarray
     denominator: int
@@ -95,10 +123,28 @@ class TrainingLog:
 
 
 @numba.njit(cache=True, nogil=True)
-def _update(weights: np.ndarray, sums: np.ndarray, indices: np.ndarray, sign: float, step: float) -> None:
-    for i in indices:
-        weights[i] += sign
-        sums[i] += sign * step
+def _update(
+    weights: np.ndarray, sums: np.ndarray, indices: np.ndarray, values: np.ndarray, step: float
+) -> None:
+    for j in range(indices.shape[0]):
+        weights[indices[j]] += values[j]
+        sums[indices[j]] += values[j] * step
+
+
+def _prediction(
+    structure: Structure, tokens, gold: np.ndarray, weights: np.ndarray, allowed, size: int
+) -> tuple[bool, np.ndarray, np.ndarray, float]:
+    """Whether the prediction differs from gold, its feature indices and values, and its score."""
+    relaxed = getattr(structure, "decode_relaxed", None)
+    if relaxed is not None:
+        solution = relaxed(tokens, weights, allowed)
+        wrong = not (solution.integral and np.array_equal(solution.heads, gold))
+        return wrong, solution.indices, solution.values, solution.score
+    predicted = structure.decode(tokens, weights, allowed)
+    if np.array_equal(predicted, gold):
+        return False, predicted[:0], np.zeros(0), 0.0
+    indices = structure.features(tokens, predicted, size)
+    return True, indices, np.ones(len(indices)), float(weights[indices].sum())
 
 
 def train(
@@ -137,16 +183,19 @@ def train(
             order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5
         ):
             tokens, gold, *allowed = sentences[index]
-            predicted = structure.decode(tokens, weights, allowed[0] if allowed else None)
-            if not np.array_equal(predicted, gold):
+            wrong, predicted, values, score = _prediction(
+                structure, tokens, gold, weights, allowed[0] if allowed else None, size
+            )
+            if wrong:
                 mistakes += 1
                 gold_features = structure.features(tokens, gold, size)
-                predicted_features = structure.features(tokens, predicted, size)
                 # an inexact decoder (a search stopped at its limit, a tree read from a fractional LP) may return
                 # a tree that scores below gold: updating on it is not a perceptron step (Huang et al. 2012)
-                if weights[predicted_features].sum() >= weights[gold_features].sum():
-                    _update(weights, sums, gold_features[gold_features >= fixed], 1.0, step)
-                    _update(weights, sums, predicted_features[predicted_features >= fixed], -1.0, step)
+                if score >= weights[gold_features].sum():
+                    keep = gold_features >= fixed
+                    _update(weights, sums, gold_features[keep], np.ones(int(keep.sum())), step)
+                    keep = predicted >= fixed
+                    _update(weights, sums, predicted[keep], -values[keep], step)
                 else:
                     skipped += 1
             step += 1.0

@@ -5,9 +5,13 @@ decoded by Chu-Liu-Edmonds: the MST row, and the pruner of training) and :class:
 features plus the indexed grandparent templates of :mod:`decoders.ppc.model`). The grandparent parser keeps the
 MST parser's arc weights (its training starts from them and updates only grandparent features) and learns its
 grandparent weights with the full grandparent LP (polytope ``all``) as the training decoder, over each sentence's
-top-k first-order heads (the pruner's, gold arcs kept), read as a tree: its arcs when integral, else the MST of
-the fractional arc values. Riedel et al. (2012) trained with SGD on a likelihood approximated by belief
-propagation; an exact LP decoder inside a perceptron is our choice, pruned so that a training pass costs minutes.
+top-k first-order heads (the pruner's, gold arcs kept), updated on the LP's own solution (relaxed updates,
+Martins et al. 2009: each grandparent part's features weighted by its value, a mistake unless the solution is
+integral and gold). Riedel et al. (2012) trained with SGD on a likelihood approximated by belief propagation; an
+exact LP decoder inside a perceptron is our choice, pruned so that a training pass costs minutes. Updating on the
+fractional solution rather than on the tree read from it (MST of the arc values) penalises fractional solutions as
+such: szeged, 200 dev sentences, 3 epochs, unpruned PPC: 89.0% of them integral against 81.0%, UAS 80.1 and 80.2
+(MST 78.9).
 
 Why the arc weights are frozen: decoding the test sets is never pruned, and a perceptron whose decoder is pruned
 never penalises an arc outside the top k, so arc features learnt jointly under pruning drift upwards on exactly the
@@ -28,7 +32,8 @@ import numpy as np
 
 from decoders.parsing.features import arc_scores, tree_features
 from decoders.parsing.mst import chu_liu_edmonds
-from decoders.ppc.lp import brute_force, parse_price_cut
+from decoders.parsing.perceptron import RelaxedSolution
+from decoders.ppc.lp import LPResult, brute_force, parse_price_cut
 from decoders.ppc.model import (
     GrandparentBounds,
     GrandparentIndex,
@@ -86,14 +91,37 @@ class GrandparentLP:
         arc_size = 1 << self.bits
         return weights[:arc_size], weights[arc_size : arc_size + len(self.index)]
 
-    def decode(self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+    def solve(self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None) -> LPResult:
+        """The full LP over ``allowed`` (every arc, by parse, price and cut, when None)."""
         arc_weights, gp_weights = self.split(weights)
         n = tokens.arc_tokens.shape[1] - 1
         arc = arc_scores(tokens.arc_tokens, arc_weights, _mask(n, allowed))
         if allowed is not None:
-            return brute_force(arc, GrandparentModel(tokens.attributes, self.index, gp_weights)).heads
+            return brute_force(arc, GrandparentModel(tokens.attributes, self.index, gp_weights))
         bounds = GrandparentBounds.build(self.index, gp_weights)  # the weights change after every update
-        return parse_price_cut(arc, GrandparentModel(tokens.attributes, self.index, gp_weights, bounds)).heads
+        return parse_price_cut(arc, GrandparentModel(tokens.attributes, self.index, gp_weights, bounds))
+
+    def decode(self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+        return self.solve(tokens, weights, allowed).heads
+
+    def decode_relaxed(
+        self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None
+    ) -> RelaxedSolution:
+        """The LP's solution for relaxed updates: its grandparent parts' features, each with its part's value
+        (arc features are fixed, so left out), and the LP objective."""
+        result = self.solve(tokens, weights, allowed)
+        if result.parts is None or not np.isfinite(result.objective):
+            raise ValueError(f"no LP solution to train on (status {result.status!r})")
+        values = np.clip(result.part_values, 0.0, 1.0)
+        if result.integral:
+            values = np.round(values)
+        keys, owner = part_keys(tokens.attributes, *result.parts.T)
+        found = self.index.lookup(keys)
+        values = values[owner]
+        keep = (found >= 0) & (values > 0.0)
+        return RelaxedSolution(
+            result.heads, result.integral, result.objective, (1 << self.bits) + found[keep], values[keep]
+        )
 
     def initial(self, arc_weights: np.ndarray) -> np.ndarray:
         """The weight vector training starts from: ``arc_weights`` (the MST parser's, ``2^bits`` of them) and
