@@ -295,3 +295,21 @@ def test_a_decode_job_pairs_its_variant_with_the_configured_reference(tmp_path):
     assert "reference_seconds" not in json.loads(decode("ref").loc[0, "stats"])
     with pytest.raises(ConfigError, match=r"experiments\.toy\.harness\.reference: 'nope'"):
         decode("plain", reference="nope")
+
+
+def test_a_variant_time_limit_overrides_the_experiments(tmp_path):
+    """A variant's own `time_limit` bounds its decodes in place of harness.time_limit."""
+    scores = np.zeros(300)
+    write_instance_shards(
+        [("a", 300, ToyInstance(scores=scores))], [tmp_path / "shard.pkl"], tmp_path / "i.tsv"
+    )
+    harness = {"time_limit": 0.02, "isolate": False, "warmup": 0}
+
+    def decode(spec):
+        return decode_shard(experiment="toy", dataset="d", variant="v", spec=spec, instances=tmp_path / "shard.pkl",
+                            records=tmp_path / "v.parquet", provenance=tmp_path / "v.json", harness=harness,
+                            seed=0, config={"experiments": {"toy": {"variants": {"v": spec}}}}, progress=False)  # fmt: skip
+
+    toy = {"decoder": "anytime", "module": harness_toys.MODULE}
+    assert decode(toy).loc[0, "status"] == "timeout"
+    assert decode({**toy, "time_limit": 30.0}).loc[0, "status"] == "optimal"

@@ -21,7 +21,7 @@ SETTINGS = {
     "harness": {"time_limit": 600},
     "variants": {
         "mst": {"decoder": "mst"},
-        "full-lp": {"decoder": "full-lp", "params": {"polytope": "all"}},
+        "full-lp": {"decoder": "full-lp", "params": {"polytope": "all"}, "time_limit": 3600},
         "arcgp": {"decoder": "full-lp", "params": {"polytope": "arcgp"}},
         "onegp": {"decoder": "full-lp", "params": {"polytope": "onegp"}},
         "ppc-paper": {"decoder": "ppc"},
@@ -353,7 +353,11 @@ def test_write_ppc_outputs(tmp_path, peer):
     table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
     assert len(table1) == 6 + 3 and table1["timeouts"].sum() == 1
     md = (tmp_path / "t" / "table1.md").read_text(encoding="utf-8")
-    assert "punctuation excluded by form" in md and "TurboParser/AD3" in md and "limit 600 s" in md
+    assert (
+        "punctuation excluded by form" in md
+        and "TurboParser/AD3" in md
+        and "limit 600 s per sentence; full-lp: 3600 s" in md
+    )
     for name in ("time_vs_length.png", "bf_growth.png"):
         assert (tmp_path / "f" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

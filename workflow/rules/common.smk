@@ -133,7 +133,7 @@ def decode_runtime(wildcards, input, attempt):
     shard.stat()  # FileNotFoundError for the input itself: Snakemake defers the value until it exists
     shards = pd.read_csv(shard.with_name("index.tsv"), sep="\t", usecols=["shard"])["shard"]
     instances = int((shards == int(wildcards.shard)).sum())
-    limit = harness_settings(wildcards.experiment)["time_limit"]
+    limit = variant_spec(wildcards).get("time_limit", harness_settings(wildcards.experiment)["time_limit"])
     minutes = math.ceil(instances * (limit + default_grace(limit)) / 60) + RESOURCES["decode_startup"]
     return min(minutes * attempt, RESOURCES["max_runtime"])
 

@@ -25,7 +25,7 @@ from decoders.harness.sharding import gather_shards
 
 log = logging.getLogger(__name__)
 
-VARIANT_KEYS = {"decoder", "params", "module", "params_file"}
+VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit"}
 
 
 def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def decode_shard(
         spec["decoder"],
         params,
         items,
-        time_limit=harness["time_limit"],
+        time_limit=spec.get("time_limit", harness["time_limit"]),
         evaluate=get_evaluator(experiment, module),
         warmup=harness.get("warmup", 1),
         isolate=harness.get("isolate", True),

@@ -644,11 +644,19 @@ def write_ppc_outputs(
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     limit = (settings.get("harness") or {}).get("time_limit")
+    own = {
+        name: spec["time_limit"]
+        for name, spec in (settings.get("variants") or {}).items()
+        if spec.get("time_limit") is not None
+    }
+    limits = f"{limit} s per sentence" + "".join(
+        f"; {name}: {value} s" for name, value in sorted(own.items())
+    )
     common = [
         "UAS: correct heads over scored words, punctuation excluded by form (a word whose every character is "
         "Unicode punctuation), the rule of the CoNLL-X/2007 evaluation script.",
         "sent_per_s: sentences over summed decode seconds (scoring included), one thread. Timeouts are not "
-        f"dropped (limit {limit} s per sentence): they count at their recorded seconds, in UAS with no correct "
+        f"dropped (limit {limits}): they count at their recorded seconds, in UAS with no correct "
         "head, and in `timeouts`; comparisons of two answers (objective, parts) leave them out and give their "
         "count (`*_compared`).",
     ]
