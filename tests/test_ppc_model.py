@@ -8,6 +8,7 @@ import pytest
 from decoders.parsing.trees import tree_error
 from decoders.ppc.lp import brute_force, parse_price_cut
 from decoders.ppc.model import (
+    _BITS,
     TEMPLATES,
     GrandparentBounds,
     GrandparentIndex,
@@ -95,9 +96,19 @@ def test_bounds_hold_for_every_part(trained, trial):
     keep = (p > 0) & (c > 0) & (g != p) & (p != c) & (g != c)
     g, p, c = g[keep], p[keep], c[keep]
     scores = model.score(g, p, c)
-    child, parent = model.child_bounds(), model.parent_bounds()
-    assert (child[p, c] >= scores - 1e-12).all()
-    assert (parent[g, p] >= scores - 1e-12).all()
+    child, parent = model.child_bounds(), model.parent_bounds()  # per template
+    assert child.shape == parent.shape == (len(TEMPLATES), side, side)
+    assert (child.sum(axis=0)[p, c] >= scores - 1e-12).all()
+    assert (parent.sum(axis=0)[g, p] >= scores - 1e-12).all()
+    # each template's share of a part's score is below both of its bounds: pricing's sum of minima holds
+    keys, owners = part_keys(model.tokens, g, p, c)
+    found = index.lookup(keys)
+    template = keys >> (3 + 3 * _BITS)
+    share = np.zeros((len(TEMPLATES), len(g)))
+    np.add.at(share, (template, owners), np.where(found >= 0, weights[np.maximum(found, 0)], 0.0))
+    assert np.allclose(share.sum(axis=0), scores)
+    assert (share <= child[:, p, c] + 1e-12).all() and (share <= parent[:, g, p] + 1e-12).all()
+    assert (np.minimum(child[:, p, c], parent[:, g, p]).sum(axis=0) >= scores - 1e-12).all()
 
 
 def test_ppc_with_the_factored_model_reaches_the_full_lp(trained):

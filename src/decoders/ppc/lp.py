@@ -30,7 +30,8 @@ Parse, price and cut (Algorithm 1, polytope ``all``): start from every arc and o
 first-order tree, so that this tree is feasible in the first LP and its duals are informative); solve; tighten the OneGP duals (section 4.3.3: an arc with
 reduced cost ``r < 0`` lets its ``y_OneGP`` grow by ``-r``); price (eqs. 9-11): keep the arcs ``p -> c`` whose
 bound ``max_g s(g,p,c) <= sbar(., p, c)`` exceeds ``y_OneGP(p,c)``, then the grandparents ``g`` whose
-``min(sbar(g,p,.), sbar(.,p,c)) - y_OneGP(p,c) - y_NoGP(g,p)`` is positive, and score only those; add the parts
+``min(sbar(g,p,.), sbar(.,p,c)) - y_OneGP(p,c) - y_NoGP(g,p)`` is positive (with the bounds given per
+template, the tighter ``sum_t min(sbar_t(g,p,.), sbar_t(.,p,c))``), and score only those; add the parts
 with a positive exact reduced cost (or, option ``columns_per_word``, the first ones found in decreasing order of
 their bound: partial pricing), and (section 4.4) every part whose two arcs violate ArcGP; stop when nothing
 is added. With OneGP and GPArc in the LP, ArcGP holds for a part left out (``z_pc = sum_{g' != g} z_g'pc <=
@@ -88,17 +89,31 @@ class DenseGrandparents:
 
 class GrandparentScores(Protocol):
     """What the LPs need from a grandparent model: exact scores of chosen parts (counted by the model) and the
-    offline bounds of eqs. 12-13."""
+    offline bounds of eqs. 12-13, either whole or per term of a score that is a sum of ``T`` terms (templates):
+    ``s = sum_t s_t``, each term bounded on its own, so that a part is bounded by ``sum_t min(parent_t[g, p],
+    child_t[p, c])``."""
 
     def score(self, g: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray: ...
 
     def child_bounds(self) -> np.ndarray:
-        """``(n + 1, n + 1)``: ``[p, c] >= max_g s(g, p, c)``."""
+        """``(n + 1, n + 1)`` or ``(T, n + 1, n + 1)``: ``[t, p, c] >= max_g s_t(g, p, c)``."""
         ...
 
     def parent_bounds(self) -> np.ndarray:
-        """``(n + 1, n + 1)``: ``[g, p] >= max_c s(g, p, c)``."""
+        """``(n + 1, n + 1)`` or ``(T, n + 1, n + 1)``: ``[t, g, p] >= max_c s_t(g, p, c)``."""
         ...
+
+
+def _bounds_by_term(child: np.ndarray, parent: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """Both bounds as ``(T, side, side)`` arrays (T = 1 for whole bounds), checked."""
+    child, parent = (np.asarray(b, dtype=float) for b in (child, parent))
+    child, parent = (b[None] if b.ndim == 2 else b for b in (child, parent))
+    for name, b in (("child", child), ("parent", parent)):
+        if b.ndim != 3 or b.shape[1:] != (side, side) or np.isnan(b).any():
+            raise ValueError(f"{name} bounds must be ({side}, {side}) or (T, {side}, {side}) without NaN")
+    if child.shape[0] != parent.shape[0]:
+        raise ValueError(f"child and parent bounds have {child.shape[0]} and {parent.shape[0]} terms")
+    return child, parent
 
 
 @dataclass
@@ -466,8 +481,8 @@ def parse_price_cut(
     if _headless(arc):
         return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
     side = n + 1
-    child_bound = np.asarray(scores.child_bounds(), dtype=float)
-    parent_bound = np.asarray(scores.parent_bounds(), dtype=float)
+    child_terms, parent_terms = _bounds_by_term(scores.child_bounds(), scores.parent_bounds(), side)
+    child_bound, parent_bound = child_terms.sum(axis=0), parent_terms.sum(axis=0)
     model = _Model(arc, "all", _largest(arc, child_bound, parent_bound))
     known = np.full((side, side, side), np.nan)  # exact scores of the parts scored so far
     exists = model.arc_id >= 0
@@ -520,11 +535,9 @@ def parse_price_cut(
             (model.heads > 0) & (child_bound[model.heads, model.mods] - one_gp[model.heads, model.mods] > 0)
         )
         pp, cc = model.heads[pc], model.mods[pc]
-        bar = (
-            np.minimum(parent_bound[:, pp], child_bound[pp, cc][None, :])
-            - one_gp[pp, cc][None, :]
-            - no_gp[:, pp]
-        )
+        bar = -one_gp[pp, cc][None, :] - no_gp[:, pp]
+        for child_t, parent_t in zip(child_terms, parent_terms, strict=True):
+            bar += np.minimum(parent_t[:, pp], child_t[pp, cc][None, :])
         gg, kk = np.nonzero((bar > 0) & exists[:, pp] & (np.arange(side)[:, None] != cc[None, :]))
         candidates = np.stack([gg, pp[kk], cc[kk]], axis=1)
         fresh = ~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]

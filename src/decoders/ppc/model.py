@@ -10,9 +10,11 @@ every bound below is exact arithmetic on known weights (hashing would let unseen
 
 Bounds (eqs. 12-13), computed once from the weights: per template, the largest weight over every value ``g``
 could take and every relation it could have, for each (``p`` attribute, ``c`` attribute, ``p > c``), floored at
-0 (an attribute value outside the index scores 0), summed over templates: ``sbar(., p, c) >= max_g s(g, p,
-c)``; likewise ``sbar(g, p, .)`` over every ``c``. A set-valued attribute (the morphological features, used on
-``p`` only) contributes one feature per element, so its bound is the sum of its elements' bounds.
+0 (an attribute value outside the index scores 0): ``sbar_t(., p, c) >= max_g s_t(g, p, c)`` per template t,
+and their sum bounds ``max_g s(g, p, c)`` (eq. 9's arc filter); likewise ``sbar_t(g, p, .)`` over every ``c``.
+Pricing bounds a part by ``sum_t min(sbar_t(g, p, .), sbar_t(., p, c))``, never above eq. 11's
+``min(sbar(g, p, .), sbar(., p, c))``. A set-valued attribute (the morphological features, used on ``p`` only)
+contributes one feature per element, so its bound is the sum of its elements' bounds.
 """
 
 from __future__ import annotations
@@ -272,10 +274,14 @@ class GrandparentModel:
         first, second = np.divmod(np.arange(side * side), side)
         keys, owners = keys_of(first, second)
         values = _table(table_keys, table_values, keys)
-        return np.bincount(owners, weights=values, minlength=side * side).reshape(side, side)
+        template = keys >> (3 + 3 * _BITS)
+        cells = template * (side * side) + owners
+        flat = np.bincount(cells, weights=values, minlength=len(TEMPLATES) * side * side)
+        return flat.reshape(len(TEMPLATES), side, side)
 
     def child_bounds(self) -> np.ndarray:
-        """``[p, c]``: the sum over templates of the largest weight any g could fire with p and c."""
+        """``[t, p, c]``: per template t, the largest weight any g could fire with p and c (summed over the
+        features a set-valued attribute fires)."""
 
         def keys_of(p, c):
             keys, owners = part_keys(self.tokens, np.zeros_like(p), p, c)
@@ -284,7 +290,7 @@ class GrandparentModel:
         return self._pair_bounds(keys_of, self.bounds.child_keys, self.bounds.child_values)
 
     def parent_bounds(self) -> np.ndarray:
-        """``[g, p]``: the sum over templates of the largest weight any c could fire with g and p."""
+        """``[t, g, p]``: per template t, the largest weight any c could fire with g and p."""
 
         def keys_of(g, p):
             keys, owners = part_keys(self.tokens, g, p, np.zeros_like(p))
