@@ -62,10 +62,12 @@ def _instance(rng, n, kind):
 
 
 KINDS = ("normal", "ties", "forbidden", "rooted", "magnitudes")
-PRICING = (  # the paper's start and full pricing; the first-order tree's start; partial pricing
+PRICING = (  # the paper's start and full pricing; the first-order tree's start; its parts only; partial pricing
     {},
     {"start": "mst"},
+    {"start": "tree"},
     {"start": "mst", "columns_per_word": 1},
+    {"start": "tree", "columns_per_word": 4},
     {"start": "root", "columns_per_word": 0.3},
 )
 

@@ -27,7 +27,9 @@ here (the paper compares objectives the same way).
 
 Parse, price and cut (Algorithm 1, polytope ``all``): start from every arc and one part ``(0, h, m)`` per arc
 (another grandparent when the root cannot head ``h``; or, option ``start="mst"``, ``h``'s head in the best
-first-order tree, so that this tree is feasible in the first LP and its duals are informative); solve; tighten the OneGP duals (section 4.3.3: an arc with
+first-order tree, so that this tree is feasible in the first LP and its duals are informative; or, ``start="tree"``,
+only that tree's own parts: an arc without a part is held at 0 by its OneGP row until pricing adds one, so only
+arcs worth having get parts); solve; tighten the OneGP duals (section 4.3.3: an arc with
 reduced cost ``r < 0`` lets its ``y_OneGP`` grow by ``-r``); price (eqs. 9-11): keep the arcs ``p -> c`` whose
 bound ``max_g s(g,p,c) <= sbar(., p, c)`` exceeds ``y_OneGP(p,c)``, then the grandparents ``g`` whose
 ``min(sbar(g,p,.), sbar(.,p,c)) - y_OneGP(p,c) - y_NoGP(g,p)`` is positive (with the bounds given per
@@ -52,7 +54,7 @@ import numpy as np
 from decoders.parsing.mst import chu_liu_edmonds
 
 POLYTOPES = ("arcgp", "onegp", "all")
-STARTS = ("root", "mst")
+STARTS = ("root", "mst", "tree")
 _UNIT = 2.0**-53
 #: a row may be violated by this much (absolute) in a solution called optimal; the certified gap must be below
 #: ``OPTIMALITY_GAP * (1 + |objective|)``
@@ -461,7 +463,8 @@ def parse_price_cut(
 ) -> LPResult:
     """Algorithm 1 on the ``all`` polytope: the full LP's optimum, scoring only the parts pricing cannot rule
     out. ``tighten``: section 4.3.3's dual tightening before pricing. ``start``: the first part of each arc
-    ``p -> c`` has grandparent 0 (``root``, the paper's) or ``p``'s head in the best first-order tree (``mst``).
+    ``p -> c`` has grandparent 0 (``root``, the paper's) or ``p``'s head in the best first-order tree (``mst``);
+    or the first parts are that tree's own only (``tree``).
     ``columns_per_word``: None prices every candidate each round (the paper's); a number ``k`` scores candidates in
     decreasing order of their bound and stops once ``ceil(k n)`` columns with a positive reduced cost are found
     (partial pricing; convergence still needs a round that finds none among all candidates)."""
@@ -504,6 +507,11 @@ def parse_price_cut(
         if value > -math.inf:
             first = np.where((tree[p] >= 0) & (tree[p] != c), tree[p], first)
     parts = np.stack([first[has], p[has], c[has]], axis=1)
+    if start == "tree":  # only the best first-order tree's own parts: pricing brings in every other arc's
+        tree, value = chu_liu_edmonds(arc)
+        if value > -math.inf:
+            kids = np.flatnonzero(tree > 0)
+            parts = np.stack([tree[tree[kids]], tree[kids], kids], axis=1)
     model.add_parts(parts, score(parts))
     limit = None if columns_per_word is None else max(1, math.ceil(columns_per_word * n))
     rounds = priced = cuts = 0

@@ -673,8 +673,9 @@ def write_ppc_outputs(
             "integer_pct: % of all sentences with an integral LP solution; fractional / uas_fractional: the other "
             "sentences and the UAS of the tree read from their fractional LP (MST of the arc values); for the "
             "ILP, the sentences whose MIP had to run (mip_solved) and its UAS on them.",
-            "PPC: first parts from the best first-order tree, partial pricing (4 columns per word a round, best "
-            "bound first); PPC (paper's pricing): Algorithm 1 as written.",
+            "PPC: the first parts are the best first-order tree's own, partial pricing (4 columns per word a "
+            "round, best bound first, each part bounded by the sum over templates of its smaller template bound); "
+            "PPC (paper's pricing): Algorithm 1 as written.",
             "UDPipe 1 is the peer (its parser calls only): TurboParser/AD3 do not install on this Python.",
             "paper_*: Riedel et al. 2012, Table 1 (partut = Italian, szeged = Hungarian, ddt = Danish); their "
             "speeds are of their machine and implementation.",
