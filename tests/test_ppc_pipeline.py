@@ -45,6 +45,7 @@ def test_training_history_and_the_model_file_round_trip(run):
     folder, history, _, _ = run
     assert history["sentences"] == {"train": 80, "dev": 20}
     assert len(history["first_order"]["epochs"]) == 2 and history["grandparent"]["features"] > 0
+    assert all(0 <= row["dev_integral_pct"] <= 100 for row in history["grandparent"]["epochs"])
     parser = GrandparentParser.load(folder / "model.npz")
     again = GrandparentParser.load(folder / "model.npz")
     assert (

@@ -121,17 +121,22 @@ def train_parsers(
         training = [(x, g, prune(x, first.numerator, train_k, g)) for x, g, _ in data["train"]]
         dev_allowed = [prune(x, first.numerator, train_k) for x, _, _ in data["dev"]]
 
+    integral = []  # per epoch: % of dev sentences whose LP solution is integral
+
     def dev_lp(averaged: AveragedWeights) -> float:
-        heads = [
-            shape.decode(x, averaged.numerator, a)
+        results = [
+            shape.solve(x, averaged.numerator, a)
             for (x, _, _), a in zip(data["dev"], dev_allowed, strict=True)
         ]
-        return uas_of(heads, data["dev"])
+        integral.append(100.0 * sum(r.integral for r in results) / max(len(results), 1))
+        return uas_of([r.heads for r in results], data["dev"])
 
     grand, log_grand = train(
         training, shape, epochs=epochs, size=shape.size, seed=seed, evaluate=dev_lp, progress=progress,
         initial=shape.initial(first.weights),
     )  # fmt: skip
+    for row, pct in zip(log_grand.epochs, integral, strict=True):
+        row["dev_integral_pct"] = pct
     history["grandparent"] = {
         "epochs": log_grand.epochs,
         "best_epoch": log_grand.best_epoch,

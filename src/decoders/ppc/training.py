@@ -99,7 +99,8 @@ class GrandparentLP:
         if allowed is not None:
             return brute_force(arc, GrandparentModel(tokens.attributes, self.index, gp_weights))
         bounds = GrandparentBounds.build(self.index, gp_weights)  # the weights change after every update
-        return parse_price_cut(arc, GrandparentModel(tokens.attributes, self.index, gp_weights, bounds))
+        model = GrandparentModel(tokens.attributes, self.index, gp_weights, bounds)
+        return parse_price_cut(arc, model, start="tree", columns_per_word=4)
 
     def decode(self, tokens: Encoded, weights: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
         return self.solve(tokens, weights, allowed).heads
