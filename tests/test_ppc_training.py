@@ -83,6 +83,27 @@ def test_the_perceptron_fits_a_tiny_treebank(data):
     assert log.epochs[-1]["mistakes"] == 0
 
 
+def test_relaxed_solutions_with_arcs_add_up_to_the_objective(data):
+    """With ``train_arcs``, the arcs' features come with their values too: the solution's features and values
+    alone give the LP objective, and an integral solution's are exactly its tree's features."""
+    encoded, index = data
+    shape = GrandparentLP(index, bits=12, train_arcs=True)
+    assert shape.fixed_weights == 0
+    rng = np.random.default_rng(4)
+    kinds = set()
+    for _ in range(15):
+        weights = rng.normal(scale=2.0, size=shape.size)
+        for tokens, _gold in encoded:
+            solution = shape.decode_relaxed(tokens, weights)
+            total = float(weights[solution.indices] @ solution.values)
+            assert total == pytest.approx(solution.score, abs=1e-6 * (1 + abs(total)))
+            kinds.add(solution.integral)
+            if solution.integral:
+                tree = shape.features(tokens, solution.heads, shape.size)
+                assert sorted(solution.indices) == sorted(tree) and (solution.values == 1).all()
+    assert kinds == {True, False}
+
+
 def test_relaxed_solutions_are_the_lp_parts_weighted_by_their_values(data):
     """decode_relaxed's features and values, with the arcs' share, add up to the LP objective under the weights,
     for integral and fractional solutions alike (random weights make some LPs fractional)."""

@@ -280,6 +280,24 @@ def second_order_scores(
 
 
 @numba.njit(cache=True, nogil=True)
+def arcs_features(
+    tokens: np.ndarray, heads: np.ndarray, mods: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The feature indices of the arcs ``heads[j] -> mods[j]`` and, for each index, its arc ``j``."""
+    n = tokens.shape[1] - 1
+    mask = np.uint64(size - 1)
+    room = max_arc_features(n)
+    out = np.empty(max(len(heads), 1) * room, dtype=np.int64)
+    owner = np.empty(max(len(heads), 1) * room, dtype=np.int64)
+    k = 0
+    for j in range(len(heads)):
+        written = arc_features(tokens, heads[j], mods[j], mask, out[k:])
+        owner[k : k + written] = j
+        k += written
+    return out[:k], owner[:k]
+
+
+@numba.njit(cache=True, nogil=True)
 def tree_features(tokens: np.ndarray, heads: np.ndarray, size: int, second_order: bool) -> np.ndarray:
     """The feature indices of a whole tree (full head array): every arc's and, with ``second_order``, every
     part's (its sibling, inner and outer grandchild), repeated as often as they fire, for perceptron updates."""
