@@ -45,8 +45,8 @@ rule results_page:
         ),
         bnb=(expand("results/tables/bnb/{table}.md", table=BNB_TABLES) if BNB else []),
         bnb_provenance=lambda wildcards: run_provenance(bnb_runs()),
-        ppc=(expand("results/tables/ppc/{table}.md", table=PPC_TABLES) if "ppc" in BUILT_EXPERIMENTS else []),
-        ppc_provenance=lambda wildcards: run_provenance(PPC_RUNS) if "ppc" in BUILT_EXPERIMENTS else [],
+        ppc=(expand("results/tables/ppc/{table}.md", table=PPC_TABLES) if PPC else []),
+        ppc_provenance=lambda wildcards: run_provenance(PPC_RUNS) if PPC else [],
         linking_provenance=lambda wildcards: [
             *run_provenance(linking_runs()),
             *run_provenance(LINKING_SWEEP_RUNS),
