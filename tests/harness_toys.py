@@ -95,6 +95,23 @@ def slow_first(instance: ToyInstance, *, deadline: float | None = None, token: s
     return Solution([0], float(instance.scores[0]), None, "feasible", {})
 
 
+_RARE_KERNELS: dict[str, numba.core.registry.CPUDispatcher] = {}
+
+
+@register("toy", "rare_path")
+def rare_path(instance: ToyInstance, *, deadline: float | None = None, token: str = "") -> Solution:
+    """Argmax; instances of more than 5 scores take a kernel of their own (one per ``token``, compiled on its
+    first call), which a warm-up on a small instance never compiles: like a decoder's rarely taken branch."""
+    if instance.scores.shape[0] <= 5:
+        best = _best(instance.scores)
+    else:
+        if token not in _RARE_KERNELS:
+            _RARE_KERNELS[token] = numba.njit(cache=False)(lambda scores: _best(scores[::-1]))
+        best = instance.scores.shape[0] - 1 - _RARE_KERNELS[token](instance.scores)
+    value = float(instance.scores[best])
+    return Solution(structure=np.array([best]), objective=value, bound=value, status="optimal", stats={})
+
+
 @register("toy", "not_a_solution")
 def not_a_solution(instance: ToyInstance, *, deadline: float | None = None) -> Solution:
     """Returns the wrong type, which the runner records as an error."""

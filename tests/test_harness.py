@@ -56,13 +56,14 @@ def test_registry_finds_toy_decoders_and_lists_known_ones_for_unknown_names():
         "argmax",
         "looped",
         "not_a_solution",
+        "rare_path",
         "slow_first",
     ]
     with pytest.raises(ConfigError) as caught:
         get_decoder("toy", "viterbi", harness_toys.MODULE)
     message = str(caught.value)
     assert "unknown decoder 'viterbi'" in message
-    assert "known decoders: anytime, argmax, looped, not_a_solution, slow_first" in message
+    assert "known decoders: anytime, argmax, looped, not_a_solution, rare_path, slow_first" in message
 
 
 def test_registry_handles_experiments_without_decoder_module():
