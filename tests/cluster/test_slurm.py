@@ -137,6 +137,7 @@ def records(workdir: Path, run: str) -> pd.DataFrame:
     compiled loops fitted in the time limit, the certificate check's time and the paired reference's time)."""
     frame = pd.read_parquet(workdir / "results" / "runs" / "chains" / f"{run}.parquet")
     timing = {"timing_repeats", "call_seconds", "loop_repeats", "verify_seconds", "reference_seconds"}
+    timing |= {"jit_retimed_seconds", "jit_seconds"}  # whether a call compiled depends on numba's cache
     stats = frame["stats"].map(lambda text: {k: v for k, v in json.loads(text).items() if k not in timing})
     return frame.drop(columns=["seconds"]).assign(stats=stats.map(json.dumps))
 
