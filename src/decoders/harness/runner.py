@@ -229,11 +229,9 @@ def _timed_once(
 
 def _compile_timer(callback: Callable[[float], None]) -> contextlib.AbstractContextManager:
     """numba's timer of its compiler lock, which a dispatcher takes to compile a new signature or to load one
-    from the disk cache (never for a call of a kernel already in memory); a null context without numba."""
-    try:
-        from numba.core import event
-    except ImportError:  # pragma: no cover - numba is a dependency; decoders without it time as before
-        return contextlib.nullcontext()
+    from the disk cache (never for a call of a kernel already in memory)."""
+    from numba.core import event  # imported on first use: the harness itself needs numba only here
+
     return event.install_timer("numba:compiler_lock", callback)
 
 
