@@ -279,3 +279,29 @@ def test_bad_pricing_options_are_refused(bad):
     arc, gp = _instance(np.random.default_rng(0), 3, "normal")
     with pytest.raises(ValueError, match=next(iter(bad))):
         parse_price_cut(arc, DenseGrandparents(gp), **bad)
+
+
+def test_a_certificate_that_does_not_close_at_the_solver_tolerances_is_refined(monkeypatch):
+    """BF solved at loose feasibility tolerances (1e-3, as summed reduced costs over a million columns act at
+    HiGHS's defaults) leaves certified bounds above the objective: BF re-solves at 1e-10 and certifies them."""
+    from decoders.ppc import lp
+
+    build = lp._Model.__init__
+
+    def loose(self, *args, **kwargs):
+        build(self, *args, **kwargs)
+        for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+            self.highs.setOptionValue(option, 1e-3)
+
+    monkeypatch.setattr(lp._Model, "__init__", loose)
+    rng = np.random.default_rng(0)
+    refined = 0
+    for _ in range(12):
+        arc, gp = _instance(rng, int(rng.integers(4, 10)), "normal")
+        best, _ = _best_tree(arc, gp) if arc.shape[0] <= 6 else (-np.inf, None)
+        for polytope in POLYTOPES:
+            result = brute_force(arc, DenseGrandparents(gp), polytope=polytope)
+            assert result.optimal and result.status == "optimal"
+            assert result.objective >= best - 1e-6 * (1 + abs(best))
+            refined += bool(result.stats.get("refined"))
+    assert refined > 0
