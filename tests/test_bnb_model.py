@@ -63,3 +63,41 @@ def test_the_perceptron_trains_through_branch_and_bound():
     tokens = vocab.encode(["the", "bird", "sees", "cats"], ["DT", "NN", "VB", "NN"], ["DT", "NN", "VB", "NN"])
     result, _ = structure.solve(tokens, averaged.numerator)
     assert result.optimal and result.heads.tolist() == [-1, 2, 3, 0, 3]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_training_search_against_gold_returns_gold_or_a_tree_scoring_at_least_as_much(seed):
+    """decode_against (gold as the search's incumbent): finished, it returns a best tree; stopped at one node,
+    gold or a tree scoring at least as much as gold, never less."""
+    vocab = Vocabulary.build([SENTENCE])
+    tokens = vocab.encode(*SENTENCE)
+    structure = NonLocalStructure(GROUPS, rather=vocab.ids["l:rather"], than=vocab.ids["l:than"])
+    limited = NonLocalStructure(GROUPS, structure.rather, structure.than, max_nodes=1, max_iterations=1)
+    weights = np.random.default_rng(seed).integers(-3, 4, size=1 << 10).astype(float)
+
+    def score(heads):
+        return weights[structure.features(tokens, heads, weights.size)].sum()
+
+    trees = list(all_trees(6))
+    best = max(score(heads) for heads in trees)
+    for gold in (max(trees, key=score), trees[seed * 7]):
+        heads, settled = structure.decode_against(tokens, weights, None, gold)
+        assert settled and score(heads) == best
+        heads, _ = limited.decode_against(tokens, weights, None, gold)
+        assert np.array_equal(heads, gold) or score(heads) >= score(gold)
+
+
+def test_the_perceptron_counts_training_searches_that_stopped_unsettled():
+    toy = [
+        (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
+        (["cats", "see", "a", "bird"], ["NN", "VB", "DT", "NN"], [2, 0, 4, 2]),
+    ]
+    vocab = Vocabulary.build([(w, t, t) for w, t, _ in toy])
+    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in toy]
+    exact = NonLocalStructure(("grandchild", "sibling"))
+    _, history = train(data, exact, epochs=2, size=1 << 12, seed=0, progress=False)
+    assert all(row["unsettled_searches"] == 0 and row["not_violations"] == 0 for row in history.epochs)
+    stopped = NonLocalStructure(("grandchild", "sibling"), max_nodes=1, max_iterations=1)
+    _, history = train(data, stopped, epochs=2, size=1 << 12, seed=0, progress=False)
+    assert all(row["not_violations"] == 0 for row in history.epochs)
+    assert 0 <= history.epochs[0]["unsettled_searches"] <= len(data)

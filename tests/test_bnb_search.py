@@ -186,3 +186,57 @@ def test_tight_search_limits_still_give_a_valid_bound(seed):
         result = branch_and_bound(backbone, factors, grid=1.0, max_nodes=nodes, max_iterations=iterations)
         assert tree_error(result.heads) is None and result.bound >= best >= result.objective
         assert not result.optimal or result.objective == best
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_an_incumbent_tree_prunes_without_changing_the_optimum(seed):
+    """Training's search (gold as incumbent): a finished search returns a brute-force optimum (the incumbent or
+    a tree scoring as much when the incumbent is one); a search stopped at one node returns the incumbent or a
+    tree scoring at least as much, with its exact score."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 7))
+    backbone = _backbone(rng, n, second=seed % 2 == 0, forbid=0.0)
+    factors = _random_factors(rng, n, 12) if seed % 4 < 2 else _tree_factors(rng, n, 15)
+    trees = _trees(n)
+    values = [backbone.score(heads) + factors.total(heads) for heads in trees]
+    # the best tree as incumbent on even seeds, a random one on odd seeds
+    incumbent = trees[int(np.argmax(values))] if seed % 2 == 0 else trees[int(rng.integers(len(trees)))]
+    start = backbone.score(incumbent) + factors.total(incumbent)
+    for result in (
+        branch_and_bound(backbone, factors, grid=1.0, incumbent=incumbent),
+        branch_and_bound(backbone, factors, grid=None, incumbent=incumbent),
+    ):
+        assert result.optimal and result.objective == max(values) and result.bound >= max(values)
+        assert backbone.score(result.heads) + factors.total(result.heads) == max(values)
+    stopped = branch_and_bound(
+        backbone, factors, grid=1.0, incumbent=incumbent, max_nodes=1, max_iterations=1
+    )
+    assert stopped.objective >= start and stopped.bound >= max(values)
+    assert backbone.score(stopped.heads) + factors.total(stopped.heads) == stopped.objective
+
+
+def test_a_tree_that_ties_with_the_incumbent_replaces_it():
+    """At zero scores every tree ties: the search returns the first tree it meets, not the incumbent, so that
+    a perceptron starting from zero weights still updates."""
+    backbone = Backbone(np.zeros((5, 5)), *(np.zeros((5, 5, 5)) for _ in range(3)))
+    incumbent = np.array([-1, 2, 0, 2, 3])  # not the tree the DP breaks ties to (0 -> 1 -> 2 -> 3 -> 4)
+    result = branch_and_bound(backbone, Factors.empty(), grid=1.0, incumbent=incumbent)
+    assert result.optimal and result.objective == 0.0
+    assert not np.array_equal(result.heads, incumbent) and tree_error(result.heads) is None
+
+
+@pytest.mark.parametrize(
+    ("n", "incumbent"),
+    [
+        (3, [-1, 0, 0, 1]),  # two roots
+        (3, [-1, 2, 0, 1, 1]),  # another sentence's length
+        (3, [-1, 2, 3, 1]),  # a cycle
+        (4, [-1, 3, 0, 2, 1]),  # arcs 0 -> 2 and 3 -> 1 cross
+        (3, [-1, 0, 1, 7]),  # a head outside the sentence
+    ],
+)
+def test_an_incumbent_that_is_no_projective_tree_of_the_sentence_is_refused(n, incumbent):
+    rng = np.random.default_rng(0)
+    backbone = _backbone(rng, n, second=True, forbid=0.0)
+    with pytest.raises(ValueError, match="incumbent"):
+        branch_and_bound(backbone, Factors.empty(), grid=1.0, incumbent=incumbent)

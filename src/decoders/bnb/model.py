@@ -58,8 +58,10 @@ class NonLocalStructure:
         weights: np.ndarray,
         allowed: np.ndarray | None = None,
         deadline: float | None = None,
+        incumbent: np.ndarray | None = None,
     ) -> tuple[Result, int]:
-        """B&B on one sentence: the result and the number of factors scored."""
+        """B&B on one sentence (``incumbent``: a tree known beforehand,
+        :func:`decoders.bnb.search.branch_and_bound`): the result and the number of factors scored."""
         n = tokens.shape[1] - 1
         mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
         backbone, factors = self.parts(tokens, weights, mask)
@@ -73,6 +75,7 @@ class NonLocalStructure:
             max_nodes=self.max_nodes,
             step_rule=self.step_rule,
             fixing=self.fixing,
+            incumbent=incumbent,
         )
         return result, len(factors)
 
@@ -80,6 +83,16 @@ class NonLocalStructure:
         self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
     ) -> np.ndarray:
         return self.solve(tokens, weights, allowed)[0].heads
+
+    def decode_against(
+        self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None, gold: np.ndarray
+    ) -> tuple[np.ndarray, bool]:
+        """Training's search: B&B with the gold tree as the incumbent, so that it only looks for trees that beat
+        gold (every node whose bound cannot is pruned at once). Returns the best tree (gold itself when none
+        beats it) and whether the search finished (then that tree is the true best; a search stopped at
+        ``max_nodes`` may miss a tree that beats gold, never returns one that does not)."""
+        result, _ = self.solve(tokens, weights, allowed, incumbent=gold)
+        return result.heads, result.optimal
 
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
         local = tree_features(tokens, heads, size, True)

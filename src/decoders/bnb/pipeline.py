@@ -152,10 +152,11 @@ def train_parser(
     """Train one parser (``structure``: ``{"order": 1|2|3}`` or ``{"groups": [...]}``) with the averaged
     perceptron on train's projective trees; the epoch with the best dev UAS is kept. With a ``pruner`` (the
     first-order model) training and dev decoding see the arcs :func:`prune_heads` keeps at ``k`` (training
-    sentences also keep their gold arcs, so that the gold tree stays reachable). ``search`` (``max_nodes``,
-    ``max_iterations``) bounds branch and bound inside training: a decode that reaches the bound returns its best
-    tree so far (an approximate update, as perceptrons with inexact search make; dev decoding, which only picks
-    the epoch, uses the same limits); the test decoders search without them."""
+    sentences also keep their gold arcs, so that the gold tree stays reachable). Branch and bound inside training
+    starts from the gold tree as its incumbent (:meth:`NonLocalStructure.decode_against`); ``search``
+    (``max_nodes``, ``max_iterations``) bounds it: a search stopped before it finds a tree scoring at least as
+    much as gold, or proves there is none, gives no update (dev decoding, which only picks the epoch, uses the
+    same limits); the test decoders search without them."""
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()

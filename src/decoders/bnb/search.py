@@ -42,6 +42,7 @@ import numpy as np
 
 from decoders.parsing.eisner import eisner, tree_score
 from decoders.parsing.second_order import second_order, second_order_max_marginals, second_order_score
+from decoders.parsing.trees import is_projective, tree_error
 
 _UNIT = 2.0**-53
 
@@ -477,20 +478,43 @@ def branch_and_bound(
     lower_bound_alternations: int = 3,
     step_rule: str = "normalized",
     fixing: bool = True,
+    incumbent: np.ndarray | None = None,
 ) -> Result:
     """Algorithm 1: the best tree under backbone + factors; ``optimal`` when no open node's certified bound
     exceeds its exact score. Stopped early (``deadline``, ``max_nodes``), the bound is the largest of the open
     nodes' (an unexplored child keeps its parent's). No tree at all (every one uses a ``-inf`` arc): objective
-    and bound ``-inf``, certified."""
+    and bound ``-inf``, certified. ``incumbent``: a tree (head array) known beforehand, kept as the first best
+    tree, so that nodes that cannot reach its score are pruned from the start; a tree met that scores at least as
+    much replaces it (ties go against the incumbent). Training passes the gold tree: the search returns gold
+    only when no other tree is found that scores as much, so that zero weights still give an update."""
     if step_rule not in STEP_RULES:
         raise ValueError(f"unknown step_rule {step_rule!r}; known: {list(STEP_RULES)}")
     problem = _Problem(backbone, factors, grid, step_rule)
     side = problem.side
+    if incumbent is not None:
+        incumbent = np.asarray(incumbent, dtype=np.int64)
+        error = (
+            f"shape {incumbent.shape}, not ({side},)" if incumbent.shape != (side,) else tree_error(incumbent)
+        )
+        if error is None and not is_projective(incumbent):
+            error = "not projective"
+        if error is not None:
+            raise ValueError(f"the incumbent is not a single-rooted projective tree: {error}")
     if problem.n == 0:
         stats = {"dp_calls": 0, "nodes": 0, "subgradient_iterations": 0, "depth": 0}
         return Result(
             np.full(1, -1, dtype=np.int64), 0.0, 0.0, True, {**stats, "fixing_passes": 0, "arcs_fixed_out": 0}
         )
+    incumbent_value = -math.inf
+    if incumbent is not None:
+        incumbent_value = problem.offer(incumbent)
+        if problem.best == incumbent_value > -math.inf:
+            # a tree that ties with the incumbent still replaces it when met: just below its score on the grid
+            problem.best = (
+                incumbent_value - problem.grid / 2
+                if problem.grid
+                else math.nextafter(incumbent_value, -math.inf)
+            )
     _initial_lower_bound(problem, lower_bound_alternations)
     nonzero = np.abs(factors.score[factors.score != 0])
     # the paper's 1 / min |phi|, kept finite for subnormal scores and so that step * |phi| cannot overflow (any p
@@ -538,7 +562,10 @@ def branch_and_bound(
         depth += 1
         level = [child for node in survivors for child in _children(problem, node, edge)]
     open_nodes = [node for node in open_nodes if problem.certified(node.bound) > problem.best]
-    bound = max((node.bound for node in open_nodes), default=problem.best)
+    objective = problem.best
+    if incumbent is not None and np.array_equal(problem.best_heads, incumbent):
+        objective = incumbent_value
+    bound = max((node.bound for node in open_nodes), default=objective)
     optimal = not open_nodes
     stats = {
         "dp_calls": problem.calls,
@@ -548,7 +575,7 @@ def branch_and_bound(
         "fixing_passes": passes,
         "arcs_fixed_out": fixed_out,
     }
-    return Result(problem.best_heads, problem.best, max(bound, problem.best), optimal, stats)
+    return Result(problem.best_heads, objective, max(bound, objective), optimal, stats)
 
 
 def _open(problem: _Problem, node: _Node, fixed: np.ndarray) -> bool:

@@ -44,6 +44,15 @@ class Structure(Protocol):
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray: ...
 
 
+class IncumbentStructure(Structure, Protocol):
+    """A structure whose search can start from the gold tree as its best tree so far: returns its best tree
+    and whether the search finished."""
+
+    def decode_against(
+        self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None, gold: np.ndarray
+    ) -> tuple[np.ndarray, bool]: ...
+
+
 @dataclass(frozen=True)
 class RelaxedSolution:
     """An LP relaxation's solution for a sentence: the tree read from it, whether it is integral, its objective
@@ -133,18 +142,24 @@ def _update(
 
 def _prediction(
     structure: Structure, tokens, gold: np.ndarray, weights: np.ndarray, allowed, size: int
-) -> tuple[bool, np.ndarray, np.ndarray, float]:
-    """Whether the prediction differs from gold, its feature indices and values, and its score."""
+) -> tuple[bool, np.ndarray, np.ndarray, float, bool]:
+    """Whether the prediction differs from gold, its feature indices and values, its score, and whether the
+    decoder settled it (False: a search with gold as incumbent stopped before it could tell)."""
     relaxed = getattr(structure, "decode_relaxed", None)
     if relaxed is not None:
         solution = relaxed(tokens, weights, allowed)
         wrong = not (solution.integral and np.array_equal(solution.heads, gold))
-        return wrong, solution.indices, solution.values, solution.score
-    predicted = structure.decode(tokens, weights, allowed)
+        return wrong, solution.indices, solution.values, solution.score, True
+    against = getattr(structure, "decode_against", None)
+    settled = True
+    if against is not None:
+        predicted, settled = against(tokens, weights, allowed, gold)
+    else:
+        predicted = structure.decode(tokens, weights, allowed)
     if np.array_equal(predicted, gold):
-        return False, predicted[:0], np.zeros(0), 0.0
+        return False, predicted[:0], np.zeros(0), 0.0, settled
     indices = structure.features(tokens, predicted, size)
-    return True, indices, np.ones(len(indices)), float(weights[indices].sum())
+    return True, indices, np.ones(len(indices)), float(weights[indices].sum()), settled
 
 
 def train(
@@ -178,14 +193,15 @@ def train(
     best_score = -np.inf
     for epoch in range(1, epochs + 1):
         order_of_visit = rng.permutation(len(sentences))
-        mistakes = skipped = 0
+        mistakes = skipped = unsettled = 0
         for index in tqdm(
             order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5
         ):
             tokens, gold, *allowed = sentences[index]
-            wrong, predicted, values, score = _prediction(
+            wrong, predicted, values, score, settled = _prediction(
                 structure, tokens, gold, weights, allowed[0] if allowed else None, size
             )
+            unsettled += not settled
             if wrong:
                 mistakes += 1
                 gold_features = structure.features(tokens, gold, size)
@@ -201,7 +217,13 @@ def train(
             step += 1.0
         # the mean of the weights after each of the step - 1 examples so far: sum_t w_t = step * w - sums
         averaged = AveragedWeights(step * weights - sums, int(step) - 1)
-        row = {"epoch": epoch, "sentences": len(sentences), "mistakes": mistakes, "not_violations": skipped}
+        row = {
+            "epoch": epoch,
+            "sentences": len(sentences),
+            "mistakes": mistakes,
+            "not_violations": skipped,
+            "unsettled_searches": unsettled,
+        }
         if evaluate is not None:
             row["dev_uas"] = evaluate(averaged)
         history.epochs.append(row)
