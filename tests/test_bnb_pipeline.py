@@ -104,12 +104,58 @@ def trained(prepared, tmp_path_factory):
     paths = {"first": str(folder / "first.npz")}
     first.save(paths["first"])
     assert meta["k"] is None and meta["non_projective_left_out"] == 0 and len(meta["epochs"]) == 2
+    start = None
     for name, structure in (("second", {"order": 2}), ("full", {"groups": ["sibling", "comb"]})):
-        model, meta = pipeline.train_parser(frames, table, structure=structure, k=2, pruner=first, **common)
+        model, meta = pipeline.train_parser(
+            frames,
+            table,
+            structure=structure,
+            k=2,
+            pruner=first,
+            start=start,
+            start_source="second",
+            **common,
+        )
         assert meta["k"] == 2 and meta["epochs"][meta["best_epoch"] - 1]["dev_uas"] > 50
         paths[name] = str(folder / f"{name}.npz")
         model.save(paths[name])
+        start = ParserModel.load(paths[name])  # the non-local model continues from the second-order one
+        np.testing.assert_array_equal(start.running, model.running)
+    assert meta["start_from"] == "second"
     return frames, table, paths
+
+
+def test_training_starts_only_from_running_weights_of_the_same_feature_space(trained):
+    frames, table, paths = trained
+    common = {"language": "en", "epochs": 1, "bits": 12, "seed": 0, "progress": False, "k": 2}
+    first = ParserModel.load(paths["first"])
+    second = ParserModel.load(paths["second"])
+    assert second.running is not None and np.array_equal(second.running, np.rint(second.running))
+    structure = {"groups": ["sibling"]}
+    second.running = None
+    with pytest.raises(ConfigError, match="second.npz holds no running weights"):
+        pipeline.train_parser(
+            frames,
+            table,
+            structure=structure,
+            pruner=first,
+            start=second,
+            start_source="second.npz",
+            **common,
+        )
+    other = ParserModel.load(paths["second"])
+    other.vocabulary = Vocabulary({"w:x": 5})
+    with pytest.raises(ConfigError, match="other.npz was trained on other data"):
+        pipeline.train_parser(
+            frames, table, structure=structure, pruner=first, start=other, start_source="other.npz", **common
+        )
+    with pytest.raises(ConfigError, match="feature_bits differ"):
+        pipeline.train_parser(
+            frames, table, structure=structure, pruner=first, start=ParserModel.load(paths["second"]),
+            **{**common, "bits": 13},
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="running weights must be integers"):
+        ParserModel(first.numerator, 1, first.vocabulary, {"order": 1}, running=first.numerator + 0.5)
 
 
 def test_instances_carry_the_pruning_and_the_oracles(trained, tmp_path):
@@ -227,6 +273,12 @@ def test_bnb_config_references_are_checked():
     assert "table3.model: 'full'" in problems
     assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
     assert "must be a first-order model" in problems
+    assert "start_from" not in problems
+    for start, message in (("full", "'full' is not one of"), ("baseline", None)):
+        problems = "\n".join(_bnb_references({**bnb, "start_from": start}))
+        assert (message in problems) if message else "start_from" not in problems
+    bnb["models"]["first"] = {"order": 1}
+    assert "must be the second-order backbone" in "\n".join(_bnb_references({**bnb, "start_from": "first"}))
 
 
 def test_cross_validation_errors_and_patterns(prepared):

@@ -204,6 +204,11 @@ def test_run_parses_with_every_bnb_model(finished_run):
     assert (audit["agree"] == audit["both_certified"]).all()
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
+    training = pd.read_csv(tables / "training.csv")
+    factor_models = training["model"].isin(["sibling", "full"])
+    assert (training.loc[factor_models, "started_from"] == "baseline").all()
+    assert training.loc[~factor_models, "started_from"].isna().all()
+    assert training.loc[factor_models, "unsettled_searches_pct"].between(0, 100).all()
     for name in ("figure4", "figure5"):
         assert (finished_run / "results" / "figures" / "bnb" / f"{name}.png").stat().st_size > 0
 

@@ -145,6 +145,14 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
         problems.append(
             f"experiments.bnb.pruner: {bnb['pruner']!r} must be a first-order model ({{order: 1}})"
         )
+    start = bnb.get("start_from")
+    if start is not None and start not in bnb["models"]:
+        problems.append(f"experiments.bnb.start_from: {start!r} is not one of experiments.bnb.models")
+    elif start is not None and bnb["models"][start].get("order") != 2:
+        problems.append(
+            f"experiments.bnb.start_from: {start!r} must be the second-order backbone ({{order: 2}}), whose "
+            f"features the non-local models share"
+        )
     problems += [
         f"experiments.bnb.error_analysis.datasets: {d!r} is not one of its datasets"
         for d in bnb.get("error_analysis", {}).get("datasets", [])

@@ -450,6 +450,8 @@ def bnb_train_inputs(wildcards):
     }
     if wildcards.model != BNB["pruner"]:
         inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
+    if "groups" in BNB["models"][wildcards.model] and BNB.get("start_from"):
+        inputs["start"] = bnb_model_file(wildcards.dataset, BNB["start_from"])
     return inputs
 
 

@@ -11,5 +11,6 @@ train_job(
     snakemake.output.model,
     snakemake.output.history,
     pruner=snakemake.input.get("pruner"),
+    start=snakemake.input.get("start"),
     **snakemake.params.options,
 )

@@ -146,6 +146,8 @@ def train_parser(
     pruner: ParserModel | None,
     seed: int,
     search: Mapping[str, int] | None = None,
+    start: ParserModel | None = None,
+    start_source: str = "<start model>",
     source: str = "<tags>",
     progress: bool = True,
 ) -> tuple[ParserModel, dict[str, Any]]:
@@ -156,7 +158,9 @@ def train_parser(
     starts from the gold tree as its incumbent (:meth:`NonLocalStructure.decode_against`); ``search``
     (``max_nodes``, ``max_iterations``) bounds it: a search stopped before it finds a tree scoring at least as
     much as gold, or proves there is none, gives no update (dev decoding, which only picks the epoch, uses the
-    same limits); the test decoders search without them."""
+    same limits); the test decoders search without them. ``start``: a model trained on the same data whose
+    running weights training continues from (the non-local models start from the baseline's: their factor
+    weights start at zero, where branch and bound is exact, instead of every weight at once)."""
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
@@ -170,6 +174,16 @@ def train_parser(
     if isinstance(shape, NonLocalStructure) and search:
         training_shape = replace(shape, **dict(search))
     first_order = pruner.numerator if pruner is not None else None
+    initial = None
+    if start is not None:
+        if start.running is None:
+            raise ConfigError(f"{start_source} holds no running weights to start training from (retrain it)")
+        if start.vocabulary.ids != vocabulary.ids or start.running.shape != (1 << bits,):
+            raise ConfigError(
+                f"{start_source} was trained on other data or another feature space (vocabulary or "
+                f"experiments.bnb.feature_bits differ): it cannot start this model's training"
+            )
+        initial = start.running
 
     def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
         if first_order is None:
@@ -190,7 +204,14 @@ def train_parser(
         return uas(predicted, sentences["dev"])
 
     averaged, history = train(
-        data, training_shape, epochs=epochs, size=1 << bits, seed=seed, evaluate=evaluate, progress=progress
+        data,
+        training_shape,
+        epochs=epochs,
+        size=1 << bits,
+        seed=seed,
+        evaluate=evaluate,
+        progress=progress,
+        initial=initial,
     )
     meta = {
         "epochs": history.epochs,
@@ -200,10 +221,14 @@ def train_parser(
         "dev_sentences": len(sentences["dev"]),
         "k": k if pruner is not None else None,
         "training_search": dict(search) if training_shape is not shape else None,
+        "start_from": start_source if start is not None else None,
         "language": language,
         "seconds": time.perf_counter() - started,
     }
-    return ParserModel(averaged.numerator, averaged.denominator, vocabulary, dict(structure), meta), meta
+    model = ParserModel(
+        averaged.numerator, averaged.denominator, vocabulary, dict(structure), meta, history.last_weights
+    )
+    return model, meta
 
 
 def build_instances(
@@ -353,6 +378,7 @@ def train_job(
     *,
     pruner: str | None,
     dev_fraction: float,
+    start: str | None = None,
     **options: Any,
 ) -> None:
     frames = load_splits(splits, dev_fraction=dev_fraction)
@@ -360,6 +386,8 @@ def train_job(
         frames,
         pd.read_parquet(tags),
         pruner=ParserModel.load(pruner) if pruner else None,
+        start=ParserModel.load(start) if start else None,
+        start_source=start or "<start model>",
         source=tags,
         **options,
     )

@@ -1,5 +1,6 @@
-"""A trained parser on disk: averaged hashed weights (integer numerator and denominator), the vocabulary, and
-the structure it was trained with (order, factor groups, ...), as one compressed .npz file."""
+"""A trained parser on disk: averaged hashed weights (integer numerator and denominator), the vocabulary, the
+structure it was trained with (order, factor groups, ...) and the perceptron's running weights at the kept
+epoch (another model's training can start from them), as one compressed .npz file."""
 
 from __future__ import annotations
 
@@ -20,13 +21,15 @@ _ARRAYS = ("numerator", "denominator", "vocabulary", "structure", "meta")
 @dataclass
 class ParserModel:
     """``numerator / denominator`` are the averaged weights (a power-of-two vector); decoders use the numerator
-    (integer-valued, so tree scores are exact integers) and report scores in its units."""
+    (integer-valued, so tree scores are exact integers) and report scores in its units. ``running``: the
+    perceptron's (integer) weights at the end of the kept epoch, or None."""
 
     numerator: np.ndarray
     denominator: int
     vocabulary: Vocabulary
     structure: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
+    running: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         size = self.numerator.shape[0] if self.numerator.ndim == 1 else 0
@@ -43,6 +46,12 @@ class ParserModel:
             raise ValueError("the weight numerator must hold integers below 2^52 (perceptron sums)")
         if self.denominator < 1:
             raise ValueError(f"denominator must be a positive integer, got {self.denominator}")
+        if self.running is not None and (
+            self.running.shape != self.numerator.shape
+            or not np.isfinite(self.running).all()
+            or not np.array_equal(self.running, np.rint(self.running))
+        ):
+            raise ValueError("running weights must be integers of the numerator's shape")
 
     def save(self, path: str | Path) -> None:
         save_npz(
@@ -53,6 +62,7 @@ class ParserModel:
                 "vocabulary": np.asarray(json.dumps(self.vocabulary.ids)),
                 "structure": np.asarray(json.dumps(self.structure, sort_keys=True)),
                 "meta": np.asarray(json.dumps(self.meta, sort_keys=True)),
+                **({} if self.running is None else {"running": self.running}),
             },
         )
 
@@ -69,6 +79,7 @@ class ParserModel:
                 Vocabulary(json.loads(str(arrays["vocabulary"]))),
                 json.loads(str(arrays["structure"])),
                 json.loads(str(arrays["meta"])),
+                arrays["running"].astype(np.float64) if "running" in arrays else None,
             )
         except (ValueError, TypeError) as exc:
             raise CorpusFormatError(path, None, f"not a parser model: {exc}") from exc

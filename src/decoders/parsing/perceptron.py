@@ -125,10 +125,12 @@ class AveragedWeights:
 
 @dataclass
 class TrainingLog:
-    """What training did: per epoch the updates and the dev UAS of the averaged weights."""
+    """What training did: per epoch the updates and the dev UAS of the averaged weights; ``last_weights``: the
+    running (not averaged) weights at the end of the kept epoch, from which another training can continue."""
 
     epochs: list[dict[str, float]] = field(default_factory=list)
     best_epoch: int = 0
+    last_weights: np.ndarray | None = None
 
 
 @numba.njit(cache=True, nogil=True)
@@ -231,5 +233,6 @@ def train(
         score = row.get("dev_uas", epoch)
         if score > best_score:
             best, best_score, history.best_epoch = averaged, score, epoch
+            history.last_weights = weights.copy()
     assert best is not None
     return best, history

@@ -261,7 +261,8 @@ def tagging_table(summaries: Iterable[str | Path]) -> pd.DataFrame:
 
 
 def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path]) -> pd.DataFrame:
-    """Per model: epochs tried, the chosen one, its dev UAS, training minutes, non-projective trees left out;
+    """Per model: epochs tried, the chosen one, its dev UAS, training minutes, non-projective trees left out,
+    the model training started from and the share of its training searches (last epoch) that stopped unsettled;
     per dataset the projective oracle UAS of the test set (the most any projective parser can get)."""
     oracle_uas = {}
     for dataset, path in oracles.items():
@@ -271,7 +272,7 @@ def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path])
     for path in histories:
         history = json.loads(Path(path).read_text(encoding="utf-8"))
         dataset = Path(path).parent.name
-        best = history["epochs"][history["best_epoch"] - 1]
+        best, last = history["epochs"][history["best_epoch"] - 1], history["epochs"][-1]
         rows.append(
             {
                 "dataset": dataset,
@@ -283,6 +284,10 @@ def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path])
                 "non_projective_left_out": history["non_projective_left_out"],
                 "train_k": history["k"],
                 "minutes": history["seconds"] / 60,
+                "started_from": Path(history["start_from"]).stem if history.get("start_from") else None,
+                "unsettled_searches_pct": 100.0 * last["unsettled_searches"] / last["sentences"]
+                if "unsettled_searches" in last
+                else None,
                 "test_projective_oracle_uas": oracle_uas.get(dataset),
             }
         )
