@@ -49,14 +49,20 @@ def test_pruning_keeps_k_heads_per_word_and_a_tree():
         prune_heads(tokens, weights, 0)
 
 
+TOY = [
+    (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
+    (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
+    (["cats", "see", "a", "bird"], ["NN", "VB", "DT", "NN"], [2, 0, 4, 2]),
+]
+
+
+def _toy():
+    vocab = Vocabulary.build([(w, t, t) for w, t, _ in TOY])
+    return vocab, [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in TOY]
+
+
 def test_the_perceptron_trains_through_branch_and_bound():
-    toy = [
-        (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
-        (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
-        (["cats", "see", "a", "bird"], ["NN", "VB", "DT", "NN"], [2, 0, 4, 2]),
-    ]
-    vocab = Vocabulary.build([(w, t, t) for w, t, _ in toy])
-    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in toy]
+    vocab, data = _toy()
     structure = NonLocalStructure(("grandchild", "sibling"))
     averaged, history = train(data, structure, epochs=4, size=1 << 12, seed=0, progress=False)
     assert history.epochs[-1]["mistakes"] == 0
@@ -88,16 +94,12 @@ def test_training_search_against_gold_returns_gold_or_a_tree_scoring_at_least_as
 
 
 def test_the_perceptron_counts_training_searches_that_stopped_unsettled():
-    toy = [
-        (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
-        (["cats", "see", "a", "bird"], ["NN", "VB", "DT", "NN"], [2, 0, 4, 2]),
-    ]
-    vocab = Vocabulary.build([(w, t, t) for w, t, _ in toy])
-    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in toy]
+    _, data = _toy()
     exact = NonLocalStructure(("grandchild", "sibling"))
     _, history = train(data, exact, epochs=2, size=1 << 12, seed=0, progress=False)
     assert all(row["unsettled_searches"] == 0 and row["not_violations"] == 0 for row in history.epochs)
     stopped = NonLocalStructure(("grandchild", "sibling"), max_nodes=1, max_iterations=1)
     _, history = train(data, stopped, epochs=2, size=1 << 12, seed=0, progress=False)
     assert all(row["not_violations"] == 0 for row in history.epochs)
-    assert 0 <= history.epochs[0]["unsettled_searches"] <= len(data)
+    # one subgradient step at one node cannot settle most sentences: they get no update and are counted
+    assert all(0 < row["unsettled_searches"] <= len(data) for row in history.epochs)
