@@ -205,7 +205,7 @@ def test_run_parses_with_every_bnb_model(finished_run):
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
     training = pd.read_csv(tables / "training.csv")
-    factor_models = training["model"].isin(["sibling", "full"])
+    factor_models = ~training["model"].isin(["first-order", "baseline", "third-order"])
     assert (training.loc[factor_models, "started_from"] == "baseline").all()
     assert training.loc[~factor_models, "started_from"].isna().all()
     assert training.loc[factor_models, "unsettled_searches_pct"].between(0, 100).all()
