@@ -87,10 +87,11 @@ class NonLocalStructure:
     def decode_against(
         self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None, gold: np.ndarray
     ) -> tuple[np.ndarray, bool]:
-        """Training's search: B&B with the gold tree as the incumbent, so that it only looks for trees that beat
-        gold (every node whose bound cannot is pruned at once). Returns the best tree (gold itself when none
-        beats it) and whether the search finished (then that tree is the true best; a search stopped at
-        ``max_nodes`` may miss a tree that beats gold, never returns one that does not)."""
+        """Training's search: B&B with the gold tree as the incumbent, so that it only looks for trees that score
+        at least as much as gold (every node whose bound cannot is pruned at once). Returns the best tree found
+        (gold itself when no other tree scoring as much was met) and whether the search finished (then that tree
+        is a best one; a search stopped at ``max_nodes`` may miss a tree that beats gold, never returns one that
+        scores less)."""
         result, _ = self.solve(tokens, weights, allowed, incumbent=gold)
         return result.heads, result.optimal
 
