@@ -5,6 +5,11 @@ column generation does, for example), so a page refreshed on another machine typ
 ``python -m decoders.tables.publish results docs`` copies ``results/RESULTS.md`` and ``results/figures/`` to
 ``docs/results/<cpu>/`` (the CPU read from the page's provenance tables) and rewrites ``docs/RESULTS.md`` as the
 index of every published page, newest first, with its CPU, commit and dates.
+
+A run of some experiments only (``experiments: {chains: null, ...}``, or a long one such as bnb run on its own)
+refreshes only those sections of the CPU's page: the earlier page's other experiment sections stay, each with its
+own provenance table, and so do that run's corpora and time-per-rule sections, headed with the experiments they
+belong to (:func:`merge_pages`).
 """
 
 from __future__ import annotations
@@ -43,12 +48,69 @@ def publish(results: str | Path, docs: str | Path) -> Path:
         raise ConfigError(f"{page}: no '| CPU | ... |' provenance row: not a results page of decoders-bench")
     target = docs / "results" / cpu_slug(" + ".join(cpus))
     target.mkdir(parents=True, exist_ok=True)
-    if (results / "figures").is_dir():
-        shutil.rmtree(target / "figures", ignore_errors=True)
-        shutil.copytree(results / "figures", target / "figures")
+    if (target / PAGE).is_file():
+        text = merge_pages((target / PAGE).read_text(encoding="utf-8"), text)
+    if (results / "figures").is_dir():  # one folder per experiment: the new run's replace theirs only
+        for folder in sorted(p for p in (results / "figures").iterdir() if p.is_dir()):
+            shutil.rmtree(target / "figures" / folder.name, ignore_errors=True)
+            shutil.copytree(folder, target / "figures" / folder.name)
     write_text_atomic(target / PAGE, text)
     write_text_atomic(docs / PAGE, index(docs))
     return target
+
+
+_EARLIER = re.compile(r" \(earlier run: ([^)]*)\)$")
+
+
+def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """A page's text before its first ``## `` heading, and its ``## `` sections as (heading, text)."""
+    parts = re.split(r"^(?=## )", text, flags=re.MULTILINE)
+    return parts[0], [(part.splitlines()[0][3:].strip(), part) for part in parts[1:]]
+
+
+def _experiment(heading: str, body: str) -> str | None:
+    """The experiment a section reports (``chains`` of ``chains: ...``), None for a section of the whole run
+    (corpora, time per rule), which has no provenance table."""
+    return heading.split(":", 1)[0] if "| provenance |" in body else None
+
+
+def merge_pages(old: str, new: str) -> str:
+    """The new results page, keeping the old page's experiment sections that the new run did not produce.
+
+    The kept sections come with the old run's sections of the whole run (corpora, time per rule), headed
+    ``<heading> (earlier run: <experiments>)`` so that nobody reads them as the new run's; such a section goes
+    once none of its experiments is kept. Kept experiment sections come after the new ones, before the new run's
+    trailing whole-run sections."""
+    preamble, fresh = _sections(new)
+    _, earlier = _sections(old)
+    produced = {e for h, b in fresh if (e := _experiment(h, b))}
+    kept = [(h, b) for h, b in earlier if (e := _experiment(h, b)) and e not in produced]
+    if not kept:
+        return new
+    remaining = {_experiment(h, b) for h, b in kept}
+    annotated = {h: set(m.group(1).split(", ")) for h, _ in earlier if (m := _EARLIER.search(h))}
+    unannotated = {_experiment(h, b) for h, b in earlier if _experiment(h, b)} - set().union(
+        *annotated.values()
+    )
+    whole_run = []
+    for heading, body in earlier:
+        if _experiment(heading, body) is not None:
+            continue
+        match = _EARLIER.search(heading)
+        covers = (annotated[heading] if match else unannotated) & remaining
+        if covers:
+            base = heading[: match.start()] if match else heading
+            renamed = f"{base} (earlier run: {', '.join(sorted(covers))})"
+            whole_run.append((renamed, body.replace(f"## {heading}", f"## {renamed}", 1)))
+    last = max((i for i, (h, b) in enumerate(fresh) if _experiment(h, b)), default=0)
+    merged = fresh[: last + 1] + kept + fresh[last + 1 :] + whole_run
+    return (
+        preamble
+        + "".join(body if body.endswith("\n\n") else body.rstrip("\n") + "\n\n" for _, body in merged).rstrip(
+            "\n"
+        )
+        + "\n"
+    )
 
 
 def index(docs: Path) -> str:
@@ -70,8 +132,9 @@ def index(docs: Path) -> str:
         "",
         "One results page per machine type: speed ratios are properties of the CPU they were measured on, so a",
         "refresh on another machine type adds a page beside the others (`snakemake`, then",
-        "`python -m decoders.tables.publish results docs`). Every number on a page comes from the runs recorded",
-        "under results/ on that machine (commit, dates and CPU in each section's provenance table).",
+        "`python -m decoders.tables.publish results docs`), and a run of some experiments refreshes their sections",
+        "only. Every number on a page comes from the runs recorded under results/ on that machine (commit, dates",
+        "and CPU in each section's provenance table).",
         "",
         "| CPU (page) | commit | dates (UTC) |",
         "|---|---|---|",
