@@ -10,7 +10,7 @@ from decoders.bnb.factors import GROUPS
 from decoders.bnb.model import NonLocalStructure, prune_heads
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary, arc_scores
-from decoders.parsing.perceptron import train
+from decoders.parsing.perceptron import LocalStructure, train
 from decoders.parsing.trees import all_trees, as_heads
 
 SENTENCE = (
@@ -34,6 +34,34 @@ def test_the_certified_tree_maximises_the_summed_feature_weights(seed):
     best = max(weights[structure.features(tokens, heads, weights.size)].sum() for heads in all_trees(6))
     assert result.objective == best
     assert weights[structure.features(tokens, result.heads, weights.size)].sum() == best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_factor_features_have_a_hash_space_of_their_own(seed):
+    """Second-order features index the first half of a non-local model's weights, factor features the second:
+    with the baseline's weights in the first half and zeros after, every tree scores as the baseline scores it
+    (no factor feature collides with a baseline weight), and branch and bound returns the baseline's optimum."""
+    vocab = Vocabulary.build([SENTENCE])
+    tokens = vocab.encode(*SENTENCE)
+    structure = NonLocalStructure(GROUPS, rather=vocab.ids["l:rather"], than=vocab.ids["l:than"])
+    baseline = LocalStructure(2)
+    size = 1 << 8  # small, so that a shared space would make factor features collide with baseline weights
+    weights = np.random.default_rng(seed).integers(-3, 4, size=size).astype(float)
+    assert np.count_nonzero(weights) > size // 2
+    joined = np.concatenate([weights, np.zeros(size)])
+    fired = 0
+    for heads in all_trees(6):
+        local = baseline.features(tokens, heads, size)
+        features = structure.features(tokens, heads, 2 * size)
+        assert np.array_equal(features[: len(local)], local) and (features[len(local) :] >= size).all()
+        assert joined[features].sum() == weights[local].sum()
+        fired += len(features) - len(local)
+    assert fired > 0
+    best = baseline.decode(tokens, weights)
+    result, _ = structure.solve(tokens, joined)
+    assert result.optimal and result.objective == weights[baseline.features(tokens, best, size)].sum()
+    with pytest.raises(ValueError, match="power-of-two size"):
+        structure.features(tokens, best, 3)
 
 
 def test_pruning_keeps_k_heads_per_word_and_a_tree():

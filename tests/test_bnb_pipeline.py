@@ -122,6 +122,12 @@ def trained(prepared, tmp_path_factory):
         start = ParserModel.load(paths[name])  # the non-local model continues from the second-order one
         np.testing.assert_array_equal(start.running, model.running)
     assert meta["start_from"] == "second"
+    # the full model: the second-order model's space, then the factors' own; its average goes on from the
+    # second-order model's (2 more epochs over the same sentences)
+    second, full = ParserModel.load(paths["second"]), ParserModel.load(paths["full"])
+    assert full.numerator.shape == (2 * second.numerator.shape[0],)
+    sentences = meta["train_sentences"] - meta["non_projective_left_out"]
+    assert full.denominator == second.denominator + meta["best_epoch"] * sentences
     return frames, table, paths
 
 
@@ -156,6 +162,14 @@ def test_training_starts_only_from_running_weights_of_the_same_feature_space(tra
         )  # fmt: skip
     with pytest.raises(ValueError, match="running weights must be integers"):
         ParserModel(first.numerator, 1, first.vocabulary, {"order": 1}, running=first.numerator + 0.5)
+    for start, structure in (
+        (first, {"groups": ["sibling"]}),
+        (ParserModel.load(paths["second"]), {"order": 3}),
+    ):
+        with pytest.raises(ConfigError, match="can only start a non-local model"):
+            pipeline.train_parser(
+                frames, table, structure=structure, pruner=first, start=start, start_source="s.npz", **common
+            )
 
 
 def test_instances_carry_the_pruning_and_the_oracles(trained, tmp_path):

@@ -51,6 +51,54 @@ def test_averaged_weights_are_the_mean_of_the_weights_after_each_example(order, 
 
 
 @pytest.mark.parametrize("order", [1, 2])
+def test_a_continued_training_averages_over_both_trainings(order):
+    # first training: 1 epoch of order 1 from zeros; the second continues its running weights and its average
+    # with `order` for 2 epochs: the average must be the literal mean over all 15 examples' weight vectors
+    data = _data()
+    size = 1 << 10
+    first_structure, structure = LocalStructure(1), LocalStructure(order)
+    first, first_log = train(data, first_structure, epochs=1, size=size, seed=3, progress=False)
+    averaged, _ = train(
+        data,
+        structure,
+        epochs=2,
+        size=size,
+        seed=4,
+        progress=False,
+        initial=first_log.last_weights,
+        average=first,
+    )
+    snapshots = []
+    weights = np.zeros(size)
+    for stage, (passes, seed) in enumerate([(1, 3), (2, 4)]):
+        rng = np.random.default_rng(seed)
+        decoder, second = (first_structure, False) if stage == 0 else (structure, order == 2)
+        for _ in range(passes):
+            for index in rng.permutation(len(data)):
+                tokens, gold = data[index]
+                predicted = decoder.decode(tokens, weights)
+                if not np.array_equal(predicted, gold):
+                    np.add.at(weights, tree_features(tokens, gold, size, second), 1.0)
+                    np.add.at(weights, tree_features(tokens, predicted, size, second), -1.0)
+                snapshots.append(weights.copy())
+    assert averaged.denominator == len(snapshots) == 15
+    assert np.array_equal(averaged.numerator, np.sum(snapshots, axis=0))
+    with pytest.raises(ValueError, match="needs the running weights"):
+        train(data, structure, epochs=1, size=size, seed=0, progress=False, average=first)
+    with pytest.raises(ValueError, match="average to continue must have shape"):
+        train(
+            data,
+            structure,
+            epochs=1,
+            size=2 * size,
+            seed=0,
+            progress=False,
+            initial=np.zeros(2 * size),
+            average=first,
+        )
+
+
+@pytest.mark.parametrize("order", [1, 2])
 def test_the_perceptron_learns_a_toy_grammar(order):
     data = _data()
     structure = LocalStructure(order)

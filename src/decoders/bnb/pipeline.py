@@ -174,7 +174,9 @@ def train_parser(
     if isinstance(shape, NonLocalStructure) and search:
         training_shape = replace(shape, **dict(search))
     first_order = pruner.numerator if pruner is not None else None
-    initial = None
+    # a non-local model has two hash spaces of 2^bits (the backbone's features, the factors'; NonLocalStructure)
+    size = 1 << (bits + 1 if isinstance(shape, NonLocalStructure) else bits)
+    initial = average = None
     if start is not None:
         if start.running is None:
             raise ConfigError(f"{start_source} holds no running weights to start training from (retrain it)")
@@ -183,7 +185,19 @@ def train_parser(
                 f"{start_source} was trained on other data or another feature space (vocabulary or "
                 f"experiments.bnb.feature_bits differ): it cannot start this model's training"
             )
-        initial = start.running
+        if (
+            start.structure.get("order") != 2
+            or "groups" in start.structure
+            or not isinstance(shape, NonLocalStructure)
+        ):
+            raise ConfigError(
+                f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part"
+            )
+        # the start model's weights are the backbone's; the factors' weights start at zero; the average goes on
+        # counting the start model's examples (one longer training, the factors joining at its last epoch)
+        pad = np.zeros(size - start.running.shape[0])
+        initial = np.concatenate([start.running, pad])
+        average = AveragedWeights(np.concatenate([start.numerator, pad]), start.denominator)
 
     def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
         if first_order is None:
@@ -207,11 +221,12 @@ def train_parser(
         data,
         training_shape,
         epochs=epochs,
-        size=1 << bits,
+        size=size,
         seed=seed,
         evaluate=evaluate,
         progress=progress,
         initial=initial,
+        average=average,
     )
     meta = {
         "epochs": history.epochs,

@@ -174,11 +174,14 @@ def train(
     evaluate: Callable[[AveragedWeights], float] | None = None,
     progress: bool = True,
     initial: np.ndarray | None = None,
+    average: AveragedWeights | None = None,
 ) -> tuple[AveragedWeights, TrainingLog]:
     """Train on ``(tokens, gold full head array[, allowed arcs])`` (projective gold trees; ``allowed``, when
     given, restricts decoding, as pre-pruning does, and should keep the gold arcs), ``epochs`` passes in a
     seeded random order, from zero weights or ``initial`` (a structure's ``fixed_weights`` first weights stay as
-    given); with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned."""
+    given); with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned.
+    ``average``, with ``initial``: the averaged weights of the training that ended at ``initial``, which this one
+    continues: the returned average then counts that training's examples too, as one longer training would."""
     if size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     if epochs < 1:
@@ -190,6 +193,16 @@ def train(
         raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
     sums = weights.copy()  # so that the average counts the initial weights once per example, like any w_t
     step = 1.0  # c: examples seen so far + 1
+    if average is not None:  # resume: numerator = step * w - sums after `denominator` examples
+        if initial is None:
+            raise ValueError("an average to continue needs the running weights it ended at (initial)")
+        if average.numerator.shape != (size,) or average.denominator < 1:
+            raise ValueError(
+                f"the average to continue must have shape ({size},) and a positive denominator, got "
+                f"{average.numerator.shape} / {average.denominator}"
+            )
+        step = float(average.denominator + 1)
+        sums = step * weights - average.numerator
     history = TrainingLog()
     best: AveragedWeights | None = None
     best_score = -np.inf
