@@ -264,6 +264,19 @@ def test_paired_bootstrap_and_table2():
     assert table.loc["baseline", "uas"] == pytest.approx(75.0)
     assert table.loc["full", "vs_baseline"] == pytest.approx(12.5)
     assert table.loc["baseline", "paper_uas"] == 92.81 and table.loc["full", "paper_uas"] == 93.17
+    assert "vs_control" not in table.columns
+    # a control (the baseline trained longer): every other row is also compared with it
+    records = pd.concat([records, _records("second-order", "wsj~baseline-12~k10", [4, 3, 2, 4])])
+    frame = bnb_tables.load_runs_frame(records)
+    controlled = {
+        **settings,
+        "control": "baseline-12",
+        "table2": {**settings["table2"], "baseline-12": "second-order"},
+    }
+    table = bnb_tables.table2(frame, controlled).set_index("model")
+    assert table.loc["full", "vs_control"] == pytest.approx(6.25) and table.loc["full", "vs_baseline"] == 12.5
+    assert table.loc["baseline-12", "vs_baseline"] == pytest.approx(6.25)
+    assert table[["vs_control"]].loc[["baseline", "baseline-12"]].isna().all().all()
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
     assert stats.loc["unpruned", "certified_pct"] == 0 and stats.loc["k10", "dp_calls_mean"] == 7
     table3 = bnb_tables.table3(frame, settings, {}).set_index("system")
@@ -287,7 +300,8 @@ def test_bnb_config_references_are_checked():
     assert "table3.model: 'full'" in problems
     assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
     assert "must be a first-order model" in problems
-    assert "start_from" not in problems
+    assert "start_from" not in problems and "control" not in problems
+    assert "control: 'longer' is not one of" in "\n".join(_bnb_references({**bnb, "control": "longer"}))
     for start, message in (("full", "'full' is not one of"), ("baseline", None)):
         problems = "\n".join(_bnb_references({**bnb, "start_from": start}))
         assert (message in problems) if message else "start_from" not in problems

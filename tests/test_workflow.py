@@ -205,7 +205,10 @@ def test_run_parses_with_every_bnb_model(finished_run):
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
     training = pd.read_csv(tables / "training.csv")
-    factor_models = ~training["model"].isin(["first-order", "baseline", "third-order"])
+    factor_models = ~training["model"].isin(["first-order", "baseline", "baseline-12", "third-order"])
+    epochs = training.set_index(["dataset", "model"])["epochs"]
+    assert (epochs.xs("baseline-12", level="model") == 3).all()  # its own epochs (tests/workflow/config.yaml)
+    assert (epochs.xs("baseline", level="model") == 2).all()
     assert (training.loc[factor_models, "started_from"] == "baseline").all()
     assert training.loc[~factor_models, "started_from"].isna().all()
     assert training.loc[factor_models, "unsettled_searches_pct"].between(0, 100).all()

@@ -160,6 +160,10 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     ]
     if "baseline" not in bnb["table2"]:
         problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
+    if bnb.get("control") is not None and bnb["control"] not in bnb["table2"]:
+        problems.append(
+            f"experiments.bnb.control: {bnb['control']!r} is not one of experiments.bnb.table2's models"
+        )
     return problems
 
 

@@ -456,10 +456,11 @@ def bnb_train_inputs(wildcards):
 
 
 def bnb_train_options(dataset, model):
+    spec = BNB["models"][model]
     return {
-        "structure": BNB["models"][model],
+        "structure": {key: value for key, value in spec.items() if key != "epochs"},
         "language": BNB["languages"][dataset],
-        "epochs": BNB["epochs"],
+        "epochs": spec.get("epochs", BNB["epochs"]),
         "bits": BNB["feature_bits"],
         "k": BNB["train_k"],
         "search": BNB["training_search"],

@@ -97,19 +97,33 @@ def _paper(model: str, dataset: str) -> float | None:
 
 
 def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """UAS per model at the configured k, its paired-bootstrap difference to the baseline, the paper's UAS."""
+    """UAS per model at the configured k, its paired-bootstrap difference to the baseline (and to the ``control``
+    model, when configured: the baseline trained as long as the factor models), the paper's UAS."""
     k = pruning_label(settings["k"])
+    control = settings.get("control")
     rows = []
     for dataset in settings["datasets"]:
         at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
-        base = at_k[(at_k["model"] == "baseline") & (at_k["variant"] == settings["table2"].get("baseline"))]
+
+        def run_of(model: str, at_k: pd.DataFrame = at_k) -> pd.DataFrame:
+            return at_k[(at_k["model"] == model) & (at_k["variant"] == settings["table2"].get(model))]
+
+        base = run_of("baseline")
+        reference = run_of(control) if control else base.iloc[:0]
         for model, variant in settings["table2"].items():
-            group = at_k[(at_k["model"] == model) & (at_k["variant"] == variant)]
+            group = run_of(model)
             if group.empty:
                 continue
             delta = low = high = float("nan")
             if model != "baseline" and not base.empty:
                 delta, low, high = paired_bootstrap(group, base)
+            versus = {}
+            if control:
+                compared = model not in ("baseline", control) and not reference.empty
+                difference = paired_bootstrap(group, reference) if compared else (float("nan"),) * 3
+                versus = dict(
+                    zip(("vs_control", "control_ci_low", "control_ci_high"), difference, strict=True)
+                )
             rows.append(
                 {
                     "dataset": dataset,
@@ -120,6 +134,7 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "vs_baseline": delta,
                     "ci_low": low,
                     "ci_high": high,
+                    **versus,
                     "certified_pct": _certified(group),
                     "words_per_s": group["size"].sum() / group["seconds"].sum(),
                     "paper_uas": _paper(model, dataset),
