@@ -194,7 +194,7 @@ def train_parser(
                 f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part"
             )
         # the start model's weights are the backbone's; the factors' weights start at zero; the average goes on
-        # counting the start model's examples (one longer training, the factors joining at its last epoch)
+        # counting the start model's examples (one longer training, the factors joining after its kept epoch)
         pad = np.zeros(size - start.running.shape[0])
         initial = np.concatenate([start.running, pad])
         average = AveragedWeights(np.concatenate([start.numerator, pad]), start.denominator)
