@@ -185,11 +185,7 @@ def train_parser(
                 f"{start_source} was trained on other data or another feature space (vocabulary or "
                 f"experiments.bnb.feature_bits differ): it cannot start this model's training"
             )
-        if (
-            start.structure.get("order") != 2
-            or "groups" in start.structure
-            or not isinstance(shape, NonLocalStructure)
-        ):
+        if start.structure.get("order") != 2 or not isinstance(shape, NonLocalStructure):
             raise ConfigError(
                 f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part"
             )

@@ -81,36 +81,28 @@ def merge_pages(old: str, new: str) -> str:
     ``<heading> (earlier run: <experiments>)`` so that nobody reads them as the new run's; such a section goes
     once none of its experiments is kept. Kept experiment sections come after the new ones, before the new run's
     trailing whole-run sections."""
-    preamble, fresh = _sections(new)
-    _, earlier = _sections(old)
-    produced = {e for h, b in fresh if (e := _experiment(h, b))}
-    kept = [(h, b) for h, b in earlier if (e := _experiment(h, b)) and e not in produced]
+    preamble, fresh_sections = _sections(new)
+    fresh = [(h, b, _experiment(h, b)) for h, b in fresh_sections]
+    earlier = [(h, b, _experiment(h, b)) for h, b in _sections(old)[1]]
+    produced = {e for _, _, e in fresh if e}
+    kept = [section for section in earlier if section[2] and section[2] not in produced]
     if not kept:
         return new
-    remaining = {_experiment(h, b) for h, b in kept}
-    annotated = {h: set(m.group(1).split(", ")) for h, _ in earlier if (m := _EARLIER.search(h))}
-    unannotated = {_experiment(h, b) for h, b in earlier if _experiment(h, b)} - set().union(
-        *annotated.values()
-    )
+    remaining = {e for _, _, e in kept}
+    annotated = {h: set(m.group(1).split(", ")) for h, _, _ in earlier if (m := _EARLIER.search(h))}
+    unannotated = {e for _, _, e in earlier if e} - set().union(*annotated.values())
     whole_run = []
-    for heading, body in earlier:
-        if _experiment(heading, body) is not None:
-            continue
+    for heading, body, experiment in earlier:
         match = _EARLIER.search(heading)
-        covers = (annotated[heading] if match else unannotated) & remaining
+        covers = set() if experiment else (annotated[heading] if match else unannotated) & remaining
         if covers:
-            base = heading[: match.start()] if match else heading
-            renamed = f"{base} (earlier run: {', '.join(sorted(covers))})"
-            whole_run.append((renamed, body.replace(f"## {heading}", f"## {renamed}", 1)))
-    last = max((i for i, (h, b) in enumerate(fresh) if _experiment(h, b)), default=0)
-    merged = fresh[: last + 1] + kept + fresh[last + 1 :] + whole_run
-    return (
-        preamble
-        + "".join(body if body.endswith("\n\n") else body.rstrip("\n") + "\n\n" for _, body in merged).rstrip(
-            "\n"
-        )
-        + "\n"
-    )
+            renamed = (
+                f"{heading[: match.start()] if match else heading} (earlier run: {', '.join(sorted(covers))})"
+            )
+            whole_run.append(body.replace(f"## {heading}", f"## {renamed}", 1))
+    last = max((i for i, (_, _, e) in enumerate(fresh) if e), default=0)
+    bodies = [b for _, b, _ in fresh[: last + 1] + kept + fresh[last + 1 :]] + whole_run
+    return preamble + "\n\n".join(body.rstrip("\n") for body in bodies) + "\n"
 
 
 def index(docs: Path) -> str:
