@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from decoders.bnb import pipeline
+from decoders.bnb.model import structure_of
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import read_instance_index, read_instance_shard
 from decoders.harness.protocol import Solution
@@ -172,6 +173,35 @@ def test_training_starts_only_from_running_weights_of_the_same_feature_space(tra
             )
 
 
+def test_the_head_classifier_is_a_pruner_in_fixed_point(trained, tmp_path):
+    frames, table, paths = trained
+    common = {"language": "en", "bits": 12, "seed": 0, "progress": False, "k": None, "pruner": None}
+    structure = {"classifier": "heads", "learning_rate": 0.1}
+    model, meta = pipeline.train_parser(frames, table, structure=structure, epochs=3, **common)
+    assert len(meta["epochs"]) == 3 and meta["k"] is None
+    best = meta["epochs"][meta["best_epoch"] - 1]
+    assert best["dev_loss"] == min(row["dev_loss"] for row in meta["epochs"]) and best["dev_recall_at_3"] > 90
+    assert model.denominator == 1 << pipeline.FIXED_POINT_BITS and model.running is None
+    model.save(tmp_path / "heads.npz")
+    oracle = pipeline.build_instances(
+        frames, table, model_path=paths["full"], pruner_path=tmp_path / "heads.npz", k=1, language="en",
+        shard_paths=[tmp_path / "shard.pkl"], index_path=tmp_path / "index.tsv",
+    )  # fmt: skip
+    assert (oracle["pruned_oracle"] <= oracle["oracle"]).all() and len(oracle) == len(frames["test"])
+    with pytest.raises(ConfigError, match="only prunes"):
+        structure_of(model.structure, model.vocabulary)
+    for bad, message in (
+        ({"classifier": "heads", "learning_rate": -1}, "positive number"),
+        ({"classifier": "heads", "learning_rate": "fast"}, "positive number"),
+        ({"classifier": "arcs"}, "classifier: heads"),
+        ({"classifier": "heads", "order": 1}, "classifier: heads"),
+        ({"classifier": "heads", "learning_rate": 1e307}, "diverged"),
+        ({"classifier": "heads", "learning_rate": 1e290}, "grew past"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            pipeline.train_parser(frames, table, structure=bad, epochs=1, **common)
+
+
 def test_instances_carry_the_pruning_and_the_oracles(trained, tmp_path):
     frames, table, paths = trained
     shards = [tmp_path / "shard-0.pkl", tmp_path / "shard-1.pkl"]
@@ -307,6 +337,14 @@ def test_bnb_config_references_are_checked():
         assert (message in problems) if message else "start_from" not in problems
     bnb["models"]["first"] = {"order": 1}
     assert "must be the second-order backbone" in "\n".join(_bnb_references({**bnb, "start_from": "first"}))
+    # a head classifier prunes and nothing else
+    bnb["models"]["heads"] = {"classifier": "heads"}
+    assert "pruner" not in "\n".join(_bnb_references({**bnb, "pruner": "heads"}))
+    problems = "\n".join(
+        _bnb_references({**bnb, "pruner": "heads", "control": "heads", "table2": {"heads": "second-order"}})
+    )
+    assert "control: 'heads' is a head classifier" in problems
+    assert "table2.heads: 'heads' is a head classifier" in problems
 
 
 def test_cross_validation_errors_and_patterns(prepared):

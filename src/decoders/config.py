@@ -121,7 +121,8 @@ BNB_RUN_TABLES = ("table3", "audit", "search")
 
 
 def _bnb_references(bnb: dict[str, Any]) -> list[str]:
-    """The bnb experiment's names refer to its own datasets, models and variants; the pruner is first order."""
+    """The bnb experiment's names refer to its own datasets, models and variants; the pruner scores first-order
+    arcs; a head classifier only prunes."""
     problems = [
         f"experiments.bnb.{key}: no entry for dataset {d!r}"
         for key in ("languages", "tags")
@@ -141,10 +142,22 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     ]:
         if name not in bnb[where]:
             problems.append(f"experiments.bnb.{key}: {name!r} is not one of experiments.bnb.{where}")
-    if bnb["pruner"] in bnb["models"] and bnb["models"][bnb["pruner"]].get("order") != 1:
+    pruner = bnb["models"].get(bnb["pruner"], {})
+    if bnb["pruner"] in bnb["models"] and pruner.get("order") != 1 and "classifier" not in pruner:
         problems.append(
-            f"experiments.bnb.pruner: {bnb['pruner']!r} must be a first-order model ({{order: 1}})"
+            f"experiments.bnb.pruner: {bnb['pruner']!r} must be a first-order model ({{order: 1}}) or a head "
+            f"classifier ({{classifier: heads}})"
         )
+    parsers = [
+        *((f"{table}.model", bnb[table]["model"]) for table in BNB_RUN_TABLES if table in bnb),
+        *((f"table2.{m}", m) for m in bnb["table2"]),
+        ("control", bnb.get("control")),
+    ]
+    problems += [
+        f"experiments.bnb.{key}: {name!r} is a head classifier, which prunes but does not parse"
+        for key, name in parsers
+        if "classifier" in bnb["models"].get(name, {})
+    ]
     start = bnb.get("start_from")
     if start is not None and start not in bnb["models"]:
         problems.append(f"experiments.bnb.start_from: {start!r} is not one of experiments.bnb.models")

@@ -1,5 +1,5 @@
 # bnb: branch-and-bound dependency parsing with non-local features (Qian and Liu 2013).
-# tags (jackknifed chains tagger or gold) -> the first-order model (also the pre-pruner) -> every other model,
+# tags (jackknifed chains tagger or gold) -> the pre-pruner (a head classifier) -> every other model,
 # trained with its own decoder under the pruning -> instance sets "<dataset>~<model>~<k>" -> decode every
 # variant (decode.smk) -> the UDPipe 1 peer -> tables and figures.
 

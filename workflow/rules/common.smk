@@ -505,6 +505,10 @@ def bnb_error_options(dataset):
         "language": BNB["languages"][dataset],
         "folds": BNB["error_analysis"]["folds"],
         "epochs": BNB["epochs"],
+        "pruner": {
+            "structure": bnb_train_options(dataset, BNB["pruner"])["structure"],
+            "epochs": bnb_train_options(dataset, BNB["pruner"])["epochs"],
+        },
         "bits": BNB["feature_bits"],
         "k": BNB["train_k"],
         "seed": config["seed"],

@@ -1,6 +1,6 @@
 """The baseline's errors in cross-validation on the training split, the evidence Qian and Liu (2013, section
 4.3) designed their hand-crafted factors from: the training sentences are cut into contiguous folds, the
-first-order pruner and the second-order baseline are trained on the other folds and parse the held-out one, and
+pruner and the second-order baseline are trained on the other folds and parse the held-out one, and
 every wrongly attached scored word is listed with its context; :func:`error_patterns` counts them by (modifier
 tag, gold head tag, predicted head tag) and direction, most frequent first."""
 
@@ -32,9 +32,12 @@ def cross_validation_errors(
     bits: int,
     k: int | None,
     seed: int,
+    pruner: Mapping[str, Any] | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """One row per wrongly attached scored word of every held-out training fold."""
+    """One row per wrongly attached scored word of every held-out training fold. ``pruner``: the pruner's
+    ``structure`` and ``epochs`` (default: a first-order perceptron trained ``epochs`` passes)."""
+    pruner = pruner or {"structure": {"order": 1}, "epochs": epochs}
     train = frames["train"]
     tags, _ = tags_of(table, "train", train, "<tags>")
     train = train.assign(_tags=tags)
@@ -55,7 +58,14 @@ def cross_validation_errors(
             table[table["split"] == "train"].set_index("sent_id").loc[sub["sent_id"], "coarse"].to_numpy()
         )
         common = {"language": language, "epochs": epochs, "bits": bits, "seed": seed, "progress": progress}
-        first, _ = train_parser(parts, sub, structure={"order": 1}, k=k, pruner=None, **common)
+        first, _ = train_parser(
+            parts,
+            sub,
+            structure=pruner["structure"],
+            k=k,
+            pruner=None,
+            **{**common, "epochs": pruner["epochs"]},
+        )
         base, _ = train_parser(parts, sub, structure={"order": 2}, k=k, pruner=first, **common)
         sentences = encode_split(parts, sub, "test", base.vocabulary, language, "<tags>")
         decoder = LocalStructure(2)

@@ -10,6 +10,7 @@ import numpy as np
 
 from decoders.bnb.factors import GROUP_ID, fired_features, sentence_factors
 from decoders.bnb.search import Backbone, Factors, Result, branch_and_bound
+from decoders.errors import ConfigError
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary, arc_scores, second_order_scores, tree_features
 from decoders.parsing.perceptron import LocalStructure
@@ -140,6 +141,8 @@ def prune_heads(tokens: np.ndarray, weights: np.ndarray, k: int | None) -> np.nd
 
 def structure_of(description: dict, vocabulary: Vocabulary) -> LocalStructure | NonLocalStructure:
     """The Structure a model file's ``structure`` describes: ``{"order": 1 | 2}`` or ``{"groups": [...]}``."""
+    if "classifier" in description:
+        raise ConfigError(f"a head classifier ({description}) only prunes: it does not parse")
     if "groups" in description:
         return NonLocalStructure(
             tuple(description["groups"]),

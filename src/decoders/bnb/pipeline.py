@@ -30,6 +30,7 @@ from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import AveragedWeights, train
+from decoders.parsing.pruning import train_head_classifier
 from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
 from decoders.parsing.treebank import (
     SPLITS,
@@ -160,7 +161,8 @@ def train_parser(
     much as gold, or proves there is none, gives no update (dev decoding, which only picks the epoch, uses the
     same limits); the test decoders search without them. ``start``: a model trained on the same data whose
     running weights training continues from (the non-local models start from the baseline's: their factor
-    weights start at zero, where branch and bound is exact, instead of every weight at once)."""
+    weights start at zero, where branch and bound is exact, instead of every weight at once). ``{"classifier":
+    "heads", ...}`` trains the pruner instead (:func:`_head_classifier`; ``k``, ``pruner`` and ``start`` unused)."""
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
@@ -169,6 +171,16 @@ def train_parser(
     sentences = {split: encode_split(frames, table, split, vocabulary, language, source) for split in SPLITS}
     projective = projective_flags(s.gold for s in sentences["train"])
     kept = [s for s, flag in zip(sentences["train"], projective, strict=True) if flag]
+    meta = {
+        "train_sentences": len(sentences["train"]),
+        "non_projective_left_out": int((~projective).sum()),
+        "dev_sentences": len(sentences["dev"]),
+        "language": language,
+    }
+    if "classifier" in structure:
+        return _head_classifier(
+            kept, sentences["dev"], vocabulary, structure, meta, epochs, bits, seed, progress, started
+        )
     shape = structure_of(dict(structure), vocabulary)
     training_shape = shape
     if isinstance(shape, NonLocalStructure) and search:
@@ -224,21 +236,67 @@ def train_parser(
         initial=initial,
         average=average,
     )
-    meta = {
-        "epochs": history.epochs,
-        "best_epoch": history.best_epoch,
-        "train_sentences": len(sentences["train"]),
-        "non_projective_left_out": int((~projective).sum()),
-        "dev_sentences": len(sentences["dev"]),
-        "k": k if pruner is not None else None,
-        "training_search": dict(search) if training_shape is not shape else None,
-        "start_from": start_source if start is not None else None,
-        "language": language,
-        "seconds": time.perf_counter() - started,
-    }
+    meta.update(
+        {
+            "epochs": history.epochs,
+            "best_epoch": history.best_epoch,
+            "k": k if pruner is not None else None,
+            "training_search": dict(search) if training_shape is not shape else None,
+            "start_from": start_source if start is not None else None,
+            "seconds": time.perf_counter() - started,
+        }
+    )
     model = ParserModel(
         averaged.numerator, averaged.denominator, vocabulary, dict(structure), meta, history.last_weights
     )
+    return model, meta
+
+
+#: The head classifier's weights are stored in fixed point, as integer multiples of 2^-FIXED_POINT_BITS (every
+#: model file holds integer numerators; pruning only ranks heads, which this keeps to within 2^-24 per feature).
+FIXED_POINT_BITS = 24
+
+
+def _head_classifier(
+    kept: Sequence[ParseSentence],
+    dev: Sequence[ParseSentence],
+    vocabulary: Vocabulary,
+    structure: Mapping[str, Any],
+    meta: dict[str, Any],
+    epochs: int,
+    bits: int,
+    seed: int,
+    progress: bool,
+    started: float,
+) -> tuple[ParserModel, dict[str, Any]]:
+    """The pruner of section 4.4 (:mod:`decoders.parsing.pruning`): ``{"classifier": "heads", "learning_rate":
+    r}``, trained on the projective training trees, the epoch of lowest dev log-loss kept."""
+    if structure.get("classifier") != "heads" or set(structure) - {"classifier", "learning_rate"}:
+        raise ConfigError(
+            f"a classifier model is {{classifier: heads, learning_rate: r}}, got {dict(structure)}"
+        )
+    rate = structure.get("learning_rate", 0.1)
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not (np.isfinite(rate) and rate > 0):
+        raise ConfigError(f"the head classifier's learning_rate must be a positive number, got {rate!r}")
+    try:
+        weights, history, best = train_head_classifier(
+            [(s.tokens, s.gold) for s in kept],
+            [(s.tokens, s.gold) for s in dev],
+            size=1 << bits,
+            epochs=epochs,
+            learning_rate=float(rate),
+            seed=seed,
+            progress=progress,
+        )
+    except ValueError as exc:
+        raise ConfigError(f"head classifier {dict(structure)}: {exc}") from exc
+    scale = float(1 << FIXED_POINT_BITS)
+    if np.abs(weights).max(initial=0.0) * scale >= 2.0**52:
+        raise ConfigError(
+            f"the head classifier's weights grew past 2^{52 - FIXED_POINT_BITS}: lower learning_rate"
+        )
+    meta.update({"epochs": history, "best_epoch": best, "k": None, "seconds": time.perf_counter() - started})
+    model = ParserModel(np.rint(weights * scale), 1 << FIXED_POINT_BITS, vocabulary, dict(structure), meta)
     return model, meta
 
 

@@ -278,7 +278,8 @@ def tagging_table(summaries: Iterable[str | Path]) -> pd.DataFrame:
 def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path]) -> pd.DataFrame:
     """Per model: epochs tried, the chosen one, its dev UAS, training minutes, non-projective trees left out,
     the model training started from and the share of its training searches (last epoch) that stopped unsettled;
-    per dataset the projective oracle UAS of the test set (the most any projective parser can get)."""
+    for the head classifier its dev recall at k; per dataset the projective oracle UAS of the test set (the most
+    any projective parser can get)."""
     oracle_uas = {}
     for dataset, path in oracles.items():
         oracle = pd.read_parquet(path)
@@ -303,6 +304,8 @@ def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path])
                 "unsettled_searches_pct": 100.0 * last["unsettled_searches"] / last["sentences"]
                 if "unsettled_searches" in last
                 else None,
+                # the head classifier (pruner): dev recall of the gold head among each word's k best
+                **{column: best[column] for column in best if column.startswith("dev_recall_at_")},
                 "test_projective_oracle_uas": oracle_uas.get(dataset),
             }
         )
