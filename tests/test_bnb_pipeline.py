@@ -264,7 +264,7 @@ def _records(variant, dataset, correct, status="optimal", calls=None):
     return records_frame(rows)
 
 
-def test_paired_bootstrap_and_table2():
+def test_paired_bootstrap_and_table2(tmp_path):
     base = pd.DataFrame({"instance_id": ["a", "b", "c"], "correct": [3, 2, 4], "total": [4, 4, 4]})
     assert bnb_tables.paired_bootstrap(base, base) == (0.0, 0.0, 0.0)
     better = base.assign(correct=[4, 3, 4])
@@ -310,7 +310,11 @@ def test_paired_bootstrap_and_table2():
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
     assert stats.loc["unpruned", "certified_pct"] == 0 and stats.loc["k10", "dp_calls_mean"] == 7
     table3 = bnb_tables.table3(frame, settings, {}).set_index("system")
-    assert table3["vs_unpruned"].tolist() == [1.0, 1.0]
+    assert table3["vs_unpruned"].tolist() == [1.0, 1.0] and table3["pruned_oracle_uas"].isna().all()
+    oracle = tmp_path / "oracle.parquet"
+    pd.DataFrame({"scored": [4, 4], "oracle": [4, 4], "pruned_oracle": [4, 3]}).to_parquet(oracle)
+    table3 = bnb_tables.table3(frame, settings, {}, {"wsj~full~k10": oracle}).set_index("system")
+    assert table3["pruned_oracle_uas"].tolist()[0] == pytest.approx(87.5)
     checked = bnb_tables.audit(frame, settings).set_index("pruning")
     assert checked.loc["k10", ["exact_finished", "both_certified", "agree"]].tolist() == [4, 4, 4]
     assert checked.loc["unpruned", ["exact_timeouts", "bnb_certified", "agree"]].tolist() == [4, 0, 0]

@@ -175,10 +175,7 @@ rule bnb_tables:
             "results/models/bnb/{dataset}/cv_errors.parquet",
             dataset=BNB.get("error_analysis", {}).get("datasets", []),
         ),
-        oracles=[
-            f"results/instances/bnb/{bnb_set_name(d, 'baseline', BNB.get('k'))}/oracle.parquet"
-            for d in BNB.get("datasets", [])
-        ],
+        oracles=bnb_oracles(),
     output:
         table2=report(
             "results/tables/bnb/table2.csv",

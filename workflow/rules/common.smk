@@ -524,6 +524,19 @@ def bnb_udpipe_options(dataset):
     return {"language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
 
 
+def bnb_oracles():
+    """Oracle files: each dataset's baseline set at k (the test set's projective oracle) and the table-3 model's
+    sets at every pruning k (each k's pruned oracle)."""
+    sets = [bnb_set_name(d, "baseline", BNB.get("k")) for d in BNB.get("datasets", [])]
+    if "table3" in BNB:
+        sets += [
+            bnb_set_name(d, BNB["table3"]["model"], k)
+            for d in BNB["datasets"]
+            for k in BNB["table3"]["pruning"]
+        ]
+    return [f"results/instances/bnb/{name}/oracle.parquet" for name in dict.fromkeys(sets)]
+
+
 def bnb_runs():
     """Gathered records of Table 2's (model, variant) pairs at k and Table 3's model at every pruning k."""
     pairs = [

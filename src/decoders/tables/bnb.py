@@ -143,8 +143,22 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table3(records: pd.DataFrame, settings: Mapping[str, Any], peers: Mapping[str, Path]) -> pd.DataFrame:
-    """UAS and words/s of the table-3 model per pruning k, the UDPipe peer, the paper's rows beside."""
+def _oracle_pct(path: Path | None, column: str) -> float | None:
+    if path is None:
+        return None
+    oracle = pd.read_parquet(path)
+    return 100.0 * oracle[column].sum() / oracle["scored"].sum()
+
+
+def table3(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    peers: Mapping[str, Path],
+    oracles: Mapping[str, Path] | None = None,
+) -> pd.DataFrame:
+    """UAS and words/s of the table-3 model per pruning k, the UDPipe peer, the paper's rows beside;
+    ``oracles`` (instance-set name -> oracle.parquet) adds each k's pruned projective oracle UAS."""
+    oracles = oracles or {}
     spec = settings["table3"]
     paper = {row["system"]: row for row in paper_rows("bnb", "table3_pruning")}
     rows = []
@@ -173,6 +187,9 @@ def table3(records: pd.DataFrame, settings: Mapping[str, Any], peers: Mapping[st
                     "words_per_s": speed,
                     "vs_unpruned": speed / unpruned_speed,
                     "certified_pct": _certified(group),
+                    "pruned_oracle_uas": _oracle_pct(
+                        oracles.get(f"{dataset}~{spec['model']}~{pruning_label(k)}"), "pruned_oracle"
+                    ),
                     "paper_uas": row.get(f"{corpus}_uas") if corpus else None,
                     "paper_words_per_s": row.get(f"{corpus}_words_per_s") if corpus else None,
                 }
@@ -190,6 +207,7 @@ def table3(records: pd.DataFrame, settings: Mapping[str, Any], peers: Mapping[st
                     "words_per_s": summary["words_per_s"],
                     "vs_unpruned": summary["words_per_s"] / unpruned_speed,
                     "certified_pct": None,
+                    "pruned_oracle_uas": None,
                     "paper_uas": row.get(f"{corpus}_uas") if corpus else None,
                     "paper_words_per_s": row.get(f"{corpus}_words_per_s") if corpus else None,
                 }
@@ -353,7 +371,8 @@ def write_bnb_outputs(
     records = load_runs(run_paths)
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
-    oracle_files = {Path(p).parent.name.split("~")[0]: Path(p) for p in oracles}
+    oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
+    oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
     time_note = (
         "words/s: test words over summed decode seconds (scoring included), one thread, JIT warmed up."
     )
@@ -371,11 +390,13 @@ def write_bnb_outputs(
         ],
     )
     write_table(
-        rounded(table3(records, settings, peer_files)),
+        rounded(table3(records, settings, peer_files, oracle_sets)),
         tables / "table3",
         title="bnb: Table 3 (accuracy and speed per pre-pruning k)",
         notes=[
             time_note,
+            "pruned_oracle_uas: the best projective tree within the pruning's arcs (the most any parser can get "
+            "at that k).",
             "UDPipe: its parser calls only (one per sentence), trained on the same split with the same tags; "
             "TurboParser/AD3 do not install on this Python.",
             f"paper: PTB/CTB5 on an Intel Core i5-2500 3.30GHz in C++ "
