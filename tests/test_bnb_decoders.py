@@ -90,6 +90,21 @@ def test_decoders_certify_verified_trees(models, decoder, model):
             assert all(json.loads(s)["dp_calls"] >= 1 for s in frame["stats"])
 
 
+def test_cp_sat_leaves_sentences_longer_than_max_words_unattempted(models):
+    vocab, paths = models
+    items = _instances(vocab, paths["bnb"], paths["first"])
+    for _, size, instance in items:
+        solution = bnb_decoders.decode_cp_sat(instance, max_words=4)
+        if size > 4:
+            assert solution.status == "timeout" and solution.structure is None
+            assert solution.stats == {"words": size, "not_attempted": True}
+        else:
+            assert solution.status == "optimal" and "not_attempted" not in solution.stats
+    for bad in (0, 2.5, True, "4"):
+        with pytest.raises(ConfigError, match="max_words"):
+            bnb_decoders.decode_cp_sat(items[0][2], max_words=bad)
+
+
 def test_the_verifier_rejects_tampered_certificates(models):
     vocab, paths = models
     _, _, instance = _instances(vocab, paths["second"], paths["first"])[1]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from decoders.bnb.search import Backbone, Factors
+from decoders.parsing.eisner import eisner
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,11 @@ def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, work
             return
         literals = [*positive, *(var.Not() for var in negative)]
         y = model.new_bool_var(name)
-        model.add_bool_and(literals).only_enforce_if(y)
-        model.add_bool_or([literal.Not() for literal in literals]).only_enforce_if(y.Not())
+        # maximising, a gain needs only y => conjunction and a cost only conjunction => y (half reification)
+        if score > 0:
+            model.add_bool_and(literals).only_enforce_if(y)
+        else:
+            model.add_bool_or([*(literal.Not() for literal in literals), y])
         terms.append((y, score))
 
     def modifiers(head: int, positions) -> list:
@@ -133,8 +137,18 @@ def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, work
         else:
             dropped += 1  # a factor over a forbidden arc can never fire
     model.maximize(sum(score * var for var, score in terms))
+    # a first incumbent: the best projective tree under the arc scores alone (without it CP-SAT may not find any
+    # tree within seconds); only a hint, the optimum and its proof are CP-SAT's own
+    start = eisner(np.where(allowed, arc.astype(float), -np.inf))[0]
+    if n and (start[1:] >= 0).all() and allowed[start[1:], np.arange(1, n + 1)].all():  # else: no tree at all
+        levels = _depths(start)
+        for (h, m), var in z.items():
+            model.add_hint(var, bool(start[m] == h))
+        for m in range(1, n + 1):
+            model.add_hint(depth[m], int(levels[m]))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
+    solver.parameters.linearization_level = 2
     solver.parameters.max_time_in_seconds = max(time_limit, 1e-3)
     code = solver.solve(model)
     stats = {
@@ -157,6 +171,16 @@ def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, work
     return AuditResult(
         heads, _integral(solver.objective_value), _integral(solver.best_objective_bound), status, stats
     )
+
+
+def _depths(heads: np.ndarray) -> np.ndarray:
+    """Each word's distance from the root in a tree (a full head array)."""
+    depth = np.zeros(len(heads), dtype=np.int64)
+    for m in range(1, len(heads)):
+        j = m
+        while j != 0 and depth[m] < len(heads):
+            j, depth[m] = heads[j], depth[m] + 1
+    return depth
 
 
 def _integral(value: float) -> float:

@@ -121,11 +121,21 @@ def decode_bnb(
 
 
 @register(EXPERIMENT, "cp-sat")
-def decode_cp_sat(instance: ParseInstance, *, deadline: float | None = None, workers: int = 1) -> Solution:
+def decode_cp_sat(
+    instance: ParseInstance, *, deadline: float | None = None, workers: int = 1, max_words: int | None = None
+) -> Solution:
     """The exactness audit: the B&B model (second-order parts and the model's factor groups) solved by CP-SAT as
-    one integer program (:mod:`decoders.bnb.audit`), independent of branch and bound."""
+    one integer program (:mod:`decoders.bnb.audit`), independent of branch and bound. A sentence longer than
+    ``max_words`` is not attempted (status ``timeout``, no tree, ``not_attempted`` in its stats): the program
+    grows as n^4 and such sentences spend the whole time limit unproved."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"workers must be an integer >= 1; got {workers!r}")
+    if max_words is not None and (
+        isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
+    ):
+        raise ConfigError(f"max_words must be an integer >= 1 or null; got {max_words!r}")
+    if max_words is not None and instance.n > max_words:
+        return Solution(None, math.nan, math.nan, "timeout", {"words": instance.n, "not_attempted": True})
     model, structure = load_model(instance.model)
     _expect(structure, NonLocalStructure, "cp-sat", instance.model)
     backbone, factors = structure.parts(instance.tokens, model.numerator, instance.allowed)
