@@ -205,8 +205,12 @@ def test_run_parses_with_every_bnb_model(finished_run):
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
     training = pd.read_csv(tables / "training.csv")
-    factor_models = ~training["model"].isin(["first-order", "baseline", "baseline-12", "third-order"])
+    local_models = ["head-classifier", "first-order", "baseline", "baseline-12", "third-order"]
+    factor_models = ~training["model"].isin(local_models)
     epochs = training.set_index(["dataset", "model"])["epochs"]
+    assert (epochs.xs("head-classifier", level="model") == 2).all()  # the pruner (tests/workflow/config.yaml)
+    pruner = training[training["model"] == "head-classifier"]
+    assert pruner["dev_recall_at_10"].between(0, 100).all() and pruner["dev_uas"].isna().all()
     assert (epochs.xs("baseline-12", level="model") == 3).all()  # its own epochs (tests/workflow/config.yaml)
     assert (epochs.xs("baseline", level="model") == 2).all()
     assert (training.loc[factor_models, "started_from"] == "baseline").all()

@@ -501,14 +501,12 @@ def bnb_instance_options(name):
 
 
 def bnb_error_options(dataset):
+    pruner = bnb_train_options(dataset, BNB["pruner"])
     return {
         "language": BNB["languages"][dataset],
         "folds": BNB["error_analysis"]["folds"],
         "epochs": BNB["epochs"],
-        "pruner": {
-            "structure": bnb_train_options(dataset, BNB["pruner"])["structure"],
-            "epochs": bnb_train_options(dataset, BNB["pruner"])["epochs"],
-        },
+        "pruner": {"structure": pruner["structure"], "epochs": pruner["epochs"]},
         "bits": BNB["feature_bits"],
         "k": BNB["train_k"],
         "seed": config["seed"],
