@@ -173,6 +173,36 @@ def test_training_starts_only_from_running_weights_of_the_same_feature_space(tra
             )
 
 
+def test_the_backbone_step_scales_the_backbone_weights_only(trained):
+    # backbone_step r: the start model's weights are scaled by r and every backbone update moves by r, so the
+    # backbone half of the running weights and of the average stays a multiple of r; order models refuse it
+    frames, table, paths = trained
+    common = {"language": "en", "epochs": 1, "bits": 12, "seed": 0, "progress": False, "k": 2}
+    first, second = ParserModel.load(paths["first"]), ParserModel.load(paths["second"])
+    structure = {"groups": ["sibling", "comb"]}
+    model, meta = pipeline.train_parser(
+        frames, table, structure=structure, pruner=first, start=second, backbone_step=3, **common
+    )
+    half = second.numerator.shape[0]
+    assert meta["backbone_step"] == 3 and model.structure == structure
+    assert np.all(model.running[:half] % 3 == 0) and np.all(model.numerator[:half] % 3 == 0)
+    assert not np.all(second.running % 3 == 0)  # so the start weights were scaled
+    # from zero weights every update is seen: backbone steps of 3, factor steps of 1
+    scratch, meta = pipeline.train_parser(
+        frames, table, structure=structure, pruner=first, backbone_step=3, **common
+    )
+    assert meta["epochs"][0]["mistakes"] > 0
+    assert np.all(scratch.running[:half] % 3 == 0) and np.any(scratch.running[:half] != 0)
+    assert np.any(scratch.running[half:] % 3 != 0)
+    for bad, match in ((0, "integer >= 1"), (2.0, "integer >= 1"), (True, "integer >= 1")):
+        with pytest.raises(ConfigError, match=match):
+            pipeline.train_parser(
+                frames, table, structure=structure, pruner=first, start=second, backbone_step=bad, **common
+            )
+    with pytest.raises(ConfigError, match="non-local .groups. models only"):
+        pipeline.train_parser(frames, table, structure={"order": 2}, pruner=first, backbone_step=2, **common)
+
+
 def test_the_head_classifier_is_a_pruner_in_fixed_point(trained, tmp_path):
     frames, table, paths = trained
     common = {"language": "en", "bits": 12, "seed": 0, "progress": False, "k": None, "pruner": None}

@@ -47,6 +47,16 @@ def test_an_experiment_set_to_null_is_left_out(config, schema):
         (lambda c: c["datasets"]["ewt"].update(reader="conlu"), "datasets.ewt.reader", "is not one of"),
         (lambda c: c["datasets"]["ewt"].update(limit=-1), "datasets.ewt.limit", "less than the minimum"),
         (lambda c: c["experiments"].update(tagging={"datasets": ["wsj"]}), "experiments", "'tagging'"),
+        (
+            lambda c: c["experiments"]["bnb"]["models"]["sibling"].update(backbone_step=0),
+            "experiments.bnb.models.sibling.backbone_step",
+            "less than the minimum",
+        ),
+        (
+            lambda c: c["experiments"]["bnb"]["models"]["baseline"].update(backbone_step=2),
+            "experiments.bnb.models.baseline",
+            "'backbone_step' was unexpected",
+        ),
     ],
 )
 def test_bad_values_name_the_key(config, schema, change, key, words):

@@ -25,6 +25,23 @@ def _data():
     return [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in TOY]
 
 
+def _literal(data, structure, initial, seed, step=lambda features: 1.0):
+    """Two perceptron passes written out plainly (each update moves a feature by ``step(features)``): the weight
+    vector after every example."""
+    rng = np.random.default_rng(seed)
+    weights, snapshots = initial.copy(), []
+    for _ in range(2):
+        for index in rng.permutation(len(data)):
+            tokens, gold = data[index]
+            predicted = structure.decode(tokens, weights)
+            if not np.array_equal(predicted, gold):
+                for heads, sign in ((gold, 1.0), (predicted, -1.0)):
+                    features = tree_features(tokens, heads, len(weights), structure.order == 2)
+                    np.add.at(weights, features, sign * step(features))
+            snapshots.append(weights.copy())
+    return snapshots
+
+
 @pytest.mark.parametrize("start", ["zeros", "initial"])
 @pytest.mark.parametrize("order", [1, 2])
 def test_averaged_weights_are_the_mean_of_the_weights_after_each_example(order, start):
@@ -33,17 +50,7 @@ def test_averaged_weights_are_the_mean_of_the_weights_after_each_example(order, 
     structure = LocalStructure(order)
     initial = np.zeros(size) if start == "zeros" else np.random.default_rng(1).integers(-3, 4, size) * 1.0
     averaged, history = train(data, structure, epochs=2, size=size, seed=4, progress=False, initial=initial)
-    # the same passes written out plainly, keeping every intermediate weight vector
-    rng = np.random.default_rng(4)
-    weights, snapshots = initial.copy(), []
-    for _ in range(2):
-        for index in rng.permutation(len(data)):
-            tokens, gold = data[index]
-            predicted = structure.decode(tokens, weights)
-            if not np.array_equal(predicted, gold):
-                np.add.at(weights, tree_features(tokens, gold, size, order == 2), 1.0)
-                np.add.at(weights, tree_features(tokens, predicted, size, order == 2), -1.0)
-            snapshots.append(weights.copy())
+    snapshots = _literal(data, structure, initial, seed=4)
     assert averaged.denominator == len(snapshots) == 10
     assert np.array_equal(averaged.numerator, np.sum(snapshots, axis=0))
     assert np.all(averaged.numerator == np.round(averaged.numerator))
@@ -96,6 +103,26 @@ def test_a_continued_training_averages_over_both_trainings(order):
             initial=np.zeros(2 * size),
             average=first,
         )
+
+
+def test_step_below_moves_the_lower_features_by_its_step():
+    # features below `boundary` move by 3 per update, the rest by 1; step 1 is the plain perceptron; a step that
+    # is not an integer >= 1 is refused
+    data = _data()
+    size, boundary = 1 << 10, 1 << 9
+    structure = LocalStructure(2)
+    initial = np.random.default_rng(2).integers(-3, 4, size) * 1.0
+    common = {"epochs": 2, "size": size, "seed": 5, "progress": False, "initial": initial}
+    averaged, _ = train(data, structure, step_below=(boundary, 3), **common)
+    snapshots = _literal(data, structure, initial, seed=5, step=lambda f: np.where(f < boundary, 3.0, 1.0))
+    assert np.array_equal(averaged.numerator, np.sum(snapshots, axis=0))
+    plain, _ = train(data, structure, **common)
+    same, _ = train(data, structure, step_below=(boundary, 1), **common)
+    assert np.array_equal(plain.numerator, same.numerator)
+    assert not np.array_equal(plain.numerator, averaged.numerator)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="integer >= 1"):
+            train(data, structure, step_below=(boundary, bad), **{**common, "epochs": 1})
 
 
 @pytest.mark.parametrize("order", [1, 2])

@@ -216,6 +216,8 @@ def test_run_parses_with_every_bnb_model(finished_run):
     assert (training.loc[factor_models, "started_from"] == "baseline").all()
     assert training.loc[~factor_models, "started_from"].isna().all()
     assert training.loc[factor_models, "unsettled_searches_pct"].between(0, 100).all()
+    steps = training.set_index(["dataset", "model"])["backbone_step"]
+    assert (steps.xs("sibling", level="model") == 2).all() and (steps.xs("full", level="model") == 1).all()
     for name in ("figure4", "figure5"):
         assert (finished_run / "results" / "figures" / "bnb" / f"{name}.png").stat().st_size > 0
 

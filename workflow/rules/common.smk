@@ -457,8 +457,11 @@ def bnb_train_inputs(wildcards):
 
 def bnb_train_options(dataset, model):
     spec = BNB["models"][model]
+    # backbone_step only when set, so that the other models' parameters (and their trained files) stay as they were
+    step = {"backbone_step": spec["backbone_step"]} if "backbone_step" in spec else {}
     return {
-        "structure": {key: value for key, value in spec.items() if key != "epochs"},
+        "structure": {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")},
+        **step,
         "language": BNB["languages"][dataset],
         "epochs": spec.get("epochs", BNB["epochs"]),
         "bits": BNB["feature_bits"],

@@ -151,6 +151,7 @@ def train_parser(
     start_source: str = "<start model>",
     source: str = "<tags>",
     progress: bool = True,
+    backbone_step: int = 1,
 ) -> tuple[ParserModel, dict[str, Any]]:
     """Train one parser (``structure``: ``{"order": 1|2|3}`` or ``{"groups": [...]}``) with the averaged
     perceptron on train's projective trees; the epoch with the best dev UAS is kept. With a ``pruner`` (the
@@ -162,7 +163,11 @@ def train_parser(
     same limits); the test decoders search without them. ``start``: a model trained on the same data whose
     running weights training continues from (the non-local models start from the baseline's: their factor
     weights start at zero, where branch and bound is exact, instead of every weight at once). ``{"classifier":
-    "heads", ...}`` trains the pruner instead (:func:`_head_classifier`; ``k``, ``pruner`` and ``start`` unused)."""
+    "heads", ...}`` trains the pruner instead (:func:`_head_classifier`; ``k``, ``pruner`` and ``start`` unused).
+    ``backbone_step`` (non-local models): each update moves the backbone's weights by this integer and the
+    factors' by 1, the start model's weights scaled to match, so the factors learn at 1/backbone_step of the
+    backbone's rate (a group whose factors a tree fires many times over, such as tri-siblings, otherwise moves
+    many times more weights per update than the backbone does)."""
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
@@ -182,6 +187,10 @@ def train_parser(
             kept, sentences["dev"], vocabulary, structure, meta, epochs, bits, seed, progress, started
         )
     shape = structure_of(dict(structure), vocabulary)
+    if isinstance(backbone_step, bool) or not isinstance(backbone_step, int) or backbone_step < 1:
+        raise ConfigError(f"backbone_step must be an integer >= 1, got {backbone_step!r}")
+    if backbone_step != 1 and not isinstance(shape, NonLocalStructure):
+        raise ConfigError(f"backbone_step applies to non-local (groups) models only, not {dict(structure)}")
     training_shape = shape
     if isinstance(shape, NonLocalStructure) and search:
         training_shape = replace(shape, **dict(search))
@@ -204,8 +213,8 @@ def train_parser(
         # the start model's weights are the backbone's; the factors' weights start at zero; the average goes on
         # counting the start model's examples (one longer training, the factors joining after its kept epoch)
         pad = np.zeros(size - start.running.shape[0])
-        initial = np.concatenate([start.running, pad])
-        average = AveragedWeights(np.concatenate([start.numerator, pad]), start.denominator)
+        initial = np.concatenate([start.running * backbone_step, pad])
+        average = AveragedWeights(np.concatenate([start.numerator * backbone_step, pad]), start.denominator)
 
     def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
         if first_order is None:
@@ -235,6 +244,7 @@ def train_parser(
         progress=progress,
         initial=initial,
         average=average,
+        step_below=(size // 2, backbone_step) if isinstance(shape, NonLocalStructure) else None,
     )
     meta.update(
         {
@@ -243,6 +253,7 @@ def train_parser(
             "k": k if pruner is not None else None,
             "training_search": dict(search) if training_shape is not shape else None,
             "start_from": start_source if start is not None else None,
+            "backbone_step": backbone_step,
             "seconds": time.perf_counter() - started,
         }
     )

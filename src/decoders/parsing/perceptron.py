@@ -175,17 +175,23 @@ def train(
     progress: bool = True,
     initial: np.ndarray | None = None,
     average: AveragedWeights | None = None,
+    step_below: tuple[int, int] | None = None,
 ) -> tuple[AveragedWeights, TrainingLog]:
     """Train on ``(tokens, gold full head array[, allowed arcs])`` (projective gold trees; ``allowed``, when
     given, restricts decoding, as pre-pruning does, and should keep the gold arcs), ``epochs`` passes in a
     seeded random order, from zero weights or ``initial`` (a structure's ``fixed_weights`` first weights stay as
     given); with ``evaluate`` (e.g. dev UAS of averaged weights) the epoch that scores best is returned.
     ``average``, with ``initial``: the averaged weights of the training that ended at ``initial``, which this one
-    continues: the returned average then counts that training's examples too, as one longer training would."""
+    continues: the returned average then counts that training's examples too, as one longer training would.
+    ``step_below = (boundary, r)``: every update moves the weights of features below ``boundary`` by the integer
+    ``r``, the rest by 1 (a non-local model's backbone half learns r times as fast as its factors)."""
     if size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
+    boundary, rate = step_below if step_below is not None else (0, 1)
+    if isinstance(rate, bool) or not isinstance(rate, int | np.integer) or rate < 1:
+        raise ValueError(f"step_below's step must be an integer >= 1, got {rate!r}")
     rng = np.random.default_rng(seed)
     fixed = _fixed_weights(structure)
     weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
@@ -223,10 +229,11 @@ def train(
                 # an inexact decoder (a search stopped at its limit, a tree read from a fractional LP) may return
                 # a tree that scores below gold: updating on it is not a perceptron step (Huang et al. 2012)
                 if score >= weights[gold_features].sum():
-                    keep = gold_features >= fixed
-                    _update(weights, sums, gold_features[keep], np.ones(int(keep.sum())), step)
+                    gold_kept = gold_features[gold_features >= fixed]
+                    _update(weights, sums, gold_kept, np.where(gold_kept < boundary, rate, 1.0), step)
                     keep = predicted >= fixed
-                    _update(weights, sums, predicted[keep], -values[keep], step)
+                    kept = predicted[keep]
+                    _update(weights, sums, kept, -values[keep] * np.where(kept < boundary, rate, 1.0), step)
                 else:
                     skipped += 1
             step += 1.0

@@ -297,9 +297,9 @@ def tagging_table(summaries: Iterable[str | Path]) -> pd.DataFrame:
 
 def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path]) -> pd.DataFrame:
     """Per model: epochs tried, the chosen one, its dev UAS, training minutes, non-projective trees left out,
-    the model training started from and the share of its training searches (last epoch) that stopped unsettled;
-    for the head classifier its dev recall at k; per dataset the projective oracle UAS of the test set (the most
-    any projective parser can get)."""
+    the model training started from, the backbone's perceptron step against the factors' (non-local models), the
+    share of its training searches (last epoch) that stopped unsettled; for the head classifier its dev recall at
+    k; per dataset the projective oracle UAS of the test set (the most any projective parser can get)."""
     oracle_uas = {}
     for dataset, path in oracles.items():
         oracle = pd.read_parquet(path)
@@ -321,6 +321,7 @@ def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path])
                 "train_k": history["k"],
                 "minutes": history["seconds"] / 60,
                 "started_from": Path(history["start_from"]).stem if history.get("start_from") else None,
+                "backbone_step": history.get("backbone_step"),
                 "unsettled_searches_pct": 100.0 * last["unsettled_searches"] / last["sentences"]
                 if "unsettled_searches" in last
                 else None,
