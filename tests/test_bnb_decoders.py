@@ -16,7 +16,7 @@ from decoders.harness.runner import run_instances
 from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import LocalStructure, train
-from decoders.parsing.trees import as_heads
+from decoders.parsing.trees import as_heads, enumerate_trees
 
 TOY = [
     (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
@@ -119,11 +119,14 @@ def test_the_verifier_rejects_tampered_certificates(models):
     )
     crossing = [3, 4, 0, 3, 4]  # 1 <- 3 and 2 <- 4 cross
     assert "projective" in bnb_decoders.verify(instance, Solution(crossing, 0.0, 0.0, "optimal"))
-    # a worse tree claimed optimal with its own (true) score: enumeration finds the better one
-    worse = [3, 3, 0, 3, 3]
-    score = bnb_decoders._score(instance, as_heads(worse))
-    if score < good.objective:
-        assert "scores" in bnb_decoders.verify(instance, Solution(worse, score, score, "optimal"))
+    # the worst allowed tree claimed optimal with its own (true) score: enumeration finds a better one
+    trees = enumerate_trees(instance.n, instance.allowed)
+    values = [bnb_decoders._score(instance, tree) for tree in trees]
+    assert max(values) == good.objective and min(values) < good.objective
+    worst = trees[int(np.argmin(values))]
+    assert "scores" in bnb_decoders.verify(
+        instance, Solution(worst[1:].tolist(), min(values), min(values), "optimal")
+    )
     assert "tree" in bnb_decoders.verify(instance, Solution([0, 0, 0, 0, 0], 0.0, 0.0, "optimal"))
 
 

@@ -8,7 +8,14 @@ import pytest
 from decoders.parsing.eisner import eisner, tree_score
 from decoders.parsing.second_order import second_order, second_order_max_marginals, second_order_score
 from decoders.parsing.third_order import third_order, third_order_features
-from decoders.parsing.trees import all_trees, as_heads, attachment_counts, is_projective, tree_error
+from decoders.parsing.trees import (
+    all_trees,
+    as_heads,
+    attachment_counts,
+    enumerate_trees,
+    is_projective,
+    tree_error,
+)
 
 
 def _brute_first_order(scores):
@@ -38,6 +45,44 @@ def test_tree_checks_and_counts():
     assert attachment_counts([2, 0, 2], [2, 0, 1], np.array([True, True, False])) == (2, 2)
     with pytest.raises(ValueError, match="lengths differ"):
         attachment_counts([0], [2, 0], np.array([True, True]))
+
+
+def _tree_set(trees):
+    return {tuple(int(h) for h in tree) for tree in trees}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_enumerate_trees_equals_the_filtered_assignments(seed):
+    rng = np.random.default_rng(seed)
+    for n in range(6):
+        allowed = rng.random((n + 1, n + 1)) < (0.4 if seed % 2 else 0.8)
+        for projective in (True, False):
+            for single_root in (True, False):
+                kinds = {"projective": projective, "single_root": single_root}
+                made = enumerate_trees(n, allowed, **kinds)
+                expected = [t for t in all_trees(n, **kinds) if allowed[t[1:], np.arange(1, n + 1)].all()]
+                assert made.dtype == np.int64 and made.shape == (len(expected), n + 1), (n, kinds)
+                assert _tree_set(made) == _tree_set(expected), (n, kinds)
+
+
+def test_enumerate_trees_counts_edges_and_errors():
+    # single-rooted projective trees: 1, 2, 7, 30, 143, 728, 3876 (n = 1..7); arborescences (n + 1)^(n - 1)
+    assert [len(enumerate_trees(n)) for n in range(1, 8)] == [1, 2, 7, 30, 143, 728, 3876]
+    assert len(enumerate_trees(6, projective=False, single_root=False)) == 7**5
+    assert len(enumerate_trees(5, projective=False)) == 5**4
+    assert _tree_set(enumerate_trees(6)) == _tree_set(all_trees(6))
+    assert enumerate_trees(0).tolist() == [[-1]]
+    assert enumerate_trees(3, np.zeros((4, 4), dtype=bool)).shape == (0, 4)
+    only_chain = np.zeros((4, 4), dtype=bool)
+    only_chain[0, 1] = only_chain[1, 2] = only_chain[2, 3] = True
+    for projective in (True, False):
+        assert enumerate_trees(3, only_chain, projective=projective).tolist() == [[-1, 0, 1, 2]]
+    with pytest.raises(ValueError, match="n must be"):
+        enumerate_trees(-1)
+    with pytest.raises(ValueError, match="shape"):
+        enumerate_trees(3, np.ones((3, 3), dtype=bool))
+    with pytest.raises(ValueError, match="n <= 7"):
+        enumerate_trees(8, projective=False)
 
 
 @pytest.mark.parametrize("seed", range(40))

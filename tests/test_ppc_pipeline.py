@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from decoders.corpora.conll import read_conllu
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution
 from decoders.parsing.treebank import load_splits
+from decoders.parsing.trees import enumerate_trees
 from decoders.ppc import decoders
 from decoders.ppc.lp import audit, parse_price_cut
 from decoders.ppc.model import GrandparentParser
@@ -107,6 +109,21 @@ def test_the_verifier_catches_a_false_certificate(run):
     lp = decoders.decode_full_lp(instance)
     low = Solution(lp.structure, lp.objective, lp.objective - 10.0, "optimal", dict(lp.stats))
     assert "below the objective" in decoders.verify(instance, low)
+
+
+def test_the_verifier_enumerates_short_sentences(monkeypatch):
+    # a worse arborescence claimed optimal with its own (true) score: the enumeration finds a better one
+    n = decoders.VERIFY_ENUMERATE
+    scores = np.random.default_rng(3).normal(size=(n + 1, n + 1))
+    short = SimpleNamespace(n=n)
+    monkeypatch.setattr(decoders, "_first_order_scores", lambda instance: scores)
+    trees = enumerate_trees(n, projective=False, single_root=False)
+    values = scores[trees[:, 1:], np.arange(1, n + 1)].sum(axis=1)
+    for row, expected in ((int(np.argmax(values)), None), (int(np.argmin(values)), "scores")):
+        value = float(values[row])
+        claimed = Solution(trees[row, 1:].tolist(), value, value, "optimal", {"words": n})
+        outcome = decoders.verify(short, claimed)
+        assert outcome is None if expected is None else expected in outcome
 
 
 def test_the_udpipe_peer_trains_non_projective_and_parses_the_test_split(run, mirror, tmp_path):

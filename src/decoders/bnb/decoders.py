@@ -28,7 +28,7 @@ from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import LocalStructure
-from decoders.parsing.trees import all_trees, is_projective, tree_error
+from decoders.parsing.trees import enumerate_trees, is_projective, tree_error
 
 EXPERIMENT = "bnb"
 
@@ -182,9 +182,8 @@ def verify(instance: ParseInstance, solution: Solution) -> str | None:
     if solution.bound != solution.objective:
         return f"bound {solution.bound!r} differs from the objective {score!r}"
     if instance.n <= VERIFY_ENUMERATE:
-        for tree in all_trees(instance.n):
-            if instance.allowed[tree[1:], np.arange(1, instance.n + 1)].all():
-                other = _score(instance, tree)
-                if other > score:
-                    return f"the tree {tree[1:].tolist()} scores {other!r} > {score!r}"
+        for tree in enumerate_trees(instance.n, instance.allowed):
+            other = _score(instance, tree)
+            if other > score:
+                return f"the tree {tree[1:].tolist()} scores {other!r} > {score!r}"
     return None

@@ -29,7 +29,7 @@ from decoders.harness.protocol import Solution, register
 from decoders.parsing.features import arc_scores
 from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
-from decoders.parsing.trees import all_trees, tree_error
+from decoders.parsing.trees import enumerate_trees, tree_error
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.lp import (
     POLYTOPES,
@@ -228,10 +228,11 @@ def verify(instance: PPCInstance, solution: Solution) -> str | None:
         if score != objective or bound != objective:
             return f"the tree scores {score!r}; objective {objective!r}, bound {bound!r}"
         if instance.n <= VERIFY_ENUMERATE:
-            for tree in all_trees(instance.n, projective=False, single_root=False):
-                other = float(scores[tree[1:], np.arange(1, instance.n + 1)].sum())
-                if other > score:
-                    return f"the tree {tree[1:].tolist()} scores {other!r} > {score!r}"
+            trees = enumerate_trees(instance.n, projective=False, single_root=False)
+            others = scores[trees[:, 1:], np.arange(1, instance.n + 1)].sum(axis=1)
+            if others.max() > score:
+                best = trees[int(np.argmax(others))]
+                return f"the tree {best[1:].tolist()} scores {float(others.max())!r} > {score!r}"
         return None
     tolerance = 1e-6 * (1.0 + abs(objective))
     if bound < objective - tolerance:
