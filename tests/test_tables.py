@@ -12,6 +12,7 @@ from decoders.io import write_json_atomic
 from decoders.tables.chains import speed_by_length, speed_by_length_figure, variant_summary
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
 from decoders.tables.papers import paper_rows, paper_value
+from decoders.tables.resources import cost_table
 from decoders.tables.writers import write_table
 
 
@@ -188,3 +189,52 @@ def test_publishing_some_experiments_keeps_the_other_sections_of_the_cpus_page(t
         "Corpora (earlier run: bnb, chains)",
         "Time per rule (earlier run: bnb, chains)",
     ]
+
+
+def test_cost_table_stages_an_experiments_jobs_and_bounds_its_wall_clock():
+    config = {
+        "datasets": {
+            "wsj": {"files": {"a": "ptb/a.zip", "b": "ptb/b.zip"}},
+            "ddt": {"files": {"t": "cdt/t"}},
+        },
+        "experiments": {"bnb": {"datasets": ["wsj"]}, "ppc": {"datasets": ["ddt"]}, "titles": None},
+    }
+    jobs = pd.DataFrame(
+        [
+            ("fetch", "ptb", 60.0),
+            ("fetch", "cdt", 5.0),
+            ("prepare", "wsj", 30.0),
+            ("prepare", "ddt", 7.0),
+            ("bnb_train", "wsj/baseline", 600.0),
+            ("bnb_train", "wsj/full", 900.0),
+            ("decode", "bnb/wsj~full~k10/bnb/shard-0", 120.0),
+            ("decode", "bnb/wsj~full~k10/bnb/shard-1", 60.0),
+            ("decode", "ppc/ddt/mst/shard-0", 9.0),
+            ("gather_runs", "bnb/wsj~full~k10/bnb", 6.0),
+            ("results_page", "results_page", 3.0),
+        ],
+        columns=["rule", "job", "seconds"],
+    )
+    table = cost_table(jobs, ["bnb", "ppc"], config, cores=2)
+    bnb = table[table["experiment"] == "bnb"].set_index("stage")
+    assert bnb["jobs"].to_dict() == {
+        "fetch": 1,
+        "prepare": 1,
+        "train": 2,
+        "decode": 2,
+        "gather_runs": 1,
+        "all": 7,
+    }
+    assert bnb.loc["all", "job_minutes"] == pytest.approx(1776 / 60, abs=0.01)
+    # decodes one after another (180 s), the other 1,596 s over two cores: 978 s
+    assert bnb.loc["all", "least_wall_minutes"] == pytest.approx(978 / 60, abs=0.01)
+    assert np.isnan(bnb.loc["train", "least_wall_minutes"]) and bnb.loc["train", "longest_minutes"] == 15.0
+    ppc = table[table["experiment"] == "ppc"].set_index("stage")
+    assert ppc["jobs"].to_dict() == {"fetch": 1, "prepare": 1, "decode": 1, "all": 3}
+    # one long job bounds the wall clock from below whatever the cores
+    assert (
+        cost_table(jobs, ["bnb"], config, cores=64).set_index("stage").loc["all", "least_wall_minutes"]
+        == 15.0
+    )
+    with pytest.raises(ValueError, match="cores"):
+        cost_table(jobs, ["bnb"], config, cores=0)

@@ -281,7 +281,19 @@ def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):
     assert (
         table.loc["decode", "jobs"] == (jobs["rule"] == "decode").sum() and table["over_declared"].sum() == 0
     )
-    assert "Wall time and peak memory per rule" in (finished_run / "results" / "RESULTS.md").read_text()
+    page = (finished_run / "results" / "RESULTS.md").read_text()
+    assert "Wall time and peak memory per rule" in page and "What each experiment costs from scratch" in page
+    cost = pd.read_csv(finished_run / "results" / "tables" / "cost.csv")
+    totals = cost[cost["stage"] == "all"].set_index("experiment")
+    assert {"chains", "bnb"} <= set(totals.index)
+    bnb = cost[cost["experiment"] == "bnb"].set_index("stage")
+    assert {"fetch", "prepare", "train", "instances", "decode", "gather_runs"} <= set(bnb.index)
+    assert bnb.loc["all", "jobs"] == bnb.drop(index="all")["jobs"].sum()
+    assert (
+        bnb.loc["decode", "job_minutes"]
+        <= bnb.loc["all", "least_wall_minutes"]
+        <= bnb.loc["all", "job_minutes"]
+    )
 
 
 def raw_files(workdir: Path) -> dict[str, tuple[int, int, int]]:

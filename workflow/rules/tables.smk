@@ -64,6 +64,12 @@ rule results_page:
             category="Results page",
         ),
         resources_other=expand("results/tables/resources.{suffix}", suffix=["md", "tex"]),
+        cost=report(
+            "results/tables/cost.csv",
+            caption="../report/cost.rst",
+            category="Results page",
+        ),
+        cost_other=expand("results/tables/cost.{suffix}", suffix=["md", "tex"]),
     log:
         "results/logs/tables/results_page.log",
     benchmark:

@@ -1,7 +1,9 @@
 """The results page: every experiment's Markdown tables and figures, each with the provenance (commit, date,
 CPU) of the runs behind it."""
 
-from decoders.tables.resources import job_usage, usage_table
+import os
+
+from decoders.tables.resources import cost_table, job_usage, usage_table
 from decoders.tables.results_page import write_results_page
 from decoders.tables.writers import write_table
 from decoders.workflow import start_script
@@ -89,7 +91,28 @@ write_table(
         "over_declared: jobs whose peak exceeded what they declared (a cluster would kill and retry them).",
     ],
 )
+experiments = [name for name, settings in snakemake.config["experiments"].items() if settings]
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+write_table(
+    cost_table(job_usage("results/benchmarks"), experiments, snakemake.config, cores),
+    snakemake.output.cost.removesuffix(".csv"),
+    title=f"What each experiment costs from scratch (this machine, {cores} cores)",
+    notes=[
+        "Every job of the experiment by stage, from its benchmark file: fetching and preparing its corpora (shared"
+        " with other experiments on the same datasets), its own rules, decoding and gathering. job_minutes: summed"
+        " wall minutes of the stage's jobs (one thread each).",
+        f"least_wall_minutes (row `all`): the shortest wall clock {cores} cores allow for those jobs, the decode jobs"
+        " (which reserve every core) one after another and the others spread over every core, never less than the"
+        " longest job: a lower bound for `snakemake --cores` on this machine, reached only if no core ever idles.",
+    ],
+)
 sections.append(
-    {"heading": "Time and memory per rule", "tables": [snakemake.output.resources.replace(".csv", ".md")]}
+    {
+        "heading": "Time and memory per rule; cost per experiment",
+        "tables": [
+            snakemake.output.resources.replace(".csv", ".md"),
+            snakemake.output.cost.replace(".csv", ".md"),
+        ],
+    }
 )
 write_results_page(sections, snakemake.output.page)

@@ -1,4 +1,5 @@
-"""Wall time and peak memory of every job of a run, beside the memory its rule declares to a scheduler.
+"""Wall time and peak memory of every job of a run, beside the memory its rule declares to a scheduler, and what
+each experiment costs from scratch.
 
 Every rule has a ``benchmark:`` file, ``results/benchmarks/<key>/<job>.tsv`` (Snakemake measures the job's
 process tree: wall seconds ``s`` and peak resident memory ``max_rss`` in MB), where ``<key>`` is the rule's key
@@ -77,3 +78,74 @@ def usage_table(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).round({"total_minutes": 2, "longest_minutes": 2, "peak_mb": 0})
+
+
+#: Rules whose jobs reserve every core of a local run (decode.smk: ``harness.exclusive``), so nothing runs beside them.
+EXCLUSIVE_RULES = frozenset({"decode"})
+
+
+def experiment_stages(jobs: pd.DataFrame, experiment: str, config: Mapping[str, Any]) -> pd.DataFrame:
+    """The jobs of one experiment from scratch, with their ``stage``: fetching the corpora of its datasets and
+    preparing them (``fetch``, ``prepare``, shared with any other experiment on those datasets), its own rules
+    (``<experiment>_<stage>``), and its decode and gather jobs."""
+    datasets = list(config["experiments"].get(experiment, {}).get("datasets", []))
+    corpora = {
+        file.split("/")[0] for name in datasets for file in config["datasets"][name].get("files", {}).values()
+    }
+    prefix = f"{experiment}_"
+    stages = []
+    for rule, job in zip(jobs["rule"], jobs["job"], strict=True):
+        if rule == "fetch":
+            stages.append("fetch" if job in corpora else None)
+        elif rule == "prepare":
+            stages.append("prepare" if job in datasets else None)
+        elif rule.startswith(prefix):
+            stages.append(rule.removeprefix(prefix))
+        elif rule in ("decode", "gather_runs"):
+            stages.append(rule if job.split("/")[0] == experiment else None)
+        else:
+            stages.append(None)
+    out = jobs.assign(stage=stages)
+    return out[out["stage"].notna()].reset_index(drop=True)
+
+
+def cost_table(
+    jobs: pd.DataFrame, experiments: list[str], config: Mapping[str, Any], cores: int
+) -> pd.DataFrame:
+    """Per experiment and stage: jobs, their summed wall minutes and the longest job's; then a row ``all``
+    per experiment whose ``least_wall_minutes`` is the shortest wall clock ``cores`` cores allow for
+    those jobs: the exclusive jobs one after another plus the others spread over every core (and never less
+    than the longest job) -- a lower bound for any schedule, reached only with the cores never idle."""
+    if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
+        raise ValueError(f"cores must be an integer >= 1, got {cores!r}")
+    rows = []
+    for experiment in experiments:
+        staged = experiment_stages(jobs, experiment, config)
+        if staged.empty:
+            continue
+        for stage, group in staged.groupby("stage", sort=False):
+            rows.append(
+                {
+                    "experiment": experiment,
+                    "stage": stage,
+                    "jobs": len(group),
+                    "job_minutes": group["seconds"].sum() / 60,
+                    "longest_minutes": group["seconds"].max() / 60,
+                    "least_wall_minutes": np.nan,
+                }
+            )
+        exclusive = staged["rule"].isin(EXCLUSIVE_RULES)
+        seconds = staged["seconds"]
+        least = max(seconds[exclusive].sum() + seconds[~exclusive].sum() / cores, seconds.max())
+        rows.append(
+            {
+                "experiment": experiment,
+                "stage": "all",
+                "jobs": len(staged),
+                "job_minutes": seconds.sum() / 60,
+                "longest_minutes": seconds.max() / 60,
+                "least_wall_minutes": least / 60,
+            }
+        )
+    columns = ["experiment", "stage", "jobs", "job_minutes", "longest_minutes", "least_wall_minutes"]
+    return pd.DataFrame(rows, columns=columns).round(2)
