@@ -88,7 +88,7 @@ def experiment_stages(jobs: pd.DataFrame, experiment: str, config: Mapping[str, 
     """The jobs of one experiment from scratch, with their ``stage``: fetching the corpora of its datasets and
     preparing them (``fetch``, ``prepare``, shared with any other experiment on those datasets), its own rules
     (``<experiment>_<stage>``), and its decode and gather jobs."""
-    datasets = list(config["experiments"].get(experiment, {}).get("datasets", []))
+    datasets = list((config["experiments"].get(experiment) or {}).get("datasets", []))
     corpora = {
         file.split("/")[0] for name in datasets for file in config["datasets"][name].get("files", {}).values()
     }
