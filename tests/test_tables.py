@@ -12,7 +12,7 @@ from decoders.io import write_json_atomic
 from decoders.tables.chains import speed_by_length, speed_by_length_figure, variant_summary
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
 from decoders.tables.papers import paper_rows, paper_value
-from decoders.tables.resources import cost_table
+from decoders.tables.resources import TIMED_RULES, cost_table
 from decoders.tables.writers import write_table
 
 
@@ -198,6 +198,7 @@ def test_cost_table_stages_an_experiments_jobs_and_bounds_its_wall_clock():
             "ddt": {"files": {"t": "cdt/t"}},
         },
         "experiments": {"bnb": {"datasets": ["wsj"]}, "ppc": {"datasets": ["ddt"]}, "titles": None},
+        "harness": {"exclusive": True},
     }
     jobs = pd.DataFrame(
         [
@@ -236,5 +237,25 @@ def test_cost_table_stages_an_experiments_jobs_and_bounds_its_wall_clock():
         cost_table(jobs, ["bnb"], config, cores=64).set_index("stage").loc["all", "least_wall_minutes"]
         == 15.0
     )
+    # without harness.exclusive the decode jobs share the cores too: 1,776 s over two cores is 888 s, under the
+    # longest job's 900 s; over one core, all 1,776 s
+    shared = {**config, "harness": {"exclusive": False}}
+    assert (
+        cost_table(jobs, ["bnb"], shared, cores=2).set_index("stage").loc["all", "least_wall_minutes"] == 15.0
+    )
+    one = cost_table(jobs, ["bnb"], shared, cores=1).set_index("stage").loc["all", "least_wall_minutes"]
+    assert one == pytest.approx(1776 / 60, abs=0.01)
     with pytest.raises(ValueError, match="cores"):
         cost_table(jobs, ["bnb"], config, cores=0)
+
+
+def test_timed_rules_are_the_rules_with_timed_threads(repo_root):
+    names = set()
+    for path in (repo_root / "workflow" / "rules").glob("*.smk"):
+        rule = None
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("rule "):
+                rule = line.removeprefix("rule ").rstrip(":")
+            elif line.strip() == "threads: timed_threads":
+                names.add(rule)
+    assert names == TIMED_RULES

@@ -102,9 +102,10 @@ write_table(
         " with other experiments on the same datasets), its own rules, decoding and gathering. job_minutes: summed"
         " wall minutes of the stage's jobs (one thread each); a job run more than once counts its last run, and"
         " jobs of earlier runs in this folder that the configuration no longer asks for count too.",
-        f"least_wall_minutes (row `all`): the shortest wall clock {cores} cores allow for those jobs, the decode jobs"
-        " (which reserve every core) one after another and the others spread over every core, never less than the"
-        " longest job: a lower bound for `snakemake --cores` on this machine, reached only if no core ever idles.",
+        f"least_wall_minutes (row `all`): the shortest wall clock {cores} cores allow for those jobs, the timed jobs"
+        " (decoding, the UDPipe peers' parses, linking's scaling; they reserve every core under harness.exclusive)"
+        " one after another and the others spread over every core, never less than the longest job: a lower bound"
+        " for `snakemake --cores` on this machine, reached only if no core ever idles.",
     ],
 )
 sections.append(

@@ -80,8 +80,9 @@ def usage_table(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).round({"total_minutes": 2, "longest_minutes": 2, "peak_mb": 0})
 
 
-#: Rules whose jobs reserve every core of a local run (decode.smk: ``harness.exclusive``), so nothing runs beside them.
-EXCLUSIVE_RULES = frozenset({"decode"})
+#: Rules that time their work (``threads: timed_threads`` in workflow/rules): with ``harness.exclusive`` each of
+#: their jobs reserves every core of a local run, so nothing runs beside it.
+TIMED_RULES = frozenset({"decode", "linking_scaling", "bnb_udpipe", "ppc_udpipe"})
 
 
 def experiment_stages(jobs: pd.DataFrame, experiment: str, config: Mapping[str, Any]) -> pd.DataFrame:
@@ -114,8 +115,9 @@ def cost_table(
 ) -> pd.DataFrame:
     """Per experiment and stage: jobs, their summed wall minutes and the longest job's; then a row ``all``
     per experiment whose ``least_wall_minutes`` is the shortest wall clock ``cores`` cores allow for
-    those jobs: the exclusive jobs one after another plus the others spread over every core (and never less
-    than the longest job) -- a lower bound for any schedule, reached only with the cores never idle."""
+    those jobs: the exclusive jobs (:data:`TIMED_RULES` under ``harness.exclusive``) one after another plus the
+    others spread over every core (and never less than the longest job) -- a lower bound for any schedule,
+    reached only with the cores never idle."""
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
         raise ValueError(f"cores must be an integer >= 1, got {cores!r}")
     rows = []
@@ -134,7 +136,7 @@ def cost_table(
                     "least_wall_minutes": np.nan,
                 }
             )
-        exclusive = staged["rule"].isin(EXCLUSIVE_RULES)
+        exclusive = staged["rule"].isin(TIMED_RULES if config["harness"]["exclusive"] else ())
         seconds = staged["seconds"]
         least = max(seconds[exclusive].sum() + seconds[~exclusive].sum() / cores, seconds.max())
         rows.append(
