@@ -289,11 +289,10 @@ def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):
     bnb = cost[cost["experiment"] == "bnb"].set_index("stage")
     assert {"fetch", "prepare", "train", "instances", "decode", "gather_runs"} <= set(bnb.index)
     assert bnb.loc["all", "jobs"] == bnb.drop(index="all")["jobs"].sum()
-    assert (
-        bnb.loc["decode", "job_minutes"]
-        <= bnb.loc["all", "least_wall_minutes"]
-        <= bnb.loc["all", "job_minutes"]
-    )
+    # the toy run has harness.exclusive false: every job shares the cores, so the bound is the summed minutes over
+    # the cores, never under the longest job and never over the sum
+    all_jobs = bnb.loc["all"]
+    assert all_jobs["longest_minutes"] <= all_jobs["least_wall_minutes"] <= all_jobs["job_minutes"]
 
 
 def raw_files(workdir: Path) -> dict[str, tuple[int, int, int]]:
