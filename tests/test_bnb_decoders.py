@@ -156,6 +156,9 @@ def test_bad_instances_and_models_are_named(models, tmp_path):
         ({"step_rule": "fast"}, "step_rule"),
         ({"fixing": "yes"}, "fixing"),
         ({"max_iterations": 0}, "max_iterations"),
+        ({"max_open_mb": 0}, "max_open_mb"),
+        ({"max_open_mb": 1.5}, "max_open_mb"),
+        ({"max_open_mb": True}, "max_open_mb"),
     ]:
         with pytest.raises(ConfigError, match=match):
             bnb_decoders.decode_bnb(instance, **bad)

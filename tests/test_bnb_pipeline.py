@@ -354,6 +354,26 @@ def test_paired_bootstrap_and_table2(tmp_path):
     ]  # fmt: skip
     assert checked.loc["k10", "exact_not_attempted"] == 0
     assert json.loads(records["stats"].iloc[0])["words"] == 5
+    # a sentence the worker was stopped on has no tree and no evaluation: it counts with none of its words right
+    stopped = make_record(
+        experiment="bnb", dataset="wsj~grandchild~k10", variant="bnb", instance_id="s3", size=5, seconds=1.2,
+        params={}, solution=Solution(None, float("nan"), float("nan"), "timeout", {}),
+    )  # fmt: skip
+    halted = make_record(
+        experiment="bnb", dataset="wsj~grandchild~k10", variant="bnb", instance_id="s2", size=5, seconds=0.5,
+        params={}, solution=Solution([0] * 5, 1.0, 2.0, "feasible", {"dp_calls": 3, "nodes": 1, "memory_stop": 1}),
+        evaluation={"correct": 4, "total": 4},
+    )  # fmt: skip
+    grandchild = pd.concat([_records("bnb", "wsj~grandchild~k10", [4, 4]), records_frame([halted, stopped])])
+    frame = bnb_tables.load_runs_frame(pd.concat([records, grandchild], ignore_index=True))
+    assert frame.loc[frame["model"] == "grandchild", "total"].tolist() == [4, 4, 4, 4]
+    table = bnb_tables.table2(frame, {**settings, "table2": {**settings["table2"], "grandchild": "bnb"}})
+    row = table.set_index("model").loc["grandchild"]
+    assert row["uas"] == pytest.approx(75.0) and row["certified_pct"] == 50.0
+    assert row["vs_baseline"] == pytest.approx(0.0) and row["ci_low"] <= 0.0 <= row["ci_high"]
+    counted = bnb_tables.statistics(frame, settings).set_index(["model", "pruning"])
+    assert counted.loc[("grandchild", "k10"), ["timeouts", "memory_stops"]].tolist() == [1, 1]
+    assert counted.loc[("full", "k10"), ["timeouts", "memory_stops"]].tolist() == [0, 0]
 
 
 def test_bnb_config_references_are_checked():

@@ -188,6 +188,31 @@ def test_tight_search_limits_still_give_a_valid_bound(seed):
         assert not result.optimal or result.objective == best
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_a_memory_budget_stops_the_search_with_a_valid_bound(seed):
+    """A budget too small for any level after the root stops a search that needs to branch: a tree, a valid
+    bound, ``memory_stop`` in the stats, never a false certificate; without a budget, or with an ample one,
+    the same search runs to the brute-force optimum (children share their parent's arrays until bounded, so
+    nothing a child does can change its sibling's start)."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(4, 8))
+    backbone = _backbone(rng, n, second=seed % 2 == 0, forbid=0.0)
+    factors = _random_factors(rng, n, 40, magnitude=30)
+    best = _brute(backbone, factors, n)
+    full = branch_and_bound(backbone, factors, grid=1.0, max_iterations=2, max_open_bytes=None)
+    ample = branch_and_bound(backbone, factors, grid=1.0, max_iterations=2, max_open_bytes=1 << 30)
+    assert full.optimal and full.objective == best and full.stats["memory_stop"] == 0
+    assert np.array_equal(ample.heads, full.heads) and ample.stats == full.stats
+    tight = branch_and_bound(backbone, factors, grid=1.0, max_iterations=2, max_open_bytes=1)
+    assert tree_error(tight.heads) is None and tight.bound >= best >= tight.objective
+    assert backbone.score(tight.heads) + factors.total(tight.heads) == tight.objective
+    if full.stats["nodes"] > 1:  # the search had to branch: the budget stopped it at the root
+        assert tight.stats["memory_stop"] == 1 and tight.stats["nodes"] == 1
+        assert not tight.optimal or tight.objective == best
+    else:
+        assert tight.optimal and tight.stats["memory_stop"] == 0
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_an_incumbent_tree_prunes_without_changing_the_optimum(seed):
     """Training's search (gold as incumbent): a finished search returns a brute-force optimum (the incumbent or

@@ -89,15 +89,21 @@ def decode_bnb(
     max_iterations: int = 100,
     epsilon: float = 1e-8,
     max_nodes: int = 100_000,
+    max_open_mb: int | None = 512,
     step_rule: str = "normalized",
     fixing: bool = True,
 ) -> Solution:
-    """Algorithm 1 with the second-order backbone and the model's factor groups (``step_rule`` and ``fixing``:
+    """Algorithm 1 with the second-order backbone and the model's factor groups (``step_rule``, ``fixing`` and
+    ``max_open_mb``, the search's memory for one level's nodes in MiB (null: none):
     :func:`decoders.bnb.search.branch_and_bound`)."""
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
         raise ConfigError(f"max_iterations must be an integer >= 1; got {max_iterations!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ConfigError(f"max_nodes must be an integer >= 1; got {max_nodes!r}")
+    if max_open_mb is not None and (
+        isinstance(max_open_mb, bool) or not isinstance(max_open_mb, int) or max_open_mb < 1
+    ):
+        raise ConfigError(f"max_open_mb must be an integer >= 1 or null; got {max_open_mb!r}")
     if not isinstance(epsilon, int | float) or not math.isfinite(epsilon) or epsilon < 0:
         raise ConfigError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
     if step_rule not in STEP_RULES:
@@ -111,6 +117,7 @@ def decode_bnb(
         max_iterations=max_iterations,
         epsilon=float(epsilon),
         max_nodes=max_nodes,
+        max_open_bytes=None if max_open_mb is None else max_open_mb << 20,
         step_rule=step_rule,
         fixing=fixing,
     )

@@ -29,8 +29,8 @@ class NonLocalStructure:
     ``rather``/``than``: the vocabulary's ids of the lower-cased words (for the ``rather_than`` group; -1 when
     the vocabulary lacks them). ``grid``: the spacing of tree scores (1 for the integer weights of training and
     of the averaged numerator; None when the weights are arbitrary floats, which then never certifies a tie
-    within rounding). ``max_iterations``, ``epsilon``, ``max_nodes``, ``step_rule``, ``fixing``: the search's
-    settings (:func:`decoders.bnb.search.branch_and_bound`)."""
+    within rounding). ``max_iterations``, ``epsilon``, ``max_nodes``, ``max_open_bytes``, ``step_rule``,
+    ``fixing``: the search's settings (:func:`decoders.bnb.search.branch_and_bound`)."""
 
     groups: tuple[str, ...]
     rather: int = -1
@@ -39,6 +39,7 @@ class NonLocalStructure:
     max_iterations: int = 100
     epsilon: float = 1e-8
     max_nodes: int = 100_000
+    max_open_bytes: int | None = 1 << 29
     step_rule: str = "normalized"
     fixing: bool = True
 
@@ -80,6 +81,7 @@ class NonLocalStructure:
             max_iterations=self.max_iterations,
             epsilon=self.epsilon,
             max_nodes=self.max_nodes,
+            max_open_bytes=self.max_open_bytes,
             step_rule=self.step_rule,
             fixing=self.fixing,
             incumbent=incumbent,

@@ -22,7 +22,10 @@ uses the arc; arcs whose certified bound cannot beat the best tree are excluded 
 Search (section 3.3, Algorithm 1): level by level; every node of a level fixes the same arcs (in or out). Nodes
 whose bound does not exceed the best tree found are pruned; the survivors are split on one arc: each proposes its
 free arc of largest gap (the gaps of the factors containing it, between bound and score at the node's last
-``(p, z)``), and the proposal of the node with the highest lower bound is taken (section 3.3).
+``(p, z)``), and the proposal of the node with the highest lower bound is taken (section 3.3). A level holds
+one ``p`` per node, which for tens of thousands of factors is a megabyte each: a child shares its parent's
+arrays until it is bounded, and the search stops (uncertified) rather than start a level whose nodes would need
+more than ``max_open_bytes`` (measured: gsd's tri-sibling model reached 17 GB in one 50-word sentence without it).
 
 Certificate: ``optimal`` only when the best tree's exact score reaches the smallest upper bound of the open
 nodes, after widening each bound by a bound on its floating-point rounding error. With ``grid`` (scores are
@@ -414,6 +417,7 @@ def _bound_node(
     ``node.bound`` only decreases (every ``psi(p, .)`` maximum bounds the node's trees, and so does the parent's
     bound it starts from); ``node.heads``/``node.gaps`` describe the iteration with the smallest value."""
     factors = problem.factors
+    node.p, node.q = node.p.copy(), node.q.copy()  # a child's own copies of the parent's, which it shared
     state = np.array([node.bound, node.lower, problem.best, step, math.inf, math.inf, step, 0.0])
     heads = np.full(problem.side, -1, dtype=np.int64)
     gaps = np.zeros(problem.side * problem.side)
@@ -473,6 +477,7 @@ def branch_and_bound(
     epsilon: float = 1e-8,
     max_iterations: int = 100,
     max_nodes: int = 100_000,
+    max_open_bytes: int | None = 1 << 29,
     grid: float | None = None,
     deadline: float | None = None,
     lower_bound_alternations: int = 3,
@@ -481,8 +486,9 @@ def branch_and_bound(
     incumbent: np.ndarray | None = None,
 ) -> Result:
     """Algorithm 1: the best tree under backbone + factors; ``optimal`` when no open node's certified bound
-    exceeds its exact score. Stopped early (``deadline``, ``max_nodes``), the bound is the largest of the open
-    nodes' (an unexplored child keeps its parent's). No tree at all (every one uses a ``-inf`` arc): objective
+    exceeds its exact score. Stopped early (``deadline``, ``max_nodes``, or a next level whose nodes' arrays would
+    exceed ``max_open_bytes``: ``memory_stop`` in the stats), the bound is the largest of the open nodes' (an
+    unexplored child keeps its parent's). No tree at all (every one uses a ``-inf`` arc): objective
     and bound ``-inf``, certified. ``incumbent``: a tree (head array) known beforehand, kept as the first best
     tree, so that nodes that cannot reach its score are pruned from the start; a tree met that scores at least as
     much replaces it (ties go against the incumbent). Training passes the gold tree: the search returns gold
@@ -503,7 +509,11 @@ def branch_and_bound(
     if problem.n == 0:
         stats = {"dp_calls": 0, "nodes": 0, "subgradient_iterations": 0, "depth": 0}
         return Result(
-            np.full(1, -1, dtype=np.int64), 0.0, 0.0, True, {**stats, "fixing_passes": 0, "arcs_fixed_out": 0}
+            np.full(1, -1, dtype=np.int64),
+            0.0,
+            0.0,
+            True,
+            {**stats, "fixing_passes": 0, "arcs_fixed_out": 0, "memory_stop": 0},
         )
     incumbent_value = -math.inf
     if incumbent is not None:
@@ -527,7 +537,7 @@ def branch_and_bound(
     p0 = np.where(problem.valid, 1.0 / np.maximum(factors.size, 1)[:, None], 0.0)
     level = [_Node(backbone.arc.copy(), np.ones(len(factors), dtype=bool), p0, np.zeros(len(factors)))]
     fixed = np.zeros(side * side, dtype=bool)
-    nodes = iterations = depth = fixed_out = passes = 0
+    nodes = iterations = depth = fixed_out = passes = memory_stop = 0
     open_nodes: list[_Node] = []
     while level:
         survivors: list[_Node] = []
@@ -557,6 +567,12 @@ def branch_and_bound(
         survivors = [node for node in survivors if _open(problem, node, fixed)]
         if not survivors:
             break
+        if deadline is not None and time.perf_counter() > deadline:
+            open_nodes = survivors
+            break
+        if max_open_bytes is not None and 2 * len(survivors) * _node_bytes(survivors[0]) > max_open_bytes:
+            open_nodes, memory_stop = survivors, 1
+            break
         edge = _branching_arc(survivors, fixed)
         fixed[edge] = True
         depth += 1
@@ -574,8 +590,15 @@ def branch_and_bound(
         "depth": depth,
         "fixing_passes": passes,
         "arcs_fixed_out": fixed_out,
+        "memory_stop": memory_stop,
     }
     return Result(problem.best_heads, objective, max(bound, objective), optimal, stats)
+
+
+def _node_bytes(node: _Node) -> int:
+    """The memory a bounded node holds (its arrays)."""
+    arrays = (node.arc, node.active, node.p, node.q, node.gaps, node.heads)
+    return sum(array.nbytes for array in arrays if array is not None)
 
 
 def _open(problem: _Problem, node: _Node, fixed: np.ndarray) -> bool:
@@ -604,7 +627,8 @@ def _branching_arc(survivors: list[_Node], fixed: np.ndarray) -> int:
 
 
 def _children(problem: _Problem, node: _Node, edge: int) -> list[_Node]:
-    """The two children of ``node``: arc ``edge`` in the tree, and out of it; each starts from node's p."""
+    """The two children of ``node``: arc ``edge`` in the tree, and out of it; each starts from node's p (shared
+    until it is bounded)."""
     h, m = divmod(edge, problem.side)
     with_arc = node.arc.copy()
     keep = with_arc[h, m]
@@ -616,6 +640,6 @@ def _children(problem: _Problem, node: _Node, edge: int) -> list[_Node]:
     uses = np.any((problem.edge == edge) & problem.valid, axis=1)
     excluded_m = np.any((factors.mods == m) & (factors.heads != h) & problem.valid, axis=1)
     return [
-        _Node(with_arc, node.active & ~excluded_m, node.p.copy(), node.q.copy(), bound=node.bound),
-        _Node(without, node.active & ~uses, node.p.copy(), node.q.copy(), bound=node.bound),
+        _Node(with_arc, node.active & ~excluded_m, node.p, node.q, bound=node.bound),
+        _Node(without, node.active & ~uses, node.p, node.q, bound=node.bound),
     ]
