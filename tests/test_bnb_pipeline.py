@@ -440,3 +440,14 @@ def test_the_errors_stage_writes_its_file(prepared, tmp_path):
         bits=12, k=None, seed=0,
     )  # fmt: skip
     assert set(pd.read_parquet(out).columns) >= {"tag", "gold_head_tag"} or pd.read_parquet(out).empty
+
+
+def test_the_peer_note_names_the_options_the_peers_were_trained_with(tmp_path):
+    peers = {}
+    for dataset, options in (("wsj", "iterations=5"), ("gsd", "iterations=5"), ("ewt", None)):
+        path = tmp_path / dataset / "udpipe.parquet"
+        path.parent.mkdir()
+        path.with_suffix(".json").write_text(json.dumps({"training": {"parser_options": options}}))
+        peers[dataset] = path
+    assert bnb_tables._peer_options(peers) == "`default options`; `iterations=5`"
+    assert bnb_tables._peer_options({}) == "not run"

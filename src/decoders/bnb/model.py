@@ -30,7 +30,9 @@ class NonLocalStructure:
     the vocabulary lacks them). ``grid``: the spacing of tree scores (1 for the integer weights of training and
     of the averaged numerator; None when the weights are arbitrary floats, which then never certifies a tie
     within rounding). ``max_iterations``, ``epsilon``, ``max_nodes``, ``max_open_bytes``, ``step_rule``,
-    ``fixing``: the search's settings (:func:`decoders.bnb.search.branch_and_bound`)."""
+    ``fixing``: the search's settings (:func:`decoders.bnb.search.branch_and_bound`); no memory limit by
+    default: training's search is bounded by ``max_nodes`` (its long sentences' levels can exceed 512 MiB, and
+    a limit there would change what training learns), decoding sets the variant's ``max_open_mb``."""
 
     groups: tuple[str, ...]
     rather: int = -1
@@ -39,7 +41,7 @@ class NonLocalStructure:
     max_iterations: int = 100
     epsilon: float = 1e-8
     max_nodes: int = 100_000
-    max_open_bytes: int | None = 1 << 29
+    max_open_bytes: int | None = None
     step_rule: str = "normalized"
     fixing: bool = True
 
