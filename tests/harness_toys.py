@@ -88,10 +88,10 @@ _SEEN_TOKENS: set[str] = set()
 
 @register("toy", "slow_first")
 def slow_first(instance: ToyInstance, *, deadline: float | None = None, token: str = "") -> Solution:
-    """Slow (0.3 s) on its first call with a given ``token`` in this process, instant afterwards: like a JIT."""
+    """Slow (1 s) on its first call with a given ``token`` in this process, instant afterwards: like a JIT."""
     if token not in _SEEN_TOKENS:
         _SEEN_TOKENS.add(token)
-        time.sleep(0.3)
+        time.sleep(1.0)
     return Solution([0], float(instance.scores[0]), None, "feasible", {})
 
 

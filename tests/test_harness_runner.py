@@ -63,11 +63,12 @@ def test_cooperative_timeout_keeps_objective_and_bound():
 
 
 def test_warm_up_calls_are_not_timed():
+    """slow_first's first call sleeps 1 s (like a JIT), later calls return at once: far apart on any machine."""
     instances = [("a", 2, _toy(2)), ("b", 2, _toy(2))]
     warmed = _run("slow_first", instances, params={"token": uuid.uuid4().hex}, warmup=1)
-    assert warmed["seconds"].max() < 0.1
+    assert warmed["seconds"].max() < 0.5
     cold = _run("slow_first", instances, params={"token": uuid.uuid4().hex}, warmup=0)
-    assert cold.loc[0, "seconds"] >= 0.3 and cold.loc[1, "seconds"] < 0.1
+    assert cold.loc[0, "seconds"] >= 1.0 and cold.loc[1, "seconds"] < 0.5
 
 
 @pytest.mark.parametrize("isolate", [False, True])
@@ -80,7 +81,7 @@ def test_a_kernel_compiled_inside_the_timing_is_timed_again(isolate):
     assert frame["status"].tolist() == ["optimal"] * 3
     assert frame["objective"].tolist() == [1.0, 1.0, 1.0]
     assert "jit_retimed_seconds" not in stats[0] and "jit_retimed_seconds" not in stats[2]
-    assert stats[1]["jit_retimed_seconds"] > 10 * frame.loc[1, "seconds"]
+    assert stats[1]["jit_retimed_seconds"] > 2 * frame.loc[1, "seconds"]
     assert not any("jit_seconds" in each for each in stats)
 
 
@@ -118,17 +119,22 @@ def _process_gone(pid: int) -> bool:
 
 
 def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
+    """A worker's start (interpreter, imports) is outside every clock, and so is its warm-up: a replacement
+    worker compiles its kernels on the warm-up instance before it decodes again, within warm-up x the hard
+    limit. Limits are of seconds, as a user sets them, far from the toy's work on either side: the sleeper
+    needs 60 s, the others microseconds once compiled, and a fresh worker's compilation (a fraction of a
+    second, more on a busy machine) fits inside the 5 s hard limit."""
     child_pid_file = tmp_path / "child.pid"
     instances = [
         ("fast-1", 3, _toy(3)),  # the median-size instance: used for warm-up
-        ("sleeps", 1, _toy(1, sleep=30.0, child_pid_file=str(child_pid_file))),
+        ("sleeps", 1, _toy(1, sleep=60.0, child_pid_file=str(child_pid_file))),
         ("fast-2", 3, _toy(3)),
         ("raises", 1, _toy(1, fail=True)),
         ("exits", 1, _toy(1, die=True)),
         ("fast-3", 3, _toy(3)),
         ("fast-4", 4, _toy(4)),
     ]
-    frame = _run("argmax", instances, isolate=True, time_limit=0.3, grace=0.4, evaluate=_count_correct)
+    frame = _run("argmax", instances, isolate=True, time_limit=2.0, grace=3.0, evaluate=_count_correct)
     validate_records(frame)
     by_id = frame.set_index("instance_id")
     assert frame["instance_id"].tolist() == [item[0] for item in instances]
@@ -144,8 +150,8 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
 
     killed = by_id.loc["sleeps"]
     assert math.isnan(killed["objective"]) and math.isnan(killed["bound"]) and math.isnan(killed["correct"])
-    assert json.loads(killed["stats"]) == {"hard_limit_seconds": pytest.approx(0.7), "killed": True}
-    assert 0.7 <= killed["seconds"] < 5.0
+    assert json.loads(killed["stats"]) == {"hard_limit_seconds": pytest.approx(5.0), "killed": True}
+    assert 5.0 <= killed["seconds"] < 30.0
     assert _process_gone(int(child_pid_file.read_text(encoding="utf-8")))  # the worker's child died with it
 
     assert json.loads(by_id.loc["raises", "stats"])["error"] == "ValueError: toy failure on 1 scores"
@@ -153,8 +159,11 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
 
     fast = by_id.loc[["fast-1", "fast-2", "fast-3", "fast-4"]]
     assert fast["correct"].tolist() == [1, 1, 1, 1]
-    assert fast["seconds"].max() < 0.05  # numba compiled during the untimed warm-up of every fresh worker
-    assert all("harness_cold_start" not in json.loads(stats) for stats in fast["stats"])
+    # every fresh worker compiled during its untimed warm-up: no timed call compiled (the runner would have
+    # retimed it and said so) and no worker started cold
+    for stats in map(json.loads, fast["stats"]):
+        assert not {"jit_retimed_seconds", "jit_seconds", "harness_cold_start"} & set(stats), stats
+    assert fast["seconds"].max() < 1.0
 
     assert frame.attrs["threads"] == {
         "OMP_NUM_THREADS": "1",
@@ -164,8 +173,8 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "numba_config_num_threads": 1,
     }
     assert frame.attrs["harness"] == {
-        "time_limit": 0.3,
-        "grace": 0.4,
+        "time_limit": 2.0,
+        "grace": 3.0,
         "warmup": 1,
         "isolate": True,
         "repeats": 1,
@@ -210,13 +219,15 @@ def test_false_certificates_become_errors_outside_the_timing(isolate):
 
 
 def test_isolated_run_continues_cold_when_warm_up_overruns():
+    """A warm-up that overruns warm-up x the hard limit is not tried again: later workers start cold, and their
+    first timed call compiles (then is timed again, compiled). The 6 s hard limit leaves room for that
+    compilation on a busy machine and is far below the sleeper's 60 s."""
     instances = [
         ("small", 1, _toy(1)),
-        ("sleeps", 2, _toy(2, sleep=30.0)),  # the median-size instance: its warm-up overruns
+        ("sleeps", 2, _toy(2, sleep=60.0)),  # the median-size instance: its warm-up overruns
         ("large", 3, _toy(3)),
     ]
-    # the limit leaves room for the JIT compilation that cold workers do inside the timed call
-    frame = _run("argmax", instances, isolate=True, time_limit=1.5, grace=0.5)
+    frame = _run("argmax", instances, isolate=True, time_limit=4.0, grace=2.0)
     assert frame["status"].tolist() == ["optimal", "timeout", "optimal"]
     stats = [json.loads(text) for text in frame["stats"]]
     # a cold worker compiles inside its first timed call, which is then timed again (compiled)
@@ -230,10 +241,10 @@ def test_repeats_record_the_median_time_of_solved_instances():
     """With repeats, one slow call (a hiccup) among fast ones does not decide the recorded time."""
     token = uuid.uuid4().hex
     once = _run("slow_first", [("a", 3, _toy(3))], params={"token": token}, warmup=0)
-    assert once.loc[0, "seconds"] >= 0.25
+    assert once.loc[0, "seconds"] >= 1.0
     token = uuid.uuid4().hex
     median = _run("slow_first", [("a", 3, _toy(3))], params={"token": token}, warmup=0, repeats=3)
-    assert median.loc[0, "seconds"] < 0.05
+    assert median.loc[0, "seconds"] < 0.5
     assert json.loads(median.loc[0, "stats"])["timing_repeats"] == 3
     failed = _run("argmax", [("f", 3, _toy(3, fail=True))], repeats=3)
     assert failed.loc[0, "status"] == "error" and "timing_repeats" not in json.loads(failed.loc[0, "stats"])
@@ -243,23 +254,27 @@ def test_repeats_record_the_median_time_of_solved_instances():
 
 @pytest.mark.parametrize("isolate", [False, True])
 def test_timing_loops_replace_the_per_call_time(isolate):
-    """A decoder's compiled timing loop is timed instead of single calls; the per-call median is kept."""
+    """A decoder's compiled timing loop is timed instead of single calls; the per-call median is kept. The
+    wrapper sleeps 50 ms a call, the loop's decodes take microseconds; the 30 s limit lets every loop run
+    (they run only when the calls' time says they fit) however slow the machine."""
     instances = [("a", 3, _toy(3, sleep=0.05))]
-    frame = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=20)
+    frame = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=20, time_limit=30.0)
     stats = json.loads(frame.loc[0, "stats"])
     assert frame.loc[0, "status"] == "optimal"
     assert frame.loc[0, "seconds"] < 0.01 and stats["call_seconds"] >= 0.05
     assert stats["loop_repeats"] == 20 and stats["timing_repeats"] == 3
-    plain = _run("looped", instances, isolate=isolate, loop_repeats=0)
+    plain = _run("looped", instances, isolate=isolate, loop_repeats=0, time_limit=30.0)
     assert plain.loc[0, "seconds"] >= 0.05 and "call_seconds" not in json.loads(plain.loc[0, "stats"])
-    wrong = _run("looped", instances, isolate=isolate, params={"wrong": True}, loop_repeats=5)
+    wrong = _run("looped", instances, isolate=isolate, params={"wrong": True}, loop_repeats=5,
+                 time_limit=30.0)  # fmt: skip
     assert wrong.loc[0, "status"] == "error"
     assert "differs from the decoder's" in json.loads(wrong.loc[0, "stats"])["error"]
     with pytest.raises(ConfigError, match="loop_repeats"):
         _run("looped", instances, loop_repeats=-1)
-    # one stalled loop call (0.3 s over 10 decodes) among three does not decide the time: the median does
+    # one stalled loop call (0.3 s over 20 decodes) among three does not decide the time: the median does
     token = uuid.uuid4().hex
-    stalled = _run("looped", instances, isolate=isolate, params={"token": token}, repeats=3, loop_repeats=10)
+    stalled = _run("looped", instances, isolate=isolate, params={"token": token}, repeats=3, loop_repeats=20,
+                   time_limit=30.0)  # fmt: skip
     assert stalled.loc[0, "seconds"] < 0.01
 
 
@@ -269,7 +284,8 @@ def test_a_reference_is_timed_beside_the_decoder_on_every_instance(isolate):
     and its median per-decode time is recorded; the decoder's own time and objective are unchanged."""
     instances = [("a", 3, _toy(3, sleep=0.05)), ("b", 4, _toy(4, sleep=0.05))]
     reference = {"decoder": "looped", "params": {"offset": 1.0}, "module": harness_toys.MODULE}
-    frame = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=5, reference=reference)
+    frame = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=20, reference=reference,
+                 time_limit=30.0)  # fmt: skip
     for row in frame.itertuples():
         stats = json.loads(row.stats)
         assert row.status == "optimal" and row.objective == 1.0 and row.seconds < 0.01
@@ -285,7 +301,7 @@ def test_a_reference_is_timed_beside_the_decoder_on_every_instance(isolate):
     )
     assert all("reference_seconds" not in json.loads(stats) for stats in unpaired["stats"])
     # a reference loop that fails turns the row into an error that says so
-    bad = _run("looped", instances[:1], isolate=isolate, loop_repeats=5,
+    bad = _run("looped", instances[:1], isolate=isolate, loop_repeats=5, time_limit=30.0,
                reference={"decoder": "looped", "params": {"nonsense": 1}, "module": harness_toys.MODULE})  # fmt: skip
     assert bad.loc[0, "status"] == "error"
     assert json.loads(bad.loc[0, "stats"])["error"].startswith("reference timing loop: TypeError")

@@ -242,13 +242,13 @@ def test_trivially_infeasible_sizes_are_answered_at_once_by_every_decoder(k):
     assert "exceeds" in instance.infeasible
     for name in [*EXACT, *APPROXIMATE, "colour-coding-default"]:
         began = time.perf_counter()
-        deadline = began + 2.0  # a decoder that set out to search would stop here, as a timeout
+        deadline = began + 60.0  # a decoder that set out to search would stop here, as a timeout
         if name == "colour-coding-default":
             solution = get_decoder("titles", "colour-coding")(instance, deadline=deadline)
             assert solution.stats["iterations"] == 0
         else:
             solution = decode(name, instance, deadline=deadline)
-        assert time.perf_counter() - began < 0.5, name
+        assert time.perf_counter() - began < 10.0, name  # at once on any machine: far below the deadline
         assert solution.status == "optimal" and solution.structure is None, name
         assert solution.objective == solution.bound == -math.inf, name
         assert "exceeds" in solution.stats["infeasible"]

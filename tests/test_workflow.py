@@ -434,7 +434,7 @@ def test_decode_and_gather_a_sharded_instance_set(repo_root, tmp_path):
     write_instance_shards(instances, [base / f"shard-{i}.pkl" for i in range(2)], base / "index.tsv")
     overlay = tmp_path / "decode.yaml"
     overlay.write_text(
-        "harness: {time_limit: 1, shards: 2}\n"
+        "harness: {time_limit: 4, shards: 2}\n"  # a replacement worker's warm-up fits in 5 s on a busy machine
         "experiments:\n  chains:\n    variants:\n"
         "      toy: {decoder: toy-argmax, params: {offset: 0.5}, module: workflow_toys}\n"
     )
