@@ -69,6 +69,15 @@ PRICING = (  # the paper's start and full pricing; the first-order tree's start;
     {"start": "mst", "columns_per_word": 1},
     {"start": "tree", "columns_per_word": 4},
     {"start": "root", "columns_per_word": 0.3},
+    {
+        "start": "tree",
+        "columns_per_word": 4,
+        "rows": "lean",
+        "primal": True,
+    },  # the lean rows, primal re-solves
+    {"start": "tree", "columns_per_word": 2, "rows": "lean", "no_gp": False, "primal": True},
+    {"rows": "lean", "tighten": False},
+    {"primal": True},  # the paper's rows and cuts, re-solved by the primal simplex
 )
 
 
@@ -91,6 +100,45 @@ def test_full_lp_bounds_every_tree_and_is_exact_when_integral(polytope, kind):
             if result.integral:  # an integral optimum is the best tree, and the tree read off it scores it
                 assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-6)
                 assert _tree_score(arc, gp, result.heads) == pytest.approx(best, rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("polytope", POLYTOPES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_lean_rows_give_the_papers_optimum(polytope, kind):
+    """Leaving out implied rows (all) or rows that cannot bind given a score's sign (arcgp) keeps the LP optimum
+    of the paper's rows, and the lean solution satisfies every one of the paper's rows."""
+    rng = np.random.default_rng(500 + POLYTOPES.index(polytope) * 10 + KINDS.index(kind))
+    for n in (2, 3, 5, 8, 12):
+        for _ in range(3):
+            arc, gp = _instance(rng, n, kind)
+            if kind == "ties":
+                gp[rng.random(gp.shape) < 0.3] = 0.0  # parts scoring exactly 0 keep every row
+            paper = brute_force(arc, DenseGrandparents(gp), polytope=polytope, rows="paper")
+            lean = brute_force(arc, DenseGrandparents(gp), polytope=polytope, rows="lean")
+            assert lean.status == paper.status == "optimal"
+            if paper.objective == -np.inf:
+                assert lean.objective == -np.inf
+                continue
+            scale = 1.0 + np.abs(arc[np.isfinite(arc)]).sum() + np.abs(gp).sum()
+            assert abs(lean.objective - paper.objective) <= 1e-9 * scale
+            assert lean.bound >= paper.objective - 1e-9 * scale
+            z, values = lean.arc_values, np.zeros_like(gp)
+            values[tuple(lean.parts.T)] = lean.part_values
+            g, p_, c = lean.parts.T
+            slack = 1e-7
+            if polytope != "onegp":  # ArcGP and GPArc, every part
+                assert (z[g, p_] + z[p_, c] - values[g, p_, c] <= 1 + slack).all()
+                assert (values[g, p_, c] <= np.minimum(z[g, p_], z[p_, c]) + slack).all()
+            if polytope != "arcgp":  # OneGP and NoGP
+                assert np.allclose(values.sum(axis=0)[1:, :], z[1:, :], atol=slack)
+                assert (values.sum(axis=2) <= n * z + slack).all()
+            assert lean.stats["max_violation"] <= 1e-6
+
+
+def test_an_unknown_row_set_is_refused():
+    arc, gp = _instance(np.random.default_rng(0), 3, "normal")
+    with pytest.raises(ValueError, match="rows must be one of"):
+        brute_force(arc, DenseGrandparents(gp), rows="minimal")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -273,7 +321,8 @@ def test_the_integer_program_finds_the_best_tree(kind):
 
 
 @pytest.mark.parametrize(
-    "bad", [{"start": "leaf"}, {"columns_per_word": 0}, {"columns_per_word": float("nan")}]
+    "bad",
+    [{"start": "leaf"}, {"columns_per_word": 0}, {"columns_per_word": float("nan")}, {"rows": "minimal"}],
 )
 def test_bad_pricing_options_are_refused(bad):
     arc, gp = _instance(np.random.default_rng(0), 3, "normal")
@@ -281,9 +330,9 @@ def test_bad_pricing_options_are_refused(bad):
         parse_price_cut(arc, DenseGrandparents(gp), **bad)
 
 
-def test_a_certificate_that_does_not_close_at_the_solver_tolerances_is_refined(monkeypatch):
-    """BF solved at loose feasibility tolerances (1e-3, as summed reduced costs over a million columns act at
-    HiGHS's defaults) leaves certified bounds above the objective: BF re-solves at 1e-10 and certifies them."""
+@pytest.fixture
+def loose_tolerances(monkeypatch):
+    """Every LP model solves at feasibility tolerances of 1e-3 until refined."""
     from decoders.ppc import lp
 
     build = lp._Model.__init__
@@ -294,6 +343,11 @@ def test_a_certificate_that_does_not_close_at_the_solver_tolerances_is_refined(m
             self.highs.setOptionValue(option, 1e-3)
 
     monkeypatch.setattr(lp._Model, "__init__", loose)
+
+
+def test_a_certificate_that_does_not_close_at_the_solver_tolerances_is_refined(loose_tolerances):
+    """BF solved at loose feasibility tolerances (1e-3, as summed reduced costs over a million columns act at
+    HiGHS's defaults) leaves certified bounds above the objective: BF re-solves at 1e-10 and certifies them."""
     rng = np.random.default_rng(0)
     refined = 0
     for _ in range(12):
@@ -305,3 +359,52 @@ def test_a_certificate_that_does_not_close_at_the_solver_tolerances_is_refined(m
             assert result.objective >= best - 1e-6 * (1 + abs(best))
             refined += bool(result.stats.get("refined"))
     assert refined > 0
+
+
+def test_parse_price_cut_refines_a_certificate_that_does_not_close(loose_tolerances):
+    """Parse, price and cut at loose tolerances: when pricing finds nothing but the certified bound stays above
+    the objective, one more round at HiGHS's tightest tolerances closes it (ours and the paper's)."""
+    rng = np.random.default_rng(3)
+    refined = 0
+    for _ in range(10):
+        arc, gp = _instance(rng, int(rng.integers(5, 10)), "normal")
+        full = brute_force(arc, DenseGrandparents(gp))
+        for options in (
+            {},
+            {"start": "tree", "columns_per_word": 4, "rows": "lean", "no_gp": False, "primal": True},
+        ):
+            result = parse_price_cut(arc, DenseGrandparents(gp), **options)
+            assert result.status == "optimal"
+            assert result.objective == pytest.approx(full.objective, rel=1e-6)
+            refined += result.stats["refined"]
+    assert refined > 0
+
+
+def test_the_cut_step_finds_every_arc_pair_that_violates_arc_gp():
+    """The separation of section 4.4 (pairs of arcs with a positive value) against its definition over every
+    (g, p, c): both arcs on, together above 1, p a word, g != c, the part absent from the model and from the
+    columns priced in the same round."""
+    from decoders.ppc.lp import FEASIBILITY, INTEGRALITY, _Model, _violated_arc_gp
+
+    rng = np.random.default_rng(77)
+    for _ in range(200):
+        n = int(rng.integers(1, 9))
+        arc, _ = _instance(rng, n, "forbidden")
+        model = _Model(arc, "all", 1.0)
+        parts = all_parts(model.arc_id)
+        present = parts[rng.random(len(parts)) < 0.3]
+        model.add_parts(present, np.zeros(len(present)))
+        x = np.zeros(len(model.cost))
+        x[: model.arcs] = rng.choice([0.0, 1e-9, 0.3, 0.6, 1.0], model.arcs)
+        new = parts[rng.random(len(parts)) < 0.2]
+        side = n + 1
+        z = model.arc_matrix(x)
+        on = z > INTEGRALITY
+        violated = on[:, :, None] & on[None, :, :] & (z[:, :, None] + z[None, :, :] > 1.0 + FEASIBILITY)
+        violated[:, 0, :] = False
+        violated &= ~model.present
+        violated[np.arange(side), :, np.arange(side)] = False
+        for g, p, c in new:
+            violated[g, p, c] = False
+        expected = sorted(map(tuple, np.argwhere(violated).tolist()))
+        assert sorted(map(tuple, _violated_arc_gp(model, x, new).tolist())) == expected

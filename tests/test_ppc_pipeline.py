@@ -149,6 +149,10 @@ def test_the_udpipe_peer_trains_non_projective_and_parses_the_test_split(run, mi
         ("ppc", {"columns_per_word": -1}),
         ("ilp", {"columns_per_word": True}),
         ("ppc", {"tighten": "yes"}),
+        ("full-lp", {"rows": "all"}),
+        ("ppc", {"rows": "lean-ish"}),
+        ("ppc", {"primal": 1}),
+        ("ilp", {"no_gp": "no"}),
     ],
 )
 def test_bad_decoder_parameters_name_the_parameter(run, decoder, params):

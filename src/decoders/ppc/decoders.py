@@ -5,7 +5,8 @@ and scores inside the timed call: first-order arcs (every arc: no pruning) and t
 for, counted (``parts_scored``). Scores are in the units of the models' weight numerators.
 
 * ``mst``: first-order Chu-Liu-Edmonds with the first-order model (exact: ``optimal``, bound = objective);
-* ``full-lp``: the brute-force LP (every arc and grandparent part) over ``polytope`` (Table 2);
+* ``full-lp``: the brute-force LP (every arc and grandparent part) over ``polytope`` (Table 2), with the lean
+  rows (the same optimum; :mod:`decoders.ppc.lp`) or, ``rows: paper``, every row as section 3.2 writes them;
 * ``ppc``: parse, price and cut (Algorithm 1) on the polytope with all four constraint families;
 * ``ppc-audit``: parse, price and cut, then its optimality conditions checked over every part (not timed as a
   decoder: the audit scores every part);
@@ -33,6 +34,7 @@ from decoders.parsing.trees import enumerate_trees, tree_error
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.lp import (
     POLYTOPES,
+    ROW_SETS,
     STARTS,
     LPResult,
     audit,
@@ -94,20 +96,33 @@ def _grandparent_problem(instance: PPCInstance):
 
 @register(EXPERIMENT, "full-lp")
 def decode_full_lp(
-    instance: PPCInstance, *, deadline: float | None = None, polytope: str = "all"
+    instance: PPCInstance, *, deadline: float | None = None, polytope: str = "all", rows: str = "lean"
 ) -> Solution:
-    """Brute force: the LP over every arc and grandparent part (all scored), on ``polytope``."""
+    """Brute force: the LP over every arc and grandparent part (all scored), on ``polytope``, with the lean
+    rows or the paper's (``rows``)."""
     if polytope not in POLYTOPES:
         raise ConfigError(f"polytope must be one of {list(POLYTOPES)}; got {polytope!r}")
+    if rows not in ROW_SETS:
+        raise ConfigError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     arc, scores = _grandparent_problem(instance)
-    result = brute_force(arc, scores, polytope=polytope, deadline=deadline)
+    result = brute_force(arc, scores, polytope=polytope, rows=rows, deadline=deadline)
     return _lp_solution(instance, result, scores.scored)
 
 
-def _pricing(tighten: bool, start: str, columns_per_word: float | None) -> dict:
+def _pricing(
+    tighten: bool,
+    start: str,
+    columns_per_word: float | None,
+    rows: str = "paper",
+    no_gp: bool = True,
+    primal: bool = False,
+) -> dict:
     """:func:`decoders.ppc.lp.parse_price_cut`'s options, checked as config values."""
-    if not isinstance(tighten, bool):
-        raise ConfigError(f"tighten must be true or false; got {tighten!r}")
+    for name, flag in (("tighten", tighten), ("no_gp", no_gp), ("primal", primal)):
+        if not isinstance(flag, bool):
+            raise ConfigError(f"{name} must be true or false; got {flag!r}")
+    if rows not in ROW_SETS:
+        raise ConfigError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     if start not in STARTS:
         raise ConfigError(f"start must be one of {list(STARTS)}; got {start!r}")
     if columns_per_word is not None and (
@@ -117,7 +132,14 @@ def _pricing(tighten: bool, start: str, columns_per_word: float | None) -> dict:
         or columns_per_word <= 0
     ):
         raise ConfigError(f"columns_per_word must be a positive number or null; got {columns_per_word!r}")
-    return {"tighten": tighten, "start": start, "columns_per_word": columns_per_word}
+    return {
+        "tighten": tighten,
+        "start": start,
+        "columns_per_word": columns_per_word,
+        "rows": rows,
+        "no_gp": no_gp,
+        "primal": primal,
+    }
 
 
 @register(EXPERIMENT, "ppc")
@@ -128,11 +150,14 @@ def decode_ppc(
     tighten: bool = True,
     start: str = "root",
     columns_per_word: float | None = None,
+    rows: str = "paper",
+    no_gp: bool = True,
+    primal: bool = False,
 ) -> Solution:
     """Parse, price and cut: the full LP's optimum (all four constraint families), scoring only what pricing
     cannot rule out (``tighten``: section 4.3.3's dual tightening; ``start``, ``columns_per_word``: the first
     parts and partial pricing of :func:`decoders.ppc.lp.parse_price_cut`; the defaults are the paper's)."""
-    options = _pricing(tighten, start, columns_per_word)
+    options = _pricing(tighten, start, columns_per_word, rows, no_gp, primal)
     arc, scores = _grandparent_problem(instance)
     result = parse_price_cut(arc, scores, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
@@ -146,10 +171,13 @@ def decode_ilp(
     tighten: bool = True,
     start: str = "root",
     columns_per_word: float | None = None,
+    rows: str = "paper",
+    no_gp: bool = True,
+    primal: bool = False,
 ) -> Solution:
     """The grandparent model's best tree: the LP by parse, price and cut (its options as ``ppc``'s); the MIP
     when that is fractional."""
-    options = _pricing(tighten, start, columns_per_word)
+    options = _pricing(tighten, start, columns_per_word, rows, no_gp, primal)
     arc, scores = _grandparent_problem(instance)
     result = integer_program(arc, scores, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
@@ -168,12 +196,15 @@ def decode_ppc_audit(
     tighten: bool = True,
     start: str = "root",
     columns_per_word: float | None = None,
+    rows: str = "paper",
+    no_gp: bool = True,
+    primal: bool = False,
 ) -> Solution:
     """Parse, price and cut (options as ``ppc``'s), then the audit of section 4's optimality conditions over
     every grandparent part, all scored (:func:`decoders.ppc.lp.audit`): the largest reduced cost of a part left
     out and the largest ArcGP violation, in ``stats``. ``optimal`` only when PPC certified its LP and the audit
     passed (:data:`AUDIT_TOLERANCE`); its seconds include the audit's scoring, so it is not a speed row."""
-    options = _pricing(tighten, start, columns_per_word)
+    options = _pricing(tighten, start, columns_per_word, rows, no_gp, primal)
     arc, scores = _grandparent_problem(instance)
     result = parse_price_cut(arc, scores, deadline=deadline, **options)
     scored = scores.scored

@@ -16,6 +16,16 @@ Maximise ``sum_a s_a z_a + sum s_gpc z_gpc`` subject to (eq. numbers of section 
 :data:`POLYTOPES` (Table 2): ``arcgp`` (ArcGP + GPArc, Martins et al. 2009), ``onegp`` (OneGP + NoGP) and ``all``.
 As in the paper the root may take several modifiers.
 
+Row sets (:data:`ROW_SETS`). ``paper``: every row of the polytope's families as written above. ``lean``: the same
+LP optimum from fewer rows. On ``all``, OneGP and GPArc-left imply the rest: GPArc-right (``z_gpc <= sum_g' z_g'pc
+= z_pc``), ArcGP (``z_pc - z_gpc = sum_{g' != g} z_g'pc <= sum_{g' != g} z_g'p <= 1 - z_gp`` by GPArc-left and
+OneHead of p) and NoGP (``sum_c z_gpc <= (n - 1) z_gp``), over any set of instantiated parts: the polytope is the
+same set. On ``arcgp``, a part keeps only the rows that can bind given its score's sign: GPArc (upper bounds on
+``z_gpc``) for a gain, ArcGP (a lower bound) for a cost, all three at 0; the optimum is the same (each ``z_gpc``
+then lies at its best given the arcs, ``min(z_gp, z_pc)`` or ``max(0, z_gp + z_pc - 1)``, where the rows left out
+hold too), and the solution read is set there exactly, so it lies in the paper's polytope (checked). ``onegp`` has
+no implied row. Brute force builds the whole LP and passes it to HiGHS in one call.
+
 Certificate. No variable has an explicit upper bound (``z <= 1``, ``f <= n`` and ``z_gpc <= 1`` are implied by
 the rows), so for any duals ``y`` (``>= 0`` on the ``<=`` rows) the Lagrangian ``U(y) = b'y + sum_j u_j max(0,
 r_j)``, with reduced costs ``r = s - A'y`` and those implied bounds ``u``, is an upper bound on the LP over *every*
@@ -38,11 +48,14 @@ with a positive exact reduced cost (or, option ``columns_per_word``, the first o
 their bound: partial pricing), and (section 4.4) every part whose two arcs violate ArcGP; stop when nothing
 is added. With OneGP and GPArc in the LP, ArcGP holds for a part left out (``z_pc = sum_{g' != g} z_g'pc <=
 sum_{g' != g} z_g'p = 1 - z_gp``), so the cut step only ever meets violations at the solver's tolerance; it is
-kept as the paper's safety net. :func:`audit` checks a result against every part.
+kept as the paper's safety net. With the lean rows a part enters with its OneGP entry and its GPArc-left row
+(and, option ``no_gp``, a NoGP entry); a part priced in gets its own GPArc-left row with dual 0, so eq. 8 stays
+its reduced cost. :func:`audit` checks a result against every part.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -54,6 +67,7 @@ import numpy as np
 from decoders.parsing.mst import chu_liu_edmonds
 
 POLYTOPES = ("arcgp", "onegp", "all")
+ROW_SETS = ("lean", "paper")
 STARTS = ("root", "mst", "tree")
 _UNIT = 2.0**-53
 #: a row may be violated by this much (absolute) in a solution called optimal; the certified gap must be below
@@ -152,17 +166,36 @@ def check_arc_scores(arc: np.ndarray) -> np.ndarray:
 
 
 class _Model:
-    """The LP in HiGHS plus the constraint matrix in coordinate form (for reduced costs and bounds)."""
+    """The LP in HiGHS plus the constraint matrix in coordinate form (for reduced costs and bounds).
 
-    def __init__(self, arc: np.ndarray, polytope: str, scale: float, threads: int = 1):
+    ``rows`` (:data:`ROW_SETS`): ``paper``, every row of the polytope's families as section 3.2 writes them;
+    ``lean``, the same LP optimum with fewer rows (see the module doc). ``no_gp`` keeps the NoGP rows in the lean
+    ``all`` polytope (their duals enter pricing, eq. 8). ``parts`` and ``scores``: grandparent columns built with
+    the model, in one call to HiGHS (brute force); parse, price and cut adds its columns with :meth:`add_parts`.
+    """
+
+    def __init__(
+        self,
+        arc: np.ndarray,
+        polytope: str,
+        scale: float,
+        *,
+        rows: str = "lean",
+        no_gp: bool = False,
+        parts: np.ndarray | None = None,
+        scores: np.ndarray | None = None,
+        threads: int = 1,
+    ):
         if polytope not in POLYTOPES:
             raise ValueError(f"unknown polytope {polytope!r}; known: {list(POLYTOPES)}")
-        self.polytope = polytope
+        if rows not in ROW_SETS:
+            raise ValueError(f"unknown row set {rows!r}; known: {list(ROW_SETS)}")
+        self.polytope, self.row_set = polytope, rows
         # HiGHS's tolerances are absolute: it solves with every cost divided by ``scale`` (the largest score that
         # can enter the LP), and duals are scaled back
         self.scale = scale if math.isfinite(scale) and scale > 0 else 1.0
         self.one_gp = polytope in ("onegp", "all")
-        self.arc_gp = polytope in ("arcgp", "all")
+        self.has_no_gp = polytope == "onegp" or (polytope == "all" and (rows == "paper" or no_gp))
         n = arc.shape[0] - 1
         self.n = n
         side = n + 1
@@ -172,23 +205,23 @@ class _Model:
         self.arcs = arcs
         self.arc_score = arc[self.heads, self.mods]
         ids = np.arange(arcs)
-        rows, cols, vals = [], [], []
-        rows.append(self.mods - 1), cols.append(ids), vals.append(np.ones(arcs))  # OneHead
+        rows_, cols, vals = [], [], []
+        rows_.append(self.mods - 1), cols.append(ids), vals.append(np.ones(arcs))  # OneHead
         root = self.heads == 0
         (
-            rows.append(np.full(int(root.sum()), n)),
+            rows_.append(np.full(int(root.sum()), n)),
             cols.append(arcs + ids[root]),
             vals.append(np.ones(int(root.sum()))),
         )
         inner = ~root  # Consume t: +f into t (t > 0), -f out of t (t > 0)
-        rows.append(n + self.mods), cols.append(arcs + ids), vals.append(np.ones(arcs))
+        rows_.append(n + self.mods), cols.append(arcs + ids), vals.append(np.ones(arcs))
         (
-            rows.append(n + self.heads[inner]),
+            rows_.append(n + self.heads[inner]),
             cols.append(arcs + ids[inner]),
             vals.append(-np.ones(int(inner.sum()))),
         )
         noflow = 2 * n + 1 + ids  # NoFlow
-        rows += [noflow, noflow]
+        rows_ += [noflow, noflow]
         cols += [arcs + ids, ids]
         vals += [np.ones(arcs), np.full(arcs, -float(n))]
         lower = [np.ones(n), [float(n)], np.ones(n), np.full(arcs, -np.inf)]
@@ -199,17 +232,18 @@ class _Model:
         if self.one_gp:
             parents = np.flatnonzero(self.heads > 0)  # OneGP(p, c) for arcs p -> c, p > 0
             self.one_gp_row[parents] = next_row + np.arange(len(parents))
-            rows.append(self.one_gp_row[parents]), cols.append(parents), vals.append(-np.ones(len(parents)))
+            rows_.append(self.one_gp_row[parents]), cols.append(parents), vals.append(-np.ones(len(parents)))
             lower.append(np.zeros(len(parents))), upper.append(np.zeros(len(parents)))
             next_row += len(parents)
+        if self.has_no_gp:
             self.no_gp_row[:] = next_row + ids  # NoGP(g, p) for every arc g -> p
-            rows.append(self.no_gp_row), cols.append(ids), vals.append(np.full(arcs, -float(n)))
+            rows_.append(self.no_gp_row), cols.append(ids), vals.append(np.full(arcs, -float(n)))
             lower.append(np.full(arcs, -np.inf)), upper.append(np.zeros(arcs))
             next_row += arcs
         self.rows = next_row
         self.row_lower = np.concatenate([np.asarray(x, dtype=float) for x in lower])
         self.row_upper = np.concatenate([np.asarray(x, dtype=float) for x in upper])
-        self.a_row = np.concatenate(rows).astype(np.int64)
+        self.a_row = np.concatenate(rows_).astype(np.int64)
         self.a_col = np.concatenate(cols).astype(np.int64)
         self.a_val = np.concatenate(vals)
         self.cost = np.concatenate([self.arc_score, np.zeros(arcs)])
@@ -217,76 +251,123 @@ class _Model:
         self.parts = np.zeros((0, 3), dtype=np.int64)
         self.present = np.zeros((side, side, side), dtype=bool)
         self.iterations = 0
+        self.refined = False
         self.highs = highspy.Highs()
         h = self.highs
         h.setOptionValue("output_flag", False)
         h.setOptionValue("threads", threads)
         h.setOptionValue("solver", "simplex")
+        if parts is not None and len(parts):
+            self._append_parts(np.asarray(parts, dtype=np.int64), np.asarray(scores, dtype=float))
+        columns = len(self.cost)
         lp = highspy.HighsLp()
-        lp.num_col_ = 2 * arcs
+        lp.num_col_ = columns
         lp.num_row_ = self.rows
         lp.col_cost_ = self.cost / self.scale
-        lp.col_lower_ = np.zeros(2 * arcs)
-        lp.col_upper_ = np.full(2 * arcs, highspy.kHighsInf)
+        lp.col_lower_ = np.zeros(columns)
+        lp.col_upper_ = np.full(columns, highspy.kHighsInf)
         lp.row_lower_ = np.where(np.isinf(self.row_lower), -highspy.kHighsInf, self.row_lower)
         lp.row_upper_ = self.row_upper
         order = np.lexsort((self.a_row, self.a_col))
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.searchsorted(self.a_col[order], np.arange(2 * arcs + 1)).astype(np.int32)
+        lp.a_matrix_.start_ = np.searchsorted(self.a_col[order], np.arange(columns + 1)).astype(np.int32)
         lp.a_matrix_.index_ = self.a_row[order].astype(np.int32)
         lp.a_matrix_.value_ = self.a_val[order]
         lp.sense_ = highspy.ObjSense.kMaximize
         h.passModel(lp)
 
-    def add_parts(self, parts: np.ndarray, scores: np.ndarray) -> None:
-        """Add grandparent columns (rows ``(g, p, c)``) with their OneGP/NoGP entries and their own ArcGP/GPArc
-        rows."""
-        if len(parts) == 0:
-            return
-        h = self.highs
+    def _part_rows(self, parts: np.ndarray, scores: np.ndarray, cols: np.ndarray):
+        """The parts' own rows (ArcGP, GPArc left and right, as the polytope and row set keep them): COO entries
+        (rows numbered from ``self.rows``) and the rows' upper bounds (lower bounds are -inf)."""
         k = len(parts)
-        first = len(self.cost)
-        cols = first + np.arange(k)
+        everyone = np.ones(k, dtype=bool)
+        if self.polytope == "onegp":
+            return [], [], [], np.zeros(0)
+        if self.polytope == "all":
+            # lean: OneGP with GPArc-left implies GPArc-right, ArcGP and NoGP (module doc)
+            keep = (
+                (everyone, everyone, everyone)
+                if self.row_set == "paper"
+                else (~everyone, everyone, ~everyone)
+            )
+        elif self.row_set == "paper":
+            keep = (everyone, everyone, everyone)
+        else:  # arcgp, lean: only the rows that can bind given the part's score sign
+            keep = (scores <= 0.0, scores >= 0.0, scores >= 0.0)
         g, p, c = parts.T
         gp, pc = self.arc_id[g, p], self.arc_id[p, c]
+        rows, entry_cols, vals, upper = [], [], [], []
+        base = self.rows
+        for family, chosen in enumerate(keep):
+            at = np.flatnonzero(chosen)
+            r = base + np.arange(len(at))
+            base += len(at)
+            if family == 0:  # ArcGP: z_gp + z_pc - z_gpc <= 1
+                rows += [r, r, r]
+                entry_cols += [gp[at], pc[at], cols[at]]
+                vals += [np.ones(len(at)), np.ones(len(at)), -np.ones(len(at))]
+                upper.append(np.ones(len(at)))
+            else:  # GPArc: z_gpc - z_gp <= 0 (left), z_gpc - z_pc <= 0 (right)
+                rows += [r, r]
+                entry_cols += [cols[at], gp[at] if family == 1 else pc[at]]
+                vals += [np.ones(len(at)), -np.ones(len(at))]
+                upper.append(np.zeros(len(at)))
+        return rows, entry_cols, vals, np.concatenate(upper)
+
+    def _column_entries(self, parts: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The new columns' entries in the per-arc rows (OneGP of p -> c, NoGP of g -> p): (rows, cols)."""
+        g, p, c = parts.T
+        families = []
         if self.one_gp:
-            entry_rows = np.stack([self.one_gp_row[pc], self.no_gp_row[gp]], axis=1).ravel()
-            entry_cols = np.repeat(cols, 2)
-            starts = np.arange(0, 2 * k, 2, dtype=np.int32)
-        else:
-            entry_rows = entry_cols = np.zeros(0, dtype=np.int64)
-            starts = np.zeros(k, dtype=np.int32)
+            families.append(self.one_gp_row[self.arc_id[p, c]])
+        if self.has_no_gp:
+            families.append(self.no_gp_row[self.arc_id[g, p]])
+        if not families:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.stack(families, axis=1).ravel(), np.repeat(cols, len(families))
+
+    def _append_parts(self, parts: np.ndarray, scores: np.ndarray) -> tuple:
+        """Record grandparent columns and their rows in the coordinate form; returns what HiGHS needs to add
+        them to a live model: (columns, column entries' rows, new rows' COO entries, new rows' upper bounds)."""
+        k = len(parts)
+        cols = len(self.cost) + np.arange(k)
+        entry_rows, entry_cols = self._column_entries(parts, cols)
+        r, cc, v, upper = self._part_rows(parts, scores, cols)
+        added_rows = len(upper)
+        self.rows += added_rows
+        self.row_lower = np.concatenate([self.row_lower, np.full(added_rows, -np.inf)])
+        self.row_upper = np.concatenate([self.row_upper, upper])
+        r = np.concatenate(r) if r else np.zeros(0, dtype=np.int64)
+        cc = np.concatenate(cc) if cc else np.zeros(0, dtype=np.int64)
+        v = np.concatenate(v) if v else np.zeros(0)
+        self.a_row = np.concatenate([self.a_row, entry_rows, r])
+        self.a_col = np.concatenate([self.a_col, entry_cols, cc])
+        self.a_val = np.concatenate([self.a_val, np.ones(len(entry_rows)), v])
+        self.cost = np.concatenate([self.cost, scores])
+        self.upper_bound = np.concatenate([self.upper_bound, np.ones(k)])
+        self.parts = np.concatenate([self.parts, parts])
+        g, p, c = parts.T
+        self.present[g, p, c] = True
+        return cols, entry_rows, (r, cc, v), upper
+
+    def add_parts(self, parts: np.ndarray, scores: np.ndarray) -> None:
+        """Add grandparent columns to the live model, with their per-arc row entries and their own rows."""
+        if len(parts) == 0:
+            return
+        k = len(parts)
+        first_row = self.rows
+        cols, entry_rows, (r, cc, v), upper = self._append_parts(parts, scores)
+        starts = (np.arange(k) * (len(entry_rows) // k)).astype(np.int32)  # every column: as many entries
+        h = self.highs
         h.addCols(
             k, scores / self.scale, np.zeros(k), np.full(k, highspy.kHighsInf), len(entry_rows), starts,
             entry_rows.astype(np.int32), np.ones(len(entry_rows)),
         )  # fmt: skip
-        rows_r, rows_c, rows_v = [entry_rows], [entry_cols], [np.ones(len(entry_rows))]
-        if self.arc_gp:
-            base = self.rows
-            arcgp = base + np.arange(k)
-            gparc1 = base + k + np.arange(k)
-            gparc2 = base + 2 * k + np.arange(k)
-            r = np.concatenate([arcgp, arcgp, arcgp, gparc1, gparc1, gparc2, gparc2])
-            cc = np.concatenate([gp, pc, cols, cols, gp, cols, pc])
-            v = np.concatenate(
-                [np.ones(k), np.ones(k), -np.ones(k), np.ones(k), -np.ones(k), np.ones(k), -np.ones(k)]
-            )
+        if len(upper):
             order = np.lexsort((cc, r))
-            starts_r = np.searchsorted(r[order], base + np.arange(3 * k)).astype(np.int32)
-            lower = np.full(3 * k, -highspy.kHighsInf)
-            upper = np.concatenate([np.ones(k), np.zeros(2 * k)])
-            h.addRows(3 * k, lower, upper, len(r), starts_r, cc[order].astype(np.int32), v[order])
-            self.rows += 3 * k
-            self.row_lower = np.concatenate([self.row_lower, np.full(3 * k, -np.inf)])
-            self.row_upper = np.concatenate([self.row_upper, upper])
-            rows_r.append(r), rows_c.append(cc), rows_v.append(v)
-        self.a_row = np.concatenate([self.a_row, *rows_r])
-        self.a_col = np.concatenate([self.a_col, *rows_c])
-        self.a_val = np.concatenate([self.a_val, *rows_v])
-        self.cost = np.concatenate([self.cost, scores])
-        self.upper_bound = np.concatenate([self.upper_bound, np.ones(k)])
-        self.parts = np.concatenate([self.parts, parts])
-        self.present[g, p, c] = True
+            starts_r = np.searchsorted(r[order], first_row + np.arange(len(upper))).astype(np.int32)
+            lower = np.full(len(upper), -highspy.kHighsInf)
+            h.addRows(len(upper), lower, upper, len(r), starts_r, cc[order].astype(np.int32), v[order])
 
     def solve(self, deadline: float | None) -> str:
         """Solve (warm-started from the last basis); ``optimal``, ``timeout`` or the solver's status."""
@@ -311,9 +392,21 @@ class _Model:
         """Re-solve from the last basis with HiGHS's tightest primal and dual feasibility tolerances (1e-10):
         over a million columns, reduced costs each within the default 1e-7 can sum to a certified bound visibly
         above the objective."""
+        self.tighten_tolerances()
+        return self.solve(deadline)
+
+    def tighten_tolerances(self) -> None:
+        """The next solves use HiGHS's tightest feasibility tolerances (see :meth:`refine`)."""
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             self.highs.setOptionValue(option, REFINED_TOLERANCE)
-        return self.solve(deadline)
+        self.refined = True
+
+    def primal_resolves(self) -> None:
+        """Re-solve with the primal simplex from now on: after columns are added (at 0) and rows that hold at the
+        current solution, the last basis stays primal feasible, where the primal simplex goes on from it (szeged,
+        6 sentences of 45-57 words: 25,092 simplex iterations against 63,321 by HiGHS's default choice, the
+        dual simplex)."""
+        self.highs.setOptionValue("simplex_strategy", 4)
 
     def solution(self) -> tuple[np.ndarray, np.ndarray]:
         """(column values, row duals with the ``<=`` rows' signs made valid)."""
@@ -321,7 +414,19 @@ class _Model:
         y = np.asarray(sol.row_dual, dtype=float) * self.scale
         inequality = np.isinf(self.row_lower)
         y[inequality] = np.maximum(y[inequality], 0.0)
-        return np.asarray(sol.col_value, dtype=float), y
+        x = np.asarray(sol.col_value, dtype=float)
+        if self.polytope == "arcgp" and self.row_set == "lean" and len(self.parts):
+            # each part's value is its best given the arcs (max(0, z_gp + z_pc - 1) for a cost, min(z_gp, z_pc)
+            # for a gain): what the solver leaves free when a score is below its tolerance, so that the solution
+            # lies in the paper's polytope too; the objective can only rise
+            g, p, c = self.parts.T
+            z_gp, z_pc = x[self.arc_id[g, p]], x[self.arc_id[p, c]]
+            s = self.cost[2 * self.arcs :]
+            low, high = np.maximum(0.0, z_gp + z_pc - 1.0), np.minimum(z_gp, z_pc)
+            x[2 * self.arcs :] = np.where(
+                s > 0, high, np.where(s < 0, low, np.clip(x[2 * self.arcs :], low, high))
+            )
+        return x, y
 
     def reduced(self, y: np.ndarray) -> np.ndarray:
         """``s - A'y`` for every instantiated column."""
@@ -333,9 +438,18 @@ class _Model:
         return np.where(np.isinf(self.row_lower), self.row_upper, self.row_lower)
 
     def violation(self, x: np.ndarray) -> float:
+        """The largest violation of a row of the polytope as the paper writes it, by ``x``: the model's own rows,
+        and for the lean ArcGP + GPArc rows also those left out by score sign (not implied by the others, they
+        only cannot bind at an optimum; checked so that the solution is one of the paper's polytope)."""
         activity = np.bincount(self.a_row, weights=self.a_val * x[self.a_col], minlength=self.rows)
         over = np.maximum(activity - self.row_upper, self.row_lower - activity)
-        return float(max(over.max(initial=0.0), -x.min(initial=0.0)))
+        worst = max(over.max(initial=0.0), -x.min(initial=0.0))
+        if self.polytope == "arcgp" and self.row_set == "lean" and len(self.parts):
+            g, p, c = self.parts.T
+            z_gp, z_pc = x[self.arc_id[g, p]], x[self.arc_id[p, c]]
+            z = x[2 * self.arcs :]
+            worst = max(worst, float(np.max(np.maximum(z_gp + z_pc - z - 1.0, z - np.minimum(z_gp, z_pc)))))
+        return float(worst)
 
     def bound(self, y: np.ndarray, outside: np.ndarray) -> float:
         """``U(y)``: ``b'y + sum_j u_j max(0, r_j)`` over the instantiated columns, plus ``outside`` (the positive
@@ -421,9 +535,17 @@ def _empty(n: int) -> LPResult:
 
 
 def brute_force(
-    arc: np.ndarray, scores: GrandparentScores, *, polytope: str = "all", deadline: float | None = None
+    arc: np.ndarray,
+    scores: GrandparentScores,
+    *,
+    polytope: str = "all",
+    rows: str = "lean",
+    deadline: float | None = None,
 ) -> LPResult:
-    """The full LP: every arc and every grandparent part, all scored, solved once."""
+    """The full LP: every arc and every grandparent part, all scored, built in one call and solved once.
+    ``rows``: the lean row set (the same optimum, fewer rows; module doc) or the paper's."""
+    if rows not in ROW_SETS:
+        raise ValueError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     arc = check_arc_scores(arc)
     n = arc.shape[0] - 1
     if n == 0:
@@ -432,8 +554,7 @@ def brute_force(
         return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
     parts = all_parts(_arc_ids(arc))
     values = np.asarray(scores.score(*parts.T), dtype=float) if len(parts) else np.zeros(0)
-    model = _Model(arc, polytope, _largest(arc, values))
-    model.add_parts(parts, values)
+    model = _Model(arc, polytope, _largest(arc, values), rows=rows, parts=parts, scores=values)
     status = model.solve(deadline)
     stats = {
         "parts_scored": len(parts),
@@ -478,6 +599,9 @@ def parse_price_cut(
     tighten: bool = True,
     start: str = "root",
     columns_per_word: float | None = None,
+    rows: str = "paper",
+    no_gp: bool = True,
+    primal: bool = False,
 ) -> LPResult:
     """Algorithm 1 on the ``all`` polytope: the full LP's optimum, scoring only the parts pricing cannot rule
     out. ``tighten``: section 4.3.3's dual tightening before pricing. ``start``: the first part of each arc
@@ -485,9 +609,19 @@ def parse_price_cut(
     or the first parts are that tree's own only (``tree``).
     ``columns_per_word``: None prices every candidate each round (the paper's); a number ``k`` scores candidates in
     decreasing order of their bound and stops once ``ceil(k n)`` columns with a positive reduced cost are found
-    (partial pricing; convergence still needs a round that finds none among all candidates)."""
+    (partial pricing; convergence still needs a round that finds none among all candidates).
+    ``rows``: the paper's rows for every part, or the lean ones (OneGP and GPArc-left; the same polytope), with
+    the NoGP rows kept when ``no_gp`` (their duals take part in pricing, eq. 8). ``primal``: every LP after the
+    first is solved by the primal simplex from the last basis (:meth:`_Model.primal_resolves`), not by HiGHS's
+    default choice. A certificate that does not close at HiGHS's default tolerances (reduced costs within 1e-7
+    each can add up over thousands of columns) gets one more round at its tightest ones, as brute force does.
+    ``stats`` hold the seconds of each phase: ``seconds_lp`` (HiGHS), ``seconds_pricing`` (bounds, candidates,
+    reduced costs), ``seconds_scoring`` (the model's exact scores), ``seconds_cuts``, ``seconds_update`` (adding
+    columns and rows) and ``seconds_setup`` (the pairs' bounds, the first model and its parts)."""
     if start not in STARTS:
         raise ValueError(f"start must be one of {list(STARTS)}; got {start!r}")
+    if rows not in ROW_SETS:
+        raise ValueError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     if columns_per_word is not None and not (
         isinstance(columns_per_word, int | float)
         and not isinstance(columns_per_word, bool)
@@ -501,110 +635,163 @@ def parse_price_cut(
         return _empty(0)
     if _headless(arc):
         return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
+    clock = _PhaseClock()
     side = n + 1
-    child_terms, parent_terms = _bounds_by_term(scores.child_bounds(), scores.parent_bounds(), side)
-    child_bound, parent_bound = child_terms.sum(axis=0), parent_terms.sum(axis=0)
-    model = _Model(arc, "all", _largest(arc, child_bound, parent_bound))
+    with clock("setup"):  # the bounds of every (p, c) and (g, p) pair, and the model of the arcs
+        child_terms, parent_terms = _bounds_by_term(scores.child_bounds(), scores.parent_bounds(), side)
+        child_bound, parent_bound = child_terms.sum(axis=0), parent_terms.sum(axis=0)
+        model = _Model(arc, "all", _largest(arc, child_bound, parent_bound), rows=rows, no_gp=no_gp)
     known = np.full((side, side, side), np.nan)  # exact scores of the parts scored so far
     exists = model.arc_id >= 0
+    not_self = np.arange(side)[:, None] != np.arange(side)[None, :]  # [g, c]: g != c
 
     def score(parts: np.ndarray) -> np.ndarray:
-        g, p, c = parts.T
-        fresh = np.isnan(known[g, p, c])
-        if fresh.any():
-            known[g[fresh], p[fresh], c[fresh]] = scores.score(g[fresh], p[fresh], c[fresh])
-        return known[g, p, c]
+        with clock("scoring"):
+            g, p, c = parts.T
+            fresh = np.isnan(known[g, p, c])
+            if fresh.any():
+                known[g[fresh], p[fresh], c[fresh]] = scores.score(g[fresh], p[fresh], c[fresh])
+            return known[g, p, c]
 
-    # one part per arc p -> c (p > 0): grandparent 0 when the root may head p, else the first allowed g != c
-    p, c = model.heads[model.heads > 0], model.mods[model.heads > 0]
-    heads_of_p = exists[:, p] & (np.arange(side)[:, None] != c[None, :])
-    has = heads_of_p.any(axis=0)
-    first = np.argmax(heads_of_p, axis=0)
-    if start == "mst":  # p's head in the best first-order tree: that tree is feasible from the first solve
-        tree, value = chu_liu_edmonds(arc)
-        if value > -math.inf:
+    def add(parts: np.ndarray) -> None:
+        values = score(parts)
+        with clock("update"):
+            model.add_parts(parts, values)
+
+    def stats() -> dict:
+        return {**_ppc_stats(known, model, rounds, priced, cuts), **clock.seconds()}
+
+    with clock("setup"):
+        # one part per arc p -> c (p > 0): grandparent 0 when the root may head p, else the first allowed g != c
+        p, c = model.heads[model.heads > 0], model.mods[model.heads > 0]
+        heads_of_p = exists[:, p] & not_self[:, c]
+        has = heads_of_p.any(axis=0)
+        first = np.argmax(heads_of_p, axis=0)
+        if start in ("mst", "tree"):
+            tree, value = chu_liu_edmonds(arc)
+        if start == "mst" and value > -math.inf:  # p's head in the best first-order tree: feasible at once
             first = np.where((tree[p] >= 0) & (tree[p] != c), tree[p], first)
-    parts = np.stack([first[has], p[has], c[has]], axis=1)
-    if start == "tree":  # only the best first-order tree's own parts: pricing brings in every other arc's
-        tree, value = chu_liu_edmonds(arc)
-        if value > -math.inf:
+        parts = np.stack([first[has], p[has], c[has]], axis=1)
+        if start == "tree" and value > -math.inf:  # only that tree's own parts: pricing brings in the others'
             kids = np.flatnonzero(tree > 0)
             parts = np.stack([tree[tree[kids]], tree[kids], kids], axis=1)
-    model.add_parts(parts, score(parts))
+    add(parts)
     limit = None if columns_per_word is None else max(1, math.ceil(columns_per_word * n))
     rounds = priced = cuts = 0
+    tolerance = _price_tolerance(model)
     while True:
-        status = model.solve(deadline)
+        with clock("lp"):
+            status = model.solve(deadline)
         if status == "infeasible" and rounds == 0:
             # the start parts allow only trees whose words have their start grandparent (the root, when it may
             # head them): with forbidden arcs there may be none. The best first-order tree's own parts make its
             # tree feasible; if no tree exists at all, that is certified by Chu-Liu-Edmonds.
             tree, value = chu_liu_edmonds(arc)
             if value == -math.inf:
-                return _unsolved(n, "infeasible", _ppc_stats(known, model, rounds, priced, cuts))
+                return _unsolved(n, "infeasible", stats())
             c = np.flatnonzero(tree > 0)
             own = np.stack([tree[tree[c]], tree[c], c], axis=1)
-            own = own[~model.present[own[:, 0], own[:, 1], own[:, 2]]]
-            model.add_parts(own, score(own))
-            status = model.solve(deadline)
+            add(own[~model.present[own[:, 0], own[:, 1], own[:, 2]]])
+            with clock("lp"):
+                status = model.solve(deadline)
         if status != "optimal":
-            return _unsolved(n, status, _ppc_stats(known, model, rounds, priced, cuts))
+            return _unsolved(n, status, stats())
         rounds += 1
-        x, y = model.solution()
-        if tighten:
-            r_arc = model.reduced(y)[: model.arcs]
-            lift = (model.one_gp_row >= 0) & (r_arc < 0.0)
-            y[model.one_gp_row[lift]] -= r_arc[lift]
-        one_gp, no_gp = model.per_arc(y, model.one_gp_row), model.per_arc(y, model.no_gp_row)
-        # price (eqs. 9-11): arcs p -> c whose bound beats y_OneGP, then grandparents g, then exact scores
-        pc = np.flatnonzero(
-            (model.heads > 0) & (child_bound[model.heads, model.mods] - one_gp[model.heads, model.mods] > 0)
-        )
-        pp, cc = model.heads[pc], model.mods[pc]
-        bar = -one_gp[pp, cc][None, :] - no_gp[:, pp]
-        for child_t, parent_t in zip(child_terms, parent_terms, strict=True):
-            bar += np.minimum(parent_t[:, pp], child_t[pp, cc][None, :])
-        gg, kk = np.nonzero((bar > 0) & exists[:, pp] & (np.arange(side)[:, None] != cc[None, :]))
-        candidates = np.stack([gg, pp[kk], cc[kk]], axis=1)
-        fresh = ~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]
-        candidates, promise = candidates[fresh], bar[gg, kk][fresh]
-        if (
-            limit is not None
-        ):  # partial pricing: the most promising bounds first, until `limit` columns are found
-            candidates = candidates[np.argsort(-promise, kind="stable")]
+        if primal and rounds == 1:
+            model.primal_resolves()
+        with clock("pricing"):
+            x, y = model.solution()
+            if tighten:
+                r_arc = model.reduced(y)[: model.arcs]
+                lift = (model.one_gp_row >= 0) & (r_arc < 0.0)
+                y[model.one_gp_row[lift]] -= r_arc[lift]
+            one_gp, no_gp_dual = model.per_arc(y, model.one_gp_row), model.per_arc(y, model.no_gp_row)
+            # price (eqs. 9-11): arcs p -> c whose bound beats y_OneGP, then grandparents g, then exact scores
+            pc = np.flatnonzero(
+                (model.heads > 0)
+                & (child_bound[model.heads, model.mods] - one_gp[model.heads, model.mods] > 0)
+            )
+            pp, cc = model.heads[pc], model.mods[pc]
+            bar = -one_gp[pp, cc][None, :] - no_gp_dual[:, pp]
+            for child_t, parent_t in zip(child_terms, parent_terms, strict=True):
+                bar += np.minimum(parent_t[:, pp], child_t[pp, cc][None, :])
+            gg, kk = np.nonzero((bar > 0) & exists[:, pp] & not_self[:, cc])
+            candidates = np.stack([gg, pp[kk], cc[kk]], axis=1)
+            fresh = ~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]
+            candidates, promise = candidates[fresh], bar[gg, kk][fresh]
+            if limit is not None:  # partial pricing: the most promising bounds first, until `limit` are found
+                candidates = candidates[np.argsort(-promise, kind="stable")]
         new_parts = []
         found = start_at = 0
         while start_at < len(candidates) and (limit is None or found < limit):
             chunk = candidates[start_at : start_at + (len(candidates) if limit is None else limit)]
             start_at += len(chunk)
-            exact = score(chunk) - one_gp[chunk[:, 1], chunk[:, 2]] - no_gp[chunk[:, 0], chunk[:, 1]]
-            new_parts.append(chunk[exact > _price_tolerance(model)])
-            found += len(new_parts[-1])
+            exact = score(chunk)
+            with clock("pricing"):
+                exact = exact - one_gp[chunk[:, 1], chunk[:, 2]] - no_gp_dual[chunk[:, 0], chunk[:, 1]]
+                new_parts.append(chunk[exact > tolerance])
+                found += len(new_parts[-1])
         new = np.concatenate(new_parts) if new_parts else np.zeros((0, 3), dtype=np.int64)
-        # cut (section 4.4): both arcs on, together above 1, and no part yet
-        z = model.arc_matrix(x)
-        on = z > INTEGRALITY
-        violated = on[:, :, None] & on[None, :, :] & (z[:, :, None] + z[None, :, :] > 1.0 + FEASIBILITY)
-        violated[:, 0, :] = False
-        violated &= ~model.present
-        violated[np.arange(side), :, np.arange(side)] = False
-        cut = np.argwhere(violated)
-        fresh_cut = cut[
-            ~np.isin(cut @ np.array([side * side, side, 1]), new @ np.array([side * side, side, 1]))
-        ]
+        with clock("cuts"):  # section 4.4: both arcs on, together above 1, and no part yet
+            fresh_cut = _violated_arc_gp(model, x, new)
         priced += len(new)
         cuts += len(fresh_cut)
         added = np.concatenate([new, fresh_cut]) if len(fresh_cut) else new
-        if len(added) == 0:
-            break
-        model.add_parts(added, score(added))
-    # the certificate counts, outside the model, every scored part's positive reduced cost and every unscored
-    # one's positive bound (none: pricing scored all of those)
-    outside_parts = np.argwhere(~model.present & ~np.isnan(known))
-    g, p_, c_ = outside_parts.T
-    outside = known[g, p_, c_] - one_gp[p_, c_] - no_gp[g, p_]
-    stats = _ppc_stats(known, model, rounds, priced, cuts)
-    return _read(model, x, y, "optimal", stats, outside)
+        if len(added):
+            add(added)
+            continue
+        # the certificate counts, outside the model, every scored part's positive reduced cost and every
+        # unscored one's positive bound (none: pricing scored all of those)
+        with clock("pricing"):
+            outside_parts = np.argwhere(~model.present & ~np.isnan(known))
+            g, p_, c_ = outside_parts.T
+            outside = known[g, p_, c_] - one_gp[p_, c_] - no_gp_dual[g, p_]
+        result = _read(model, x, y, "optimal", stats(), outside)
+        if result.status == "optimal" or model.refined:
+            return result
+        model.tighten_tolerances()  # solved, but the certificate did not close at the default tolerances
+
+
+class _PhaseClock:
+    """Seconds spent per phase of an algorithm: ``with clock("lp"): ...``."""
+
+    def __init__(self):
+        self.spent: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, phase: str):
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.spent[phase] = self.spent.get(phase, 0.0) + time.perf_counter() - began
+
+    def seconds(self) -> dict[str, float]:
+        return {f"seconds_{phase}": value for phase, value in self.spent.items()}
+
+
+def _violated_arc_gp(model: _Model, x: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Parts ``(g, p, c)``, p > 0, g != c, not in the model nor in ``new``, whose arcs violate ArcGP without
+    them: ``z_gp + z_pc > 1`` (only arcs with a positive value can)."""
+    on = np.flatnonzero(x[: model.arcs] > INTEGRALITY)
+    heads, mods, z = model.heads[on], model.mods[on], x[on]
+    # pairs (g -> p, p -> c): an arc into p followed by an arc out of p
+    order = np.argsort(heads, kind="stable")
+    starts = np.searchsorted(heads[order], mods)  # arcs out of each arc's modifier p
+    ends = np.searchsorted(heads[order], mods, side="right")
+    counts = ends - starts
+    first = np.repeat(np.arange(len(on)), counts)  # the arc g -> p
+    second = order[
+        np.repeat(starts, counts) + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    ]
+    g, p, c = heads[first], mods[first], mods[second]
+    keep = (p > 0) & (g != c) & (z[first] + z[second] > 1.0 + FEASIBILITY) & ~model.present[g, p, c]
+    cut = np.stack([g[keep], p[keep], c[keep]], axis=1)
+    if len(cut) and len(new):
+        side = model.n + 1
+        key = np.array([side * side, side, 1])
+        cut = cut[~np.isin(cut @ key, new @ key)]
+    return cut
 
 
 def integer_program(
@@ -623,8 +810,7 @@ def integer_program(
     n = arc.shape[0] - 1
     parts = all_parts(_arc_ids(arc))
     values = np.asarray(scores.score(*parts.T), dtype=float)
-    model = _Model(arc, "all", _largest(arc, values))
-    model.add_parts(parts, values)
+    model = _Model(arc, "all", _largest(arc, values), parts=parts, scores=values)
     h = model.highs
     arcs = np.arange(model.arcs, dtype=np.int32)
     h.changeColsIntegrality(model.arcs, arcs, np.full(model.arcs, highspy.HighsVarType.kInteger))
@@ -674,6 +860,7 @@ def _ppc_stats(known: np.ndarray, model: _Model, rounds: int, priced: int, cuts:
         "lp_iterations": model.iterations,
         "columns_priced": priced,
         "cuts": cuts,
+        "refined": model.refined,
     }
 
 
