@@ -15,7 +15,7 @@ from decoders.harness.instances import read_instance_index, read_instance_shard
 from decoders.harness.protocol import Solution
 from decoders.harness.records import make_record, records_frame
 from decoders.parsing.features import Vocabulary
-from decoders.parsing.model import ParserModel
+from decoders.parsing.model import FIXED_POINT_BITS, ParserModel
 from decoders.parsing.treebank import ParseSentence
 from decoders.parsing.trees import all_trees
 from decoders.tables import bnb as bnb_tables
@@ -211,7 +211,7 @@ def test_the_head_classifier_is_a_pruner_in_fixed_point(trained, tmp_path):
     assert len(meta["epochs"]) == 3 and meta["k"] is None
     best = meta["epochs"][meta["best_epoch"] - 1]
     assert best["dev_loss"] == min(row["dev_loss"] for row in meta["epochs"]) and best["dev_recall_at_3"] > 90
-    assert model.denominator == 1 << pipeline.FIXED_POINT_BITS and model.running is None
+    assert model.denominator == 1 << FIXED_POINT_BITS and model.running is None
     model.save(tmp_path / "heads.npz")
     oracle = pipeline.build_instances(
         frames, table, model_path=paths["full"], pruner_path=tmp_path / "heads.npz", k=1, language="en",

@@ -31,7 +31,10 @@ def run(mirror, tmp_path_factory):
         splits[split] = folder / f"{split}.parquet"
         frame.to_parquet(splits[split], index=False)
     frames = load_splits(splits, dev_fraction=0.1)
-    first, parser, history = train_parsers(frames, bits=16, epochs=2, train_k=3, seed=0)
+    first_order = {"learning_rate": 0.1, "epochs": 2, "scale": 10.0}
+    first, parser, history = train_parsers(
+        frames, bits=16, epochs=2, train_k=3, seed=0, first_order=first_order
+    )
     first.save(folder / "first.npz")
     parser.save(folder / "model.npz")
     shards = [folder / "shard-0.pkl", folder / "shard-1.pkl"]
@@ -47,6 +50,7 @@ def test_training_history_and_the_model_file_round_trip(run):
     folder, history, _, _ = run
     assert history["sentences"] == {"train": 80, "dev": 20}
     assert len(history["first_order"]["epochs"]) == 2 and history["grandparent"]["features"] > 0
+    assert 0 < history["first_order"]["dev_uas"] <= 100
     assert all(0 <= row["dev_integral_pct"] <= 100 for row in history["grandparent"]["epochs"])
     parser = GrandparentParser.load(folder / "model.npz")
     again = GrandparentParser.load(folder / "model.npz")

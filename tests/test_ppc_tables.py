@@ -22,6 +22,7 @@ SETTINGS = {
     "variants": {
         "mst": {"decoder": "mst"},
         "full-lp": {"decoder": "full-lp", "params": {"polytope": "all"}, "time_limit": 3600},
+        "full-lp-paper": {"decoder": "full-lp", "params": {"polytope": "all", "rows": "paper"}},
         "arcgp": {"decoder": "full-lp", "params": {"polytope": "arcgp"}},
         "onegp": {"decoder": "full-lp", "params": {"polytope": "onegp"}},
         "ppc-paper": {"decoder": "ppc"},
@@ -84,6 +85,11 @@ def partut_runs() -> list[pd.DataFrame]:
                 ("optimal", 30.0001, 4, lp_stats(2, True, 8, 4, lp_solves=5, columns_priced=3, cuts=2)),
                 KILLED,
             ],
+        ),
+        # BF with the paper's rows: killed on s3 at the limit, so any speed relative to it is a lower bound
+        run(
+            "partut", "full-lp-paper", [2, 2, 2, 4],
+            [*(("optimal", [10.0, 20.0, 30.0][i], c, lp_stats(i, True)) for i, c in enumerate([2, 3, 4])), KILLED],
         ),
         # the paper's pricing: 1 sentence/s, every objective BF's, half of BF's parts scored
         run(
@@ -165,6 +171,7 @@ def test_roles_follow_the_config_entries():
     roles = tables.variant_roles(SETTINGS)
     assert roles == {
         "bf": "full-lp",
+        "bf_paper": "full-lp-paper",
         "arcgp": "arcgp",
         "onegp": "onegp",
         "ppc": "ppc",  # ours (pricing options), listed after the paper's
@@ -182,7 +189,9 @@ def test_roles_follow_the_config_entries():
 def test_the_projects_config_names_every_role(repo_root):
     config = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
     roles = tables.variant_roles(config["experiments"]["ppc"])
-    assert all(roles[r] for r in ("bf", "arcgp", "onegp", "ppc", "ppc_paper", "mst", "ilp")), roles
+    assert all(roles[r] for r in ("bf", "bf_paper", "arcgp", "onegp", "ppc", "ppc_paper", "mst", "ilp")), (
+        roles
+    )
 
 
 def test_stats_become_columns_and_every_row_has_its_length(records):
@@ -202,7 +211,8 @@ def test_table1_ratios_timeouts_and_paper_numbers(records, peer):
     assert list(table.columns) == tables.TABLE1_COLUMNS
     partut = table[table["dataset"] == "partut"].set_index("system")
     assert list(partut.index) == [*tables.SYSTEMS.values(), tables.PEER]
-    bf, ppc = partut.loc["BF (full LP)"], partut.loc["PPC"]
+    bf, ppc = partut.loc["BF (full LP, lean rows)"], partut.loc["PPC"]
+    bf_paper, ppc_paper = partut.loc["BF (full LP, paper's rows)"], partut.loc["PPC (paper's pricing)"]
     mst, ilp, udpipe = (
         partut.loc["MST (first order)"],
         partut.loc["ILP (MIP if fractional)"],
@@ -214,6 +224,20 @@ def test_table1_ratios_timeouts_and_paper_numbers(records, peer):
     assert ppc["timeouts"] == 1 and bf["timeouts"] == 0 and ppc["errors"] == 0 and ppc["seconds"] == 2.0
     assert mst["speed_rel_bf_pct"] == pytest.approx(10000.0)
     assert udpipe["sent_per_s"] == 50.0 and udpipe["speed_rel_bf_pct"] == 5000.0 and udpipe["seconds"] == 0.08
+    # against BF with the paper's rows (0.4 sentences/s, one sentence killed at the limit): lower bounds, unless
+    # the row timed out too
+    assert bf_paper["timeouts"] == 1 and bf_paper["speed_rel_bf_pct"] == 40.0
+    assert (
+        bf_paper["speed_rel_bf_is"] == "upper bound" and bf_paper["speed_rel_bf_paper_is"] == "neither bound"
+    )
+    assert bf["speed_rel_bf_paper_pct"] == 250.0 and bf["speed_rel_bf_paper_is"] == "lower bound"
+    assert (
+        ppc_paper["speed_rel_bf_paper_pct"] == 250.0 and ppc_paper["speed_rel_bf_paper_is"] == "lower bound"
+    )
+    assert ppc_paper["speed_rel_bf_is"] == "exact" and bf["speed_rel_bf_is"] == "exact"
+    assert ppc["speed_rel_bf_paper_pct"] == 500.0 and ppc["speed_rel_bf_paper_is"] == "neither bound"
+    assert ppc["speed_rel_bf_is"] == "upper bound"  # its own timeout counts at its recorded second
+    assert udpipe["speed_rel_bf_paper_pct"] == 12500.0 and udpipe["speed_rel_bf_paper_is"] == "lower bound"
 
     # parts: PPC's sums over s0-s2 (s3 recorded none) against BF's on the same sentences
     bf_parts = parts(3) + parts(4) + parts(5)
@@ -263,7 +287,7 @@ def test_table1_ratios_timeouts_and_paper_numbers(records, peer):
 
     # szeged: no ILP records and no peer, no rows for them
     szeged = table[table["dataset"] == "szeged"].set_index("system")
-    assert list(szeged.index) == ["BF (full LP)", "PPC", "MST (first order)"]
+    assert list(szeged.index) == ["BF (full LP, lean rows)", "PPC", "MST (first order)"]
     assert szeged.loc["PPC", "speed_rel_bf_pct"] == 200.0
     assert szeged.loc["PPC", "parts_scored_rel_bf_pct"] == pytest.approx(100.0 * 18 / (parts(3) + parts(4)))
     assert szeged.loc["PPC", "paper_speed_rel_pct"] == 380
@@ -274,7 +298,7 @@ def test_table1_without_the_ilp_variant(records):
     table = tables.table1(records[records["variant"] != "ilp"], settings)
     assert "ILP (MIP if fractional)" not in set(table["system"]) and tables.PEER not in set(table["system"])
     assert table["mip_solved"].isna().all()
-    assert len(table) == 7  # partut: BF, PPC, the paper's PPC, MST; szeged: BF, PPC, MST
+    assert len(table) == 8  # partut: both BFs, PPC, the paper's PPC, MST; szeged: BF, PPC, MST
 
 
 def test_table2_polytopes(records):
@@ -351,7 +375,7 @@ def test_write_ppc_outputs(tmp_path, peer):
         for suffix in (".csv", ".md", ".tex"):
             assert (tmp_path / "t" / f"{name}{suffix}").stat().st_size > 0
     table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
-    assert len(table1) == 6 + 3 and table1["timeouts"].sum() == 1
+    assert len(table1) == 7 + 3 and table1["timeouts"].sum() == 2
     md = (tmp_path / "t" / "table1.md").read_text(encoding="utf-8")
     assert (
         "punctuation excluded by form" in md

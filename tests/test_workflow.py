@@ -227,7 +227,9 @@ def test_run_parses_with_every_ppc_variant(finished_run):
     PPC's objective is BF's wherever both finished, and the tables and figures are written."""
     runs = finished_run / "results" / "runs" / "ppc" / "szeged"
     records = {path.stem: pd.read_parquet(path) for path in runs.glob("*.parquet")}
-    assert {"mst", "full-lp", "arcgp", "onegp", "ppc", "ppc-paper", "ilp", "audit"} <= set(records)
+    assert {"mst", "full-lp", "full-lp-paper", "arcgp", "onegp", "ppc", "ppc-paper", "ilp", "audit"} <= set(
+        records
+    )
     for name, frame in records.items():
         assert (frame["status"] != "error").all(), name
         assert (frame["status"] == "optimal").any(), name

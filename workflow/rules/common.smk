@@ -573,6 +573,7 @@ def ppc_train_options(dataset):
         "bits": PPC.get("feature_bits", 20),
         "epochs": PPC.get("epochs", 5),
         "train_k": PPC.get("train_k"),
+        "first_order": PPC["first_order"],
         "seed": config["seed"],
         "dev_fraction": PPC.get("dev_fraction", 0.1),
     }

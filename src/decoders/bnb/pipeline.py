@@ -28,7 +28,7 @@ from decoders.harness.instances import write_instance_shards
 from decoders.io import write_json_atomic, write_parquet_atomic
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary
-from decoders.parsing.model import ParserModel
+from decoders.parsing.model import ParserModel, fixed_point
 from decoders.parsing.perceptron import AveragedWeights, train
 from decoders.parsing.pruning import train_head_classifier
 from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
@@ -263,11 +263,6 @@ def train_parser(
     return model, meta
 
 
-#: The head classifier's weights are stored in fixed point, as integer multiples of 2^-FIXED_POINT_BITS (every
-#: model file holds integer numerators; pruning only ranks heads, which this keeps to within 2^-24 per feature).
-FIXED_POINT_BITS = 24
-
-
 def _head_classifier(
     kept: Sequence[ParseSentence],
     dev: Sequence[ParseSentence],
@@ -301,13 +296,12 @@ def _head_classifier(
         )
     except ValueError as exc:
         raise ConfigError(f"head classifier {dict(structure)}: {exc}") from exc
-    scale = float(1 << FIXED_POINT_BITS)
-    if np.abs(weights).max(initial=0.0) * scale >= 2.0**52:
-        raise ConfigError(
-            f"the head classifier's weights grew past 2^{52 - FIXED_POINT_BITS}: lower learning_rate"
-        )
+    try:
+        numerator, denominator = fixed_point(weights, "the head classifier")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
     meta.update({"epochs": history, "best_epoch": best, "k": None, "seconds": time.perf_counter() - started})
-    model = ParserModel(np.rint(weights * scale), 1 << FIXED_POINT_BITS, vocabulary, dict(structure), meta)
+    model = ParserModel(numerator, denominator, vocabulary, dict(structure), meta)
     return model, meta
 
 

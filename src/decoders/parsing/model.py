@@ -17,6 +17,20 @@ from decoders.parsing.features import Vocabulary
 
 _ARRAYS = ("numerator", "denominator", "vocabulary", "structure", "meta")
 
+#: Real-valued weights (a head classifier's) are stored in fixed point, as integer multiples of
+#: 2^-FIXED_POINT_BITS: every model file holds integer numerators; ranking heads and trees keeps to within 2^-24
+#: per feature.
+FIXED_POINT_BITS = 24
+
+
+def fixed_point(weights: np.ndarray, what: str) -> tuple[np.ndarray, int]:
+    """(integer numerator, denominator 2^FIXED_POINT_BITS) of real-valued weights; ValueError naming ``what``
+    when they cannot be held (not finite, or past 2^(52 - FIXED_POINT_BITS))."""
+    scale = float(1 << FIXED_POINT_BITS)
+    if not np.isfinite(weights).all() or np.abs(weights).max(initial=0.0) * scale >= 2.0**52:
+        raise ValueError(f"{what}'s weights grew past 2^{52 - FIXED_POINT_BITS}: lower learning_rate")
+    return np.rint(weights * scale), 1 << FIXED_POINT_BITS
+
 
 @dataclass
 class ParserModel:

@@ -5,11 +5,11 @@ trees as arborescences rooted at 0 (the DDT's sentences may have several root mo
 the paper). Every training tree is used, projective or not (the parsers are non-projective). UAS ignores
 punctuation as the CoNLL-X/2007 evaluation script does: words whose form is all punctuation characters.
 
-Training (:mod:`decoders.ppc.training`): the first-order model first (the MST row), then the grandparent model,
-which keeps the MST model's arc weights and learns grandparent weights with the full LP over each training
-sentence's ``train_k`` best first-order heads per word plus the gold arcs (dev over the same k without them; with
-``train_k`` null, parse, price and cut over every arc); for each the epoch with the best dev UAS is kept. Decoding
-the test set is never pruned.
+Training (:mod:`decoders.ppc.training`): the first-order model first (the MST row: a per-word head classifier,
+the epoch of lowest dev log-loss kept, its weights scaled), then the grandparent model, which keeps those arc
+weights and learns grandparent weights with the full LP over each training sentence's ``train_k`` best
+first-order heads per word plus the gold arcs (with ``train_k`` null, parse, price and cut over every arc), the
+epoch of best dev UAS kept, dev decoded over every arc. Decoding the test set is never pruned.
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ from decoders.errors import ConfigError
 from decoders.harness.instances import write_instance_shards
 from decoders.io import write_json_atomic, write_parquet_atomic
 from decoders.parsing.features import Vocabulary, arc_scores
-from decoders.parsing.model import ParserModel
+from decoders.parsing.model import ParserModel, fixed_point
 from decoders.parsing.mst import chu_liu_edmonds
 from decoders.parsing.perceptron import AveragedWeights, train
-from decoders.parsing.pruning import top_k_heads
+from decoders.parsing.pruning import top_k_heads, train_head_classifier
 from decoders.parsing.treebank import gold_trees, load_splits
 from decoders.parsing.trees import punctuation_form_mask
 from decoders.parsing.udpipe import parse_udpipe, train_udpipe
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.model import GrandparentIndex, GrandparentParser, Lexicon
-from decoders.ppc.training import Encoded, FirstOrderMST, GrandparentLP
+from decoders.ppc.training import Encoded, GrandparentLP
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +85,21 @@ def train_parsers(
     epochs: int,
     train_k: int | None,
     seed: int,
+    first_order: Mapping[str, Any],
     progress: bool = False,
 ) -> tuple[ParserModel, GrandparentParser, dict[str, Any]]:
-    """The first-order MST parser and the grandparent parser, trained on train, epochs chosen on dev."""
+    """The first-order MST parser and the grandparent parser, trained on train, epochs chosen on dev.
+
+    ``first_order``: the head classifier's ``learning_rate`` and ``epochs`` and the ``scale`` its weights are
+    multiplied by to become arc scores (they are log-probabilities up to a constant: the grandparent perceptron's
+    unit steps must not swamp them)."""
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 30:
         raise ConfigError(f"experiments.ppc.bits must be an integer in 1..30, got {bits!r}")
     if train_k is not None and (isinstance(train_k, bool) or not isinstance(train_k, int) or train_k < 1):
         raise ConfigError(f"experiments.ppc.train_k must be a positive integer or null, got {train_k!r}")
+    scale = first_order.get("scale")
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not np.isfinite(scale) or scale <= 0:
+        raise ConfigError(f"experiments.ppc.first_order.scale must be a positive number, got {scale!r}")
     train_rows = _rows(frames["train"])
     vocabulary = Vocabulary.build((r["words"], r["tags"], r["coarse_tags"]) for r in train_rows)
     lexicon = Lexicon.build(train_rows)
@@ -99,41 +107,45 @@ def train_parsers(
     history: dict[str, Any] = {"sentences": {split: len(rows) for split, rows in data.items()}}
 
     start = time.perf_counter()
-    mst = FirstOrderMST()
-
-    def dev_mst(averaged: AveragedWeights) -> float:
-        return uas_of([mst.decode(x, averaged.numerator) for x, _, _ in data["dev"]], data["dev"])
-
-    first, log_first = train(
-        [(x, g) for x, g, _ in data["train"]], mst, epochs=epochs, size=1 << bits, seed=seed,
-        evaluate=dev_mst, progress=progress,
-    )  # fmt: skip
-    history["first_order"] = {"epochs": log_first.epochs, "best_epoch": log_first.best_epoch}
-    history["first_order"]["seconds"] = time.perf_counter() - start
+    classifier, rows, best = train_head_classifier(
+        [(x.arc_tokens, g) for x, g, _ in data["train"]],
+        [(x.arc_tokens, g) for x, g, _ in data["dev"]],
+        size=1 << bits,
+        epochs=first_order["epochs"],
+        learning_rate=first_order["learning_rate"],
+        seed=seed,
+        progress=progress,
+    )
+    arc_weights = scale * classifier
+    dev_trees = [
+        chu_liu_edmonds(arc_scores(x.arc_tokens, arc_weights, _every_arc(x)))[0] for x, _, _ in data["dev"]
+    ]
+    history["first_order"] = {
+        "epochs": rows,
+        "best_epoch": best,
+        "dev_uas": uas_of(dev_trees, data["dev"]),
+        "seconds": time.perf_counter() - start,
+    }
 
     start = time.perf_counter()
     index = GrandparentIndex.build((x.attributes, g) for x, g, _ in data["train"])
     shape = GrandparentLP(index, bits)
     if train_k is None:
         training = [(x, g) for x, g, _ in data["train"]]
-        dev_allowed = [None] * len(data["dev"])
     else:
-        training = [(x, g, prune(x, first.numerator, train_k, g)) for x, g, _ in data["train"]]
-        dev_allowed = [prune(x, first.numerator, train_k) for x, _, _ in data["dev"]]
+        training = [(x, g, prune(x, arc_weights, train_k, g)) for x, g, _ in data["train"]]
 
     integral = []  # per epoch: % of dev sentences whose LP solution is integral
 
     def dev_lp(averaged: AveragedWeights) -> float:
-        results = [
-            shape.solve(x, averaged.numerator, a)
-            for (x, _, _), a in zip(data["dev"], dev_allowed, strict=True)
-        ]
+        """Dev UAS of the grandparent LP over every arc, as the test sets are decoded."""
+        results = [shape.solve(x, averaged.numerator) for x, _, _ in data["dev"]]
         integral.append(100.0 * sum(r.integral for r in results) / max(len(results), 1))
         return uas_of([r.heads for r in results], data["dev"])
 
     grand, log_grand = train(
         training, shape, epochs=epochs, size=shape.size, seed=seed, evaluate=dev_lp, progress=progress,
-        initial=shape.initial(first.weights),
+        initial=shape.initial(arc_weights),
     )  # fmt: skip
     for row, pct in zip(log_grand.epochs, integral, strict=True):
         row["dev_integral_pct"] = pct
@@ -144,10 +156,28 @@ def train_parsers(
         "features": len(index),
         "train_k": train_k,
     }
-    meta = {"bits": bits, "train_k": train_k, "epochs": epochs, "seed": seed}
-    first_model = ParserModel(first.numerator, first.denominator, vocabulary, {"kind": "mst"}, meta)
+    meta = {
+        "bits": bits,
+        "train_k": train_k,
+        "epochs": epochs,
+        "seed": seed,
+        "first_order": dict(first_order),
+    }
+    try:
+        numerator, denominator = fixed_point(arc_weights, "the head classifier")
+    except ValueError as exc:
+        raise ConfigError(f"experiments.ppc.first_order: {exc}") from exc
+    first_model = ParserModel(numerator, denominator, vocabulary, {"kind": "mst"}, meta)
     parser = GrandparentParser(grand.numerator, grand.denominator, vocabulary, lexicon, index, bits, meta)
     return first_model, parser, history
+
+
+def _every_arc(tokens: Encoded) -> np.ndarray:
+    n = tokens.arc_tokens.shape[1] - 1
+    allowed = np.ones((n + 1, n + 1), dtype=bool)
+    np.fill_diagonal(allowed, False)
+    allowed[:, 0] = False
+    return allowed
 
 
 def train_job(

@@ -6,7 +6,8 @@ LP decoders' ``parts_scored``, ``parts_added``, ``lp_solves``, ``lp_iterations``
 ``integral`` in their stats (the ``ilp`` decoder adds ``ilp_solved``; ``mst`` records only ``words``).
 
 The variants play roles found by their config entries (:func:`variant_roles`): BF (``full-lp`` on the ``all``
-polytope), the other two polytopes of Table 2, PPC, the first-order MST and, when configured, the exact ILP.
+polytope with the lean rows) and BF with the paper's rows, the other two polytopes of Table 2, PPC (ours and the
+paper's), the first-order MST and, when configured, the exact ILP.
 Timeouts are never dropped: a sentence counts in its variant's speed at its recorded seconds, in UAS with no
 correct head (its scored words taken from another record of the same sentence), and in the ``timeouts`` column;
 only comparisons that need both answers (objectives, parts) leave it out, and say how many they compared.
@@ -56,14 +57,15 @@ POLYTOPES = {
 }
 #: Table 1's systems: our role -> label.
 SYSTEMS = {
-    "bf": "BF (full LP)",
+    "bf": "BF (full LP, lean rows)",
+    "bf_paper": "BF (full LP, paper's rows)",
     "ppc": "PPC",
     "ppc_paper": "PPC (paper's pricing)",
     "mst": "MST (first order)",
     "ilp": "ILP (MIP if fractional)",
 }
 #: parse_price_cut's options that depart from the paper's Algorithm 1 (decoders.ppc.lp)
-OUR_PRICING = ("start", "columns_per_word")
+OUR_PRICING = ("start", "columns_per_word", "rows", "no_gp", "primal")
 PEER = "UDPipe 1 (peer)"
 #: Length bins (words) of the figures' median lines: 5 words wide on a linear axis, 25% wide on a log axis.
 BIN_WIDTH = 5
@@ -74,11 +76,14 @@ def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
     """The variant (name in config.yaml) playing each role, the first configured one; None when absent."""
     variants = settings.get("variants", {})
 
-    def find(decoder: str, polytope: str | None = None) -> str | None:
+    def find(decoder: str, polytope: str | None = None, rows: str = "lean") -> str | None:
         for name, spec in variants.items():
+            params = spec.get("params") or {}
             if spec.get("decoder") != decoder:
                 continue
-            if polytope is not None and (spec.get("params") or {}).get("polytope", "all") != polytope:
+            if polytope is not None and (
+                params.get("polytope", "all") != polytope or params.get("rows", "lean") != rows
+            ):
                 continue
             return name
         return None
@@ -90,6 +95,7 @@ def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
     paper = [n for n in ppcs if n != ppc and n not in ours]
     return {
         "bf": find("full-lp", "all"),
+        "bf_paper": find("full-lp", "all", rows="paper"),
         "arcgp": find("full-lp", "arcgp"),
         "onegp": find("full-lp", "onegp"),
         "ppc": ppc,
@@ -201,7 +207,7 @@ def _integer_pct(group: pd.DataFrame) -> float:
 
 def _paper_table1(dataset: str, role: str) -> dict[str, Any]:
     language = PAPER_LANGUAGE.get(dataset)
-    if language is None or role not in ("bf", "ppc", "ppc_paper"):
+    if language is None or role not in ("bf", "bf_paper", "ppc", "ppc_paper"):
         return {}
     paper = paper_value("ppc.table1")[language]
     ours = {
@@ -212,7 +218,7 @@ def _paper_table1(dataset: str, role: str) -> dict[str, Any]:
         "paper_integer_pct": paper["integer_pct"],
         "paper_uas": paper["uas_pct"],
     }
-    if role == "bf":  # the paper's BF column: 100% by definition; integer and UAS as PPC's (Table 1)
+    if role in ("bf", "bf_paper"):  # the paper's BF column: 100% by definition; integer and UAS as PPC's
         ours.update(
             paper_speed_rel_pct=100,
             paper_gps_scored_rel_pct=100,
@@ -233,6 +239,9 @@ TABLE1_COLUMNS = [
     "seconds",
     "sent_per_s",
     "speed_rel_bf_pct",
+    "speed_rel_bf_is",
+    "speed_rel_bf_paper_pct",
+    "speed_rel_bf_paper_is",
     "parts_scored_per_sent",
     "parts_scored_rel_bf_pct",
     "parts_added_per_sent",
@@ -255,10 +264,30 @@ TABLE1_COLUMNS = [
 ]
 
 
+def censored_ratio(group: pd.DataFrame, reference: pd.DataFrame) -> tuple[float, str]:
+    """(100 x speed of ``group`` / speed of ``reference``, what that number is): ``exact`` when neither timed
+    out; a timeout counts at its recorded seconds, below its true time, so the ratio is a ``lower bound`` when
+    only the reference timed out, an ``upper bound`` when only ``group`` did, ``neither bound`` when both did."""
+    if reference.empty or group.empty:
+        return float("nan"), ""
+    ratio = 100.0 * _speed(group) / _speed(reference)
+    ours, theirs = _count(group, "timeout") > 0, _count(reference, "timeout") > 0
+    kind = {(False, False): "exact", (False, True): "lower bound", (True, False): "upper bound"}
+    return ratio, kind.get((ours, theirs), "neither bound")
+
+
 def _table1_row(
-    dataset: str, role: str, variant: str, group: pd.DataFrame, bf: pd.DataFrame, totals: pd.Series
+    dataset: str,
+    role: str,
+    variant: str,
+    group: pd.DataFrame,
+    bf: pd.DataFrame,
+    totals: pd.Series,
+    bf_paper: pd.DataFrame,
 ) -> dict[str, Any]:
     speed = _speed(group)
+    rel_bf, rel_bf_is = censored_ratio(group, bf)
+    rel_paper, rel_paper_is = censored_ratio(group, bf_paper)
     row: dict[str, Any] = {
         "dataset": dataset,
         "paper_language": PAPER_LANGUAGE.get(dataset),
@@ -269,7 +298,10 @@ def _table1_row(
         "errors": _count(group, "error"),
         "seconds": group["seconds"].sum(),
         "sent_per_s": speed,
-        "speed_rel_bf_pct": 100.0 * speed / _speed(bf) if not bf.empty else float("nan"),
+        "speed_rel_bf_pct": rel_bf,
+        "speed_rel_bf_is": rel_bf_is,
+        "speed_rel_bf_paper_pct": rel_paper,
+        "speed_rel_bf_paper_is": rel_paper_is,
         "uas": uas(group, totals),
     }
     if role != "mst":  # the LP decoders: grandparent parts, objectives, integrality
@@ -319,13 +351,22 @@ def table1(
         at = records[records["dataset"] == dataset]
         peer, summary = load_peer(peers[dataset]) if dataset in peers else (None, None)
         totals = scored_words(at, peer)
-        bf = _variant(at, roles["bf"])
+        bf, bf_paper = _variant(at, roles["bf"]), _variant(at, roles["bf_paper"])
         for role in SYSTEMS:
             group = _variant(at, roles[role])
             if not group.empty:
-                rows.append(_table1_row(dataset, role, roles[role], group, bf, totals))
+                rows.append(_table1_row(dataset, role, roles[role], group, bf, totals, bf_paper))
         if peer is not None:
             speed = summary["sentences_per_s"]
+            speeds = {"speed_rel_bf": bf, "speed_rel_bf_paper": bf_paper}
+            relative = {
+                f"{key}_pct": 100.0 * speed / _speed(ref) if not ref.empty else float("nan")
+                for key, ref in speeds.items()
+            }
+            kinds = {
+                f"{key}_is": ("lower bound" if _count(ref, "timeout") else "exact") if not ref.empty else ""
+                for key, ref in speeds.items()
+            }
             rows.append(
                 {
                     "dataset": dataset,
@@ -335,7 +376,8 @@ def table1(
                     "sentences": len(peer),
                     "seconds": summary["parse_seconds"],
                     "sent_per_s": speed,
-                    "speed_rel_bf_pct": 100.0 * speed / _speed(bf) if not bf.empty else float("nan"),
+                    **relative,
+                    **kinds,
                     "uas": uas(peer, totals),
                 }
             )
@@ -527,10 +569,16 @@ def _datasets_with(
 
 
 def time_vs_length(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Path) -> None:
-    """Seconds per sentence against its length for BF and PPC, one panel per dataset (log y): every sentence
+    """Seconds per sentence against its length for BF (both row sets) and PPC (ours and the paper's), one panel
+    per dataset (log y): every sentence
     as a dot (timeouts as crosses, at their recorded seconds) and the median per length bin as a line."""
     roles = variant_roles(settings)
-    shown = [("bf", "BF (full LP)", "tab:red"), ("ppc", "PPC", "tab:blue")]
+    shown = [
+        ("bf_paper", "BF (paper's rows)", "tab:orange"),
+        ("bf", "BF (lean rows)", "tab:red"),
+        ("ppc_paper", "PPC (paper's)", "tab:cyan"),
+        ("ppc", "PPC", "tab:blue"),
+    ]
     datasets = _datasets_with(records, settings, [roles[r] for r, _, _ in shown])
     panels = max(len(datasets), 1)
     fig = Figure(figsize=(4.2 * panels + 2.0, 4.0))
@@ -673,9 +721,14 @@ def write_ppc_outputs(
             "integer_pct: % of all sentences with an integral LP solution; fractional / uas_fractional: the other "
             "sentences and the UAS of the tree read from their fractional LP (MST of the arc values); for the "
             "ILP, the sentences whose MIP had to run (mip_solved) and its UAS on them.",
+            "BF (lean rows): the full LP from OneGP and GPArc-left alone (they imply ArcGP, GPArc-right and NoGP: "
+            "the same polytope), built in one call; BF (paper's rows): every row of section 3.2 as written. "
+            "speed_rel_*_is: `lower bound` where the reference timed out on some sentence (counted at its limit, "
+            "below its true time), `upper bound` where this row did.",
             "PPC: the first parts are the best first-order tree's own, partial pricing (4 columns per word a "
-            "round, best bound first, each part bounded by the sum over templates of its smaller template bound); "
-            "PPC (paper's pricing): Algorithm 1 as written.",
+            "round, best bound first, each part bounded by the sum over templates of its smaller template bound), "
+            "the lean rows, re-solves by the primal simplex; PPC (paper's pricing): Algorithm 1 as written, on the "
+            "paper's rows.",
             "UDPipe 1 is the peer (its parser calls only): TurboParser/AD3 do not install on this Python.",
             "paper_*: Riedel et al. 2012, Table 1 (partut = Italian, szeged = Hungarian, ddt = Danish); their "
             "speeds are of their machine and implementation.",
