@@ -164,3 +164,18 @@ def test_bad_decoder_parameters_name_the_parameter(run, decoder, params):
     function = {"full-lp": decoders.decode_full_lp, "ppc": decoders.decode_ppc, "ilp": decoders.decode_ilp}
     with pytest.raises(ConfigError, match=next(iter(params))):
         function[decoder](instance, **params)
+
+
+@pytest.mark.parametrize(
+    "first_order, match",
+    [
+        ({"learning_rate": 0.1, "epochs": 1, "scale": 0}, "first_order.scale"),
+        ({"learning_rate": 0.1, "epochs": 1, "scale": True}, "first_order.scale"),
+        ({"learning_rate": float("nan"), "epochs": 1, "scale": 1.0}, "first_order.*learning_rate"),
+        ({"learning_rate": 1e9, "epochs": 1, "scale": 1e9}, "first_order.*grew past"),
+    ],
+)
+def test_bad_first_order_settings_name_the_key(run, first_order, match):
+    frames = load_splits(run[3], dev_fraction=0.1)
+    with pytest.raises(ConfigError, match=match):
+        train_parsers(frames, bits=16, epochs=1, train_k=3, seed=0, first_order=first_order)

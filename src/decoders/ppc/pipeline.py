@@ -107,15 +107,19 @@ def train_parsers(
     history: dict[str, Any] = {"sentences": {split: len(rows) for split, rows in data.items()}}
 
     start = time.perf_counter()
-    classifier, rows, best = train_head_classifier(
-        [(x.arc_tokens, g) for x, g, _ in data["train"]],
-        [(x.arc_tokens, g) for x, g, _ in data["dev"]],
-        size=1 << bits,
-        epochs=first_order["epochs"],
-        learning_rate=first_order["learning_rate"],
-        seed=seed,
-        progress=progress,
-    )
+    try:
+        classifier, rows, best = train_head_classifier(
+            [(x.arc_tokens, g) for x, g, _ in data["train"]],
+            [(x.arc_tokens, g) for x, g, _ in data["dev"]],
+            size=1 << bits,
+            epochs=first_order["epochs"],
+            learning_rate=first_order["learning_rate"],
+            seed=seed,
+            progress=progress,
+        )
+        numerator, denominator = fixed_point(scale * classifier, "the head classifier")
+    except ValueError as exc:
+        raise ConfigError(f"experiments.ppc.first_order {dict(first_order)}: {exc}") from exc
     arc_weights = scale * classifier
     dev_trees = [
         chu_liu_edmonds(arc_scores(x.arc_tokens, arc_weights, _every_arc(x)))[0] for x, _, _ in data["dev"]
@@ -163,10 +167,6 @@ def train_parsers(
         "seed": seed,
         "first_order": dict(first_order),
     }
-    try:
-        numerator, denominator = fixed_point(arc_weights, "the head classifier")
-    except ValueError as exc:
-        raise ConfigError(f"experiments.ppc.first_order: {exc}") from exc
     first_model = ParserModel(numerator, denominator, vocabulary, {"kind": "mst"}, meta)
     parser = GrandparentParser(grand.numerator, grand.denominator, vocabulary, lexicon, index, bits, meta)
     return first_model, parser, history
