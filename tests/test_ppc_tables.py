@@ -254,6 +254,10 @@ def test_table1_ratios_timeouts_and_paper_numbers(records, peer):
     assert bf["objective_rel_bf_pct"] == 100.0 and bf["objective_differs"] == 0
     assert ilp["objective_compared"] == 4 and ilp["objective_differs"] == 1
     assert ilp["objective_rel_bf_pct"] == pytest.approx(100.0 * (3 + 39 / 40) / 4)
+    # the largest relative differences: PPC's s2 (30.0001 against 30) and s1 (5e-7 x 20 / 20.00001)
+    assert ppc["objective_max_rel_diff"] == pytest.approx(0.0001 / 30.0001)
+    assert bf["objective_max_rel_diff"] == 0.0 and bf["objective_max_rel_diff_bf_paper"] == 0.0  # s0-s2
+    assert ilp["objective_max_rel_diff"] == pytest.approx(1 / 40)
 
     # integrality over all sentences: PPC's timeout is not integral
     assert bf["integer_pct"] == 75.0 and ppc["integer_pct"] == 75.0
