@@ -160,7 +160,9 @@ def test_parse_price_cut_reaches_the_full_lp_scoring_fewer_parts(kind, options):
             assert ppc.bound >= full.objective - 1e-6 * (1 + abs(full.objective))
             assert ppc.stats["parts_scored"] == scorer.scored <= full.stats["parts_scored"]
             assert ppc.stats["parts_added"] <= ppc.stats["parts_scored"] + ppc.stats["cuts"]
-            phases = [ppc.stats[f"seconds_{phase}"] for phase in ("setup", "lp", "pricing", "scoring", "update")]
+            phases = [
+                ppc.stats[f"seconds_{phase}"] for phase in ("setup", "lp", "pricing", "scoring", "update")
+            ]
             assert min(phases) >= 0.0 and ppc.stats["lp_solves"] >= 1
             fewer += ppc.stats["parts_scored"] < full.stats["parts_scored"]
     assert fewer > 0

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from decoders.corpora.conll import read_conllu
 from decoders.errors import ConfigError
@@ -179,3 +180,30 @@ def test_bad_first_order_settings_name_the_key(run, first_order, match):
     frames = load_splits(run[3], dev_fraction=0.1)
     with pytest.raises(ConfigError, match=match):
         train_parsers(frames, bits=16, epochs=1, train_k=3, seed=0, first_order=first_order)
+
+
+def test_the_udpipe_peer_trains_on_trees_with_several_root_modifiers(run, repo_root, tmp_path):
+    """The DDT's trees may have several root modifiers, none labelled `root`: Parsito refuses them unless its
+    `single_root` is off, as config.yaml's ppc options say (the LPs allow several root modifiers too)."""
+    _, _, _, splits = run
+    options = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
+    options = options["experiments"]["ppc"]["udpipe"]["parser_options"]
+    assert "single_root=0" in options.split(";")
+    frame = pd.read_parquet(splits["train"])
+    heads, labels = frame.at[0, "heads"].copy(), frame.at[0, "deprels"].copy()
+    leaf = next(i for i in range(len(heads)) if heads[i] != 0 and (i + 1) not in heads)
+    heads[leaf] = 0  # a second root modifier, its label not `root`
+    frame.at[0, "heads"], frame.at[0, "deprels"] = heads, labels
+    trained = {**splits, "train": str(tmp_path / "train.parquet")}
+    frame.to_parquet(trained["train"], index=False)
+    quick = ";".join(o for o in options.split(";") if not o.startswith(("iterations", "hidden_layer")))
+    udpipe_train_job(
+        trained, str(tmp_path / "udpipe.model"), str(tmp_path / "training.json"), dev_fraction=0.1,
+        parser_options=f"{quick};iterations=1;hidden_layer=20", seed=0,
+    )  # fmt: skip
+    assert (tmp_path / "udpipe.model").stat().st_size > 0
+    with pytest.raises(Exception, match="root"):  # Parsito's default, single_root=1, refuses the tree
+        udpipe_train_job(
+            trained, str(tmp_path / "single.model"), str(tmp_path / "single.json"), dev_fraction=0.1,
+            parser_options="iterations=1;hidden_layer=20;transition_system=swap", seed=0,
+        )  # fmt: skip
