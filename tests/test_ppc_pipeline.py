@@ -34,7 +34,7 @@ def run(mirror, tmp_path_factory):
     frames = load_splits(splits, dev_fraction=0.1)
     first_order = {"learning_rate": 0.1, "epochs": 2, "scale": 10.0}
     first, parser, history = train_parsers(
-        frames, bits=16, epochs=2, train_k=3, seed=0, first_order=first_order
+        frames, bits=16, epochs=2, train_k=3, seed=0, first_order=first_order, epoch_tolerance=0.2
     )
     first.save(folder / "first.npz")
     parser.save(folder / "model.npz")
@@ -207,3 +207,22 @@ def test_the_udpipe_peer_trains_on_trees_with_several_root_modifiers(run, repo_r
             trained, str(tmp_path / "single.model"), str(tmp_path / "single.json"), dev_fraction=0.1,
             parser_options="iterations=1;hidden_layer=20;transition_system=swap", seed=0,
         )  # fmt: skip
+
+
+def test_the_epoch_kept_is_the_most_integral_among_near_ties():
+    from decoders.ppc.pipeline import choose_epoch
+
+    epochs = [
+        {"dev_uas": 78.17, "dev_integral_pct": 94.6},
+        {"dev_uas": 78.21, "dev_integral_pct": 95.0},
+        {"dev_uas": 78.36, "dev_integral_pct": 93.7},
+        {"dev_uas": 77.90, "dev_integral_pct": 99.0},  # more integral, but too far below the best UAS
+    ]
+    assert choose_epoch(epochs, 0.0) == 3  # the best dev UAS alone
+    assert choose_epoch(epochs, 0.2) == 2
+    assert choose_epoch(epochs, 1.0) == 4
+    ties = [{"dev_uas": 80.0, "dev_integral_pct": 95.0}, {"dev_uas": 80.1, "dev_integral_pct": 95.0}] * 2
+    assert choose_epoch(ties, 0.5) == 2  # equal integrality: the higher UAS, then the earlier epoch
+    for bad in (-0.1, float("nan"), True, "0.2"):
+        with pytest.raises(ConfigError, match="epoch_tolerance"):
+            choose_epoch(epochs, bad)

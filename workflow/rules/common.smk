@@ -574,6 +574,7 @@ def ppc_train_options(dataset):
         "epochs": PPC.get("epochs", 5),
         "train_k": PPC.get("train_k"),
         "first_order": PPC["first_order"],
+        "epoch_tolerance": PPC.get("epoch_tolerance", 0.0),
         "seed": config["seed"],
         "dev_fraction": PPC.get("dev_fraction", 0.1),
     }

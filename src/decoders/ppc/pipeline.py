@@ -86,9 +86,11 @@ def train_parsers(
     train_k: int | None,
     seed: int,
     first_order: Mapping[str, Any],
+    epoch_tolerance: float = 0.0,
     progress: bool = False,
 ) -> tuple[ParserModel, GrandparentParser, dict[str, Any]]:
-    """The first-order MST parser and the grandparent parser, trained on train, epochs chosen on dev.
+    """The first-order MST parser and the grandparent parser, trained on train, epochs chosen on dev
+    (:func:`choose_epoch`).
 
     ``first_order``: the head classifier's ``learning_rate`` and ``epochs`` and the ``scale`` its weights are
     multiplied by to become arc scores (they are log-probabilities up to a constant: the grandparent perceptron's
@@ -97,6 +99,7 @@ def train_parsers(
         raise ConfigError(f"experiments.ppc.bits must be an integer in 1..30, got {bits!r}")
     if train_k is not None and (isinstance(train_k, bool) or not isinstance(train_k, int) or train_k < 1):
         raise ConfigError(f"experiments.ppc.train_k must be a positive integer or null, got {train_k!r}")
+    _check_tolerance(epoch_tolerance)
     scale = first_order.get("scale")
     if isinstance(scale, bool) or not isinstance(scale, int | float) or not np.isfinite(scale) or scale <= 0:
         raise ConfigError(f"experiments.ppc.first_order.scale must be a positive number, got {scale!r}")
@@ -140,22 +143,28 @@ def train_parsers(
         training = [(x, g, prune(x, arc_weights, train_k, g)) for x, g, _ in data["train"]]
 
     integral = []  # per epoch: % of dev sentences whose LP solution is integral
+    averages: list[AveragedWeights] = []  # per epoch: the averaged weights
 
     def dev_lp(averaged: AveragedWeights) -> float:
         """Dev UAS of the grandparent LP over every arc, as the test sets are decoded."""
         results = [shape.solve(x, averaged.numerator) for x, _, _ in data["dev"]]
         integral.append(100.0 * sum(r.integral for r in results) / max(len(results), 1))
+        averages.append(AveragedWeights(averaged.numerator.copy(), averaged.denominator))
         return uas_of([r.heads for r in results], data["dev"])
 
-    grand, log_grand = train(
+    _, log_grand = train(
         training, shape, epochs=epochs, size=shape.size, seed=seed, evaluate=dev_lp, progress=progress,
         initial=shape.initial(arc_weights),
     )  # fmt: skip
     for row, pct in zip(log_grand.epochs, integral, strict=True):
         row["dev_integral_pct"] = pct
+    chosen = choose_epoch(log_grand.epochs, epoch_tolerance)
+    grand = averages[chosen - 1]
     history["grandparent"] = {
         "epochs": log_grand.epochs,
-        "best_epoch": log_grand.best_epoch,
+        "best_epoch": chosen,
+        "best_uas_epoch": log_grand.best_epoch,
+        "epoch_tolerance": epoch_tolerance,
         "seconds": time.perf_counter() - start,
         "features": len(index),
         "train_k": train_k,
@@ -170,6 +179,21 @@ def train_parsers(
     first_model = ParserModel(numerator, denominator, vocabulary, {"kind": "mst"}, meta)
     parser = GrandparentParser(grand.numerator, grand.denominator, vocabulary, lexicon, index, bits, meta)
     return first_model, parser, history
+
+
+def choose_epoch(epochs: Sequence[Mapping[str, float]], tolerance: float) -> int:
+    """The grandparent parser's epoch (1-based): among the epochs whose dev UAS is within ``tolerance`` points of
+    the best, the one whose dev LPs are most often integral (then the higher UAS, then the earlier). Dev UAS
+    differences of a few words are noise; fractional LPs are what the paper's models have few of."""
+    _check_tolerance(tolerance)
+    best = max(row["dev_uas"] for row in epochs)
+    near = [i for i, row in enumerate(epochs) if row["dev_uas"] >= best - tolerance]
+    return 1 + max(near, key=lambda i: (epochs[i]["dev_integral_pct"], epochs[i]["dev_uas"], -i))
+
+
+def _check_tolerance(tolerance: float) -> None:
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not tolerance >= 0:
+        raise ConfigError(f"experiments.ppc.epoch_tolerance must be a number >= 0, got {tolerance!r}")
 
 
 def _every_arc(tokens: Encoded) -> np.ndarray:
