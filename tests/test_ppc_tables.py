@@ -31,7 +31,11 @@ SETTINGS = {
         "audit": {"decoder": "ppc-audit"},
     },
 }
-KILLED = ("timeout", None, None, {"killed": True})  # a timeout the harness killed: no stats, no tree
+KILLED = ("timeout", None, None, {"killed": True})
+PHASE_SECONDS = {
+    "seconds_lp": 0.1,
+    "seconds_pricing": 0.05,
+}  # of a PPC sentence  # a timeout the harness killed: no stats, no tree
 
 
 def parts(n: int) -> int:
@@ -80,9 +84,9 @@ def partut_runs() -> list[pd.DataFrame]:
         run(
             "partut", "ppc", [0.25, 0.25, 0.5, 1.0],
             [
-                ("optimal", 10.0, 2, lp_stats(0, True, 2, 1, lp_solves=2, columns_priced=1, cuts=0)),
-                ("optimal", 20.0 * (1 + 5e-7), 3, lp_stats(1, True, 4, 3, lp_solves=3, columns_priced=2, cuts=1)),
-                ("optimal", 30.0001, 4, lp_stats(2, True, 8, 4, lp_solves=5, columns_priced=3, cuts=2)),
+                ("optimal", 10.0, 2, lp_stats(0, True, 2, 1, lp_solves=2, columns_priced=1, cuts=0, **PHASE_SECONDS)),
+                ("optimal", 20.0 * (1 + 5e-7), 3, lp_stats(1, True, 4, 3, lp_solves=3, columns_priced=2, cuts=1, **PHASE_SECONDS)),
+                ("optimal", 30.0001, 4, lp_stats(2, True, 8, 4, lp_solves=5, columns_priced=3, cuts=2, **PHASE_SECONDS)),
                 KILLED,
             ],
         ),
@@ -345,6 +349,9 @@ def test_statistics(records):
     ] == pytest.approx(8 / 3)
     assert partut["bf_parts_mean"] == (12 + 36 + 80 + 150) / 4 and partut["bf_parts_max"] == 150
     assert partut["words_mean"] == 4.5 and partut["bf_certified_pct"] == 100.0
+    # phases: % of the 2 summed seconds (the killed sentence's second counts, its phases are unknown)
+    assert partut["lp_pct"] == pytest.approx(15.0) and partut["pricing_pct"] == pytest.approx(7.5)
+    assert partut["scoring_pct"] == 0.0
     assert list(stats.index) == ["partut", "szeged"]
 
 

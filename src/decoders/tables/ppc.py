@@ -44,7 +44,10 @@ STAT_KEYS = (
     "audit_max_arcgp_violation",
     "audit_tolerance",
     "audit_parts",
+    *(f"seconds_{phase}" for phase in ("setup", "lp", "pricing", "scoring", "cuts", "update")),
 )
+#: parse, price and cut's phases (decoders.ppc.lp.parse_price_cut's stats), in the statistics table
+PHASES = ("setup", "lp", "pricing", "scoring", "cuts", "update")
 #: Boolean stats, read as 1.0 / 0.0 (NaN where a record lacks them: MST, a killed timeout).
 FLAG_KEYS = ("integral", "ilp_solved", "audit_passed")
 #: Two objectives differ when they are further apart than this, relative to the larger magnitude.
@@ -503,6 +506,14 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
                 "bf_parts_max": bf["parts_added"].max() if not bf.empty else float("nan"),
                 "bf_lp_iterations_mean": bf["lp_iterations"].mean() if not bf.empty else float("nan"),
                 "bf_certified_pct": 100.0 * _count(bf, "optimal") / len(bf) if not bf.empty else float("nan"),
+                # where the time goes: % of the summed decode seconds per phase (the rest: scoring the arcs,
+                # reading the solution, the harness)
+                **{
+                    f"{phase}_pct": 100.0 * group[f"seconds_{phase}"].sum() / group["seconds"].sum()
+                    if group["seconds"].sum() > 0
+                    else float("nan")
+                    for phase in PHASES
+                },
             }
         )
     return pd.DataFrame(rows)
@@ -774,6 +785,10 @@ def write_ppc_outputs(
             "lp_solves: LP solves (iterations of Algorithm 1); lp_iterations: simplex iterations; means over the "
             "sentences that recorded them (a killed timeout records none).",
             "bf_parts_*: grandparent parts of BF's full LP (every part is scored and added).",
+            "setup/lp/pricing/scoring/cuts/update_pct: % of the summed decode seconds spent building the first "
+            "LP and the pairs' bounds, in HiGHS, pricing (duals, bounds, reduced costs), scoring parts, "
+            "separating ArcGP cuts and adding columns and rows; the rest is scoring the arcs and reading the "
+            "solution.",
         ],
     )
     time_vs_length(records, settings, figures / "time_vs_length.png")
