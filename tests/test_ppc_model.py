@@ -77,6 +77,28 @@ def test_gold_parts_fire_indexed_keys(trained):
         assert model.scored == len(g)
 
 
+@pytest.mark.parametrize("trial", range(3))
+def test_compiled_scores_are_the_sums_of_the_keys_weights(trained, trial):
+    """GrandparentModel.score (a compiled loop with its own binary search) against part_keys, the index's lookup
+    and a bincount, on every part of new sentences (unseen keys weigh 0): the same sums, to the bit."""
+    _, _, lexicon, index, weights, bounds = trained
+    sentence = _sentences(np.random.default_rng(200 + trial), 1)[0]
+    tokens = lexicon.encode(sentence)
+    side = len(sentence["words"]) + 1
+    g, p, c = (x.ravel() for x in np.meshgrid(*(np.arange(side),) * 3, indexing="ij"))
+    keep = (p > 0) & (c > 0) & (g != p) & (p != c) & (g != c)
+    g, p, c = g[keep], p[keep], c[keep]
+    keys, owners = part_keys(tokens, g, p, c)
+    found = index.lookup(keys)
+    expected = np.bincount(
+        owners, weights=np.where(found >= 0, weights[np.maximum(found, 0)], 0.0), minlength=len(g)
+    )
+    model = GrandparentModel(tokens, index, weights, bounds)
+    assert np.array_equal(model.score(g, p, c), expected)
+    assert model.scored == len(g) and (found < 0).any()  # some keys unseen
+    assert model.score(g[:0], p[:0], c[:0]).shape == (0,)
+
+
 def test_features_tell_relative_positions_apart(trained):
     _, train, lexicon, index, _, _ = trained
     tokens = lexicon.encode(train[0])

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from decoders.errors import CorpusFormatError
@@ -166,6 +167,60 @@ def part_keys(
     return np.concatenate(keys), np.concatenate(owners)
 
 
+#: TEMPLATES as an array: per template the attribute of g, p and c, -1 for none
+_TEMPLATE_ATTRIBUTES = np.array([[-1 if a is None else a for a in t[1:]] for t in TEMPLATES], dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_parts(
+    g: np.ndarray,
+    p: np.ndarray,
+    c: np.ndarray,
+    single: np.ndarray,
+    offsets: np.ndarray,
+    feats: np.ndarray,
+    templates: np.ndarray,
+    keys: np.ndarray,
+    weights: np.ndarray,
+) -> np.ndarray:
+    """Each part's score: the weights of its feature keys (:func:`part_keys`'s keys, in the same order, so the
+    same sums) found in the sorted ``keys`` by binary search; a key outside them weighs 0."""
+    out = np.zeros(g.shape[0])
+    size = keys.shape[0]
+    for k in range(g.shape[0]):
+        gk, pk, ck = g[k], p[k], c[k]
+        relation = 4 * np.int64(gk > pk) + 2 * np.int64(gk > ck) + np.int64(pk > ck)
+        total = 0.0
+        for t in range(templates.shape[0]):
+            a_g = single[templates[t, 0], gk] if templates[t, 0] >= 0 else 0
+            a_c = single[templates[t, 2], ck] if templates[t, 2] >= 0 else 0
+            if templates[t, 1] == FEATS:
+                first, last = offsets[pk], offsets[pk + 1]
+            else:
+                first, last = 0, 1
+            for f in range(first, last):
+                if templates[t, 1] == FEATS:
+                    a_p = feats[f]
+                elif templates[t, 1] >= 0:
+                    a_p = single[templates[t, 1], pk]
+                else:
+                    a_p = 0
+                key = (((((np.int64(t) << _BITS) | a_g) << _BITS | a_p) << _BITS | a_c) << 3) | relation
+                low, high = 0, size
+                while low < high:
+                    middle = (low + high) >> 1
+                    if keys[middle] < key:
+                        low = middle + 1
+                    else:
+                        high = middle
+                if low < size and keys[low] == key:
+                    total += weights[low]
+                else:
+                    total += 0.0
+        out[k] = total
+    return out
+
+
 @dataclass(frozen=True)
 class GrandparentIndex:
     """The sorted feature keys of the training split's gold grandparent parts."""
@@ -261,11 +316,14 @@ class GrandparentModel:
         self.scored = 0
 
     def score(self, g: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The parts' exact scores (a compiled loop over :func:`part_keys`'s keys; counted in ``scored``)."""
+        g, p, c = (np.ascontiguousarray(x, dtype=np.int64) for x in (g, p, c))
         self.scored += len(g)
-        keys, owners = part_keys(self.tokens, g, p, c)
-        found = self.index.lookup(keys)
-        values = np.where(found >= 0, self.weights[np.maximum(found, 0)], 0.0)
-        return np.bincount(owners, weights=values, minlength=len(g))
+        t = self.tokens
+        weights = np.ascontiguousarray(self.weights, dtype=np.float64)
+        return _score_parts(
+            g, p, c, t.single, t.offsets, t.feats, _TEMPLATE_ATTRIBUTES, self.index.keys, weights
+        )
 
     def _pair_bounds(self, keys_of, table_keys, table_values) -> np.ndarray:
         if self.bounds is None:
