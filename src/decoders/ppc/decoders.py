@@ -155,8 +155,9 @@ def decode_ppc(
     primal: bool = False,
 ) -> Solution:
     """Parse, price and cut: the full LP's optimum (all four constraint families), scoring only what pricing
-    cannot rule out (``tighten``: section 4.3.3's dual tightening; ``start``, ``columns_per_word``: the first
-    parts and partial pricing of :func:`decoders.ppc.lp.parse_price_cut`; the defaults are the paper's)."""
+    cannot rule out (``tighten``: section 4.3.3's dual tightening; ``start``, ``columns_per_word``, ``rows``,
+    ``no_gp``, ``primal``: the first parts, partial pricing, row set and re-solves of
+    :func:`decoders.ppc.lp.parse_price_cut`; the defaults are the paper's)."""
     options = _pricing(tighten, start, columns_per_word, rows, no_gp, primal)
     arc, scores = _grandparent_problem(instance)
     result = parse_price_cut(arc, scores, deadline=deadline, **options)
