@@ -379,10 +379,16 @@ def test_write_ppc_outputs(tmp_path, peer):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_records(path, frame)
         paths.append(str(path))
+    history = tmp_path / "models" / "partut" / "history.json"
+    history.parent.mkdir(parents=True)
+    history.write_text(json.dumps(HISTORY), encoding="utf-8")
     tables.write_ppc_outputs(
-        paths, SETTINGS, peers=[str(peer)], tables=tmp_path / "t", figures=tmp_path / "f"
-    )
-    for name in ("table1", "table2", "statistics", "audit"):
+        paths, SETTINGS, peers=[str(peer)], histories=[str(history)], tables=tmp_path / "t",
+        figures=tmp_path / "f",
+    )  # fmt: skip
+    training = pd.read_csv(tmp_path / "t" / "training.csv")
+    assert training["dataset"].unique().tolist() == ["partut"] and training["kept"].sum() == 2
+    for name in ("table1", "table2", "statistics", "audit", "training"):
         for suffix in (".csv", ".md", ".tex"):
             assert (tmp_path / "t" / f"{name}{suffix}").stat().st_size > 0
     table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
@@ -395,6 +401,31 @@ def test_write_ppc_outputs(tmp_path, peer):
     )
     for name in ("time_vs_length.png", "bf_growth.png"):
         assert (tmp_path / "f" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+HISTORY = {  # a training history as decoders.ppc.pipeline.train_parsers writes it
+    "first_order": {"best_epoch": 7, "dev_uas": 87.75, "seconds": 8.0, "epochs": []},
+    "grandparent": {
+        "best_epoch": 2,
+        "seconds": 140.0,
+        "epochs": [
+            {"epoch": 1, "dev_uas": 87.6, "dev_integral_pct": 94.9},
+            {"epoch": 2, "dev_uas": 87.7, "dev_integral_pct": 95.5},
+            {"epoch": 3, "dev_uas": 87.8, "dev_integral_pct": 95.0},
+        ],
+    },
+}
+
+
+def test_training_table():
+    table = tables.training_table({"partut": HISTORY})
+    assert list(table.columns) == tables.TRAINING_COLUMNS
+    assert table["model"].tolist() == ["first order (head classifier)"] + ["grandparent"] * 3
+    assert table["kept"].tolist() == [True, False, True, False]
+    assert table["dev_uas"].tolist() == [87.75, 87.6, 87.7, 87.8]
+    assert table["seconds"].iloc[0] == 8.0 and table["seconds"].iloc[2] == 140.0  # each model's training
+    assert table["seconds"].iloc[[1, 3]].isna().all()
+    assert tables.training_table({}).empty
 
 
 def test_audit_table(records):

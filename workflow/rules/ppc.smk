@@ -117,7 +117,7 @@ rule ppc_udpipe:
 # The tables read every configured variant on every dataset (the ILP only when configured); constants, not
 # functions (snakemake --lint wants helper functions in common.smk). The results page can take the decode jobs'
 # provenance as run_provenance(PPC_RUNS).
-PPC_TABLES = ["table1", "table2", "statistics", "audit"]
+PPC_TABLES = ["table1", "table2", "statistics", "audit", "training"]
 PPC_RUNS = [
     f"results/runs/ppc/{d}/{v}.parquet" for d in PPC.get("datasets", []) for v in PPC.get("variants", {})
 ]
@@ -128,6 +128,7 @@ rule ppc_tables:
         runs=PPC_RUNS,
         peers=expand("results/peers/ppc/{dataset}/udpipe.parquet", dataset=PPC.get("datasets", [])),
         peer_summaries=expand("results/peers/ppc/{dataset}/udpipe.json", dataset=PPC.get("datasets", [])),
+        histories=expand("results/models/ppc/{dataset}/history.json", dataset=PPC.get("datasets", [])),
     output:
         table1=report(
             "results/tables/ppc/table1.csv",
@@ -147,6 +148,11 @@ rule ppc_tables:
         audit=report(
             "results/tables/ppc/audit.csv",
             caption="../report/ppc_audit.rst",
+            category="ppc",
+        ),
+        training=report(
+            "results/tables/ppc/training.csv",
+            caption="../report/ppc_training.rst",
             category="ppc",
         ),
         other=expand("results/tables/ppc/{table}.{suffix}", table=PPC_TABLES, suffix=["md", "tex"]),

@@ -1,4 +1,5 @@
-"""The ppc tables (Tables 1 and 2, PPC statistics) and figures (time vs length, BF's growth)."""
+"""The ppc tables (Tables 1 and 2, PPC statistics, the audit, training) and figures (time vs length, BF's
+growth)."""
 
 from pathlib import Path
 
@@ -10,6 +11,7 @@ write_ppc_outputs(
     snakemake.input.runs,
     snakemake.params.settings,
     peers=snakemake.input.peers,
+    histories=snakemake.input.histories,
     tables=Path(snakemake.output.table1).parent,
     figures=Path(snakemake.output.time_vs_length).parent,
 )

@@ -519,6 +519,41 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+TRAINING_COLUMNS = ["dataset", "model", "epoch", "dev_uas", "dev_integral_pct", "kept", "seconds"]
+
+
+def training_table(histories: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """Per dataset (its training history, results/models/ppc/<dataset>/history.json): the first-order model's
+    dev UAS (its kept epoch), then every epoch of the grandparent parser with its dev UAS and % of integral dev LPs
+    (decoded over every arc), the kept one marked; seconds: each model's training."""
+    rows = []
+    for dataset, history in histories.items():
+        first, grand = history["first_order"], history["grandparent"]
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": "first order (head classifier)",
+                "epoch": first["best_epoch"],
+                "dev_uas": first.get("dev_uas"),
+                "kept": True,
+                "seconds": first.get("seconds"),
+            }
+        )
+        for row in grand["epochs"]:
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "model": "grandparent",
+                    "epoch": row["epoch"],
+                    "dev_uas": row.get("dev_uas"),
+                    "dev_integral_pct": row.get("dev_integral_pct"),
+                    "kept": row["epoch"] == grand["best_epoch"],
+                    "seconds": grand.get("seconds") if row["epoch"] == grand["best_epoch"] else None,
+                }
+            )
+    return pd.DataFrame(rows, columns=TRAINING_COLUMNS)
+
+
 def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """The audit of parse, price and cut per dataset: after its solve, every grandparent part scored and section
     4's conditions checked at its final duals (decoders.ppc.decoders.decode_ppc_audit)."""
@@ -703,11 +738,14 @@ def write_ppc_outputs(
     settings: Mapping[str, Any],
     *,
     peers: Iterable[str],
+    histories: Iterable[str] = (),
     tables: str | Path,
     figures: str | Path,
 ) -> None:
-    """Every ppc table (Tables 1 and 2, PPC statistics) and figure (time vs length, BF's growth)."""
+    """Every ppc table (Tables 1 and 2, PPC statistics, the audit, training) and figure (time vs length, BF's
+    growth); ``histories``: the training histories, results/models/ppc/<dataset>/history.json."""
     records = load_runs(run_paths)
+    trained = {Path(p).parent.name: json.loads(Path(p).read_text(encoding="utf-8")) for p in histories}
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     limit = (settings.get("harness") or {}).get("time_limit")
@@ -789,6 +827,17 @@ def write_ppc_outputs(
             "LP and the pairs' bounds, in HiGHS, pricing (duals, bounds, reduced costs), scoring parts, "
             "separating ArcGP cuts and adding columns and rows; the rest is scoring the arcs and reading the "
             "solution.",
+        ],
+    )
+    write_table(
+        rounded(training_table(trained)),
+        tables / "training",
+        title="ppc: training (dev UAS and % integral dev LPs per epoch)",
+        notes=[
+            "First order: the per-word head classifier (its epoch of lowest dev log-loss), decoded by "
+            "Chu-Liu-Edmonds; grandparent: the perceptron over the first-order model's scaled arc weights, its dev "
+            "decoded over every arc by parse, price and cut. kept: the epoch written, the most integral among those "
+            f"within epoch_tolerance ({settings.get('epoch_tolerance', 0.0)}) dev UAS points of the best.",
         ],
     )
     time_vs_length(records, settings, figures / "time_vs_length.png")
