@@ -419,18 +419,26 @@ class _Model:
         inequality = np.isinf(self.row_lower)
         y[inequality] = np.maximum(y[inequality], 0.0)
         x = np.asarray(sol.col_value, dtype=float)
-        if self.polytope == "arcgp" and self.row_set == "lean" and len(self.parts):
+        if self._sign_rows():
             # each part's value is its best given the arcs (max(0, z_gp + z_pc - 1) for a cost, min(z_gp, z_pc)
             # for a gain): what the solver leaves free when a score is below its tolerance, so that the solution
             # lies in the paper's polytope too; the objective can only rise
-            g, p, c = self.parts.T
-            z_gp, z_pc = x[self.arc_id[g, p]], x[self.arc_id[p, c]]
+            z_gp, z_pc = self._part_arcs(x)
             s = self.cost[2 * self.arcs :]
             low, high = np.maximum(0.0, z_gp + z_pc - 1.0), np.minimum(z_gp, z_pc)
             x[2 * self.arcs :] = np.where(
                 s > 0, high, np.where(s < 0, low, np.clip(x[2 * self.arcs :], low, high))
             )
         return x, y
+
+    def _sign_rows(self) -> bool:
+        """Whether the parts keep only the ArcGP/GPArc rows their score sign lets bind (lean ``arcgp``)."""
+        return self.polytope == "arcgp" and self.row_set == "lean" and len(self.parts) > 0
+
+    def _part_arcs(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(z_gp, z_pc) of every instantiated part (g, p, c) in the solution ``x``."""
+        g, p, c = self.parts.T
+        return x[self.arc_id[g, p]], x[self.arc_id[p, c]]
 
     def reduced(self, y: np.ndarray) -> np.ndarray:
         """``s - A'y`` for every instantiated column."""
@@ -448,9 +456,8 @@ class _Model:
         activity = np.bincount(self.a_row, weights=self.a_val * x[self.a_col], minlength=self.rows)
         over = np.maximum(activity - self.row_upper, self.row_lower - activity)
         worst = max(over.max(initial=0.0), -x.min(initial=0.0))
-        if self.polytope == "arcgp" and self.row_set == "lean" and len(self.parts):
-            g, p, c = self.parts.T
-            z_gp, z_pc = x[self.arc_id[g, p]], x[self.arc_id[p, c]]
+        if self._sign_rows():
+            z_gp, z_pc = self._part_arcs(x)
             z = x[2 * self.arcs :]
             worst = max(worst, float(np.max(np.maximum(z_gp + z_pc - z - 1.0, z - np.minimum(z_gp, z_pc)))))
         return float(worst)

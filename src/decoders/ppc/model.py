@@ -215,8 +215,6 @@ def _score_parts(
                         high = middle
                 if low < size and keys[low] == key:
                     total += weights[low]
-                else:
-                    total += 0.0
         out[k] = total
     return out
 

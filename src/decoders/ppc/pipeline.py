@@ -37,7 +37,7 @@ from decoders.parsing.trees import punctuation_form_mask
 from decoders.parsing.udpipe import parse_udpipe, train_udpipe
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.model import GrandparentIndex, GrandparentParser, Lexicon
-from decoders.ppc.training import Encoded, GrandparentLP
+from decoders.ppc.training import Encoded, GrandparentLP, every_arc
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +120,13 @@ def train_parsers(
             seed=seed,
             progress=progress,
         )
-        numerator, denominator = fixed_point(scale * classifier, "the head classifier")
+        arc_weights = scale * classifier
+        numerator, denominator = fixed_point(arc_weights, "the head classifier")
     except ValueError as exc:
         raise ConfigError(f"experiments.ppc.first_order {dict(first_order)}: {exc}") from exc
-    arc_weights = scale * classifier
     dev_trees = [
-        chu_liu_edmonds(arc_scores(x.arc_tokens, arc_weights, _every_arc(x)))[0] for x, _, _ in data["dev"]
+        chu_liu_edmonds(arc_scores(x.arc_tokens, arc_weights, every_arc(x.arc_tokens.shape[1] - 1)))[0]
+        for x, _, _ in data["dev"]
     ]
     history["first_order"] = {
         "epochs": rows,
@@ -194,14 +195,6 @@ def choose_epoch(epochs: Sequence[Mapping[str, float]], tolerance: float) -> int
 def _check_tolerance(tolerance: float) -> None:
     if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not tolerance >= 0:
         raise ConfigError(f"experiments.ppc.epoch_tolerance must be a number >= 0, got {tolerance!r}")
-
-
-def _every_arc(tokens: Encoded) -> np.ndarray:
-    n = tokens.arc_tokens.shape[1] - 1
-    allowed = np.ones((n + 1, n + 1), dtype=bool)
-    np.fill_diagonal(allowed, False)
-    allowed[:, 0] = False
-    return allowed
 
 
 def train_job(

@@ -57,13 +57,16 @@ class Encoded:
     attributes: SentenceAttributes
 
 
-def _mask(n: int, allowed: np.ndarray | None) -> np.ndarray:
-    if allowed is not None:
-        return allowed
+def every_arc(n: int) -> np.ndarray:
+    """Every candidate arc of an n-word sentence as an (n + 1, n + 1) mask: no arc into the root, no self-loop."""
     mask = np.ones((n + 1, n + 1), dtype=bool)
     np.fill_diagonal(mask, False)
     mask[:, 0] = False
     return mask
+
+
+def _mask(n: int, allowed: np.ndarray | None) -> np.ndarray:
+    return every_arc(n) if allowed is None else allowed
 
 
 def _solution_values(values: np.ndarray, integral: bool) -> np.ndarray:

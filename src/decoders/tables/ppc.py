@@ -31,6 +31,8 @@ from decoders.tables.writers import rounded, save_figure, write_table
 
 #: Which of the paper's corpora a dataset stands in for (CoNLL-X Danish, CoNLL 2007 Italian and Hungarian).
 PAPER_LANGUAGE = {"ddt": "danish", "partut": "italian", "szeged": "hungarian"}
+#: parse, price and cut's phases (decoders.ppc.lp.parse_price_cut's stats), in the statistics table
+PHASES = ("setup", "lp", "pricing", "scoring", "cuts", "update")
 #: The numeric stats of the LP decoders, read into columns of their own.
 STAT_KEYS = (
     "words",
@@ -44,10 +46,8 @@ STAT_KEYS = (
     "audit_max_arcgp_violation",
     "audit_tolerance",
     "audit_parts",
-    *(f"seconds_{phase}" for phase in ("setup", "lp", "pricing", "scoring", "cuts", "update")),
+    *(f"seconds_{phase}" for phase in PHASES),
 )
-#: parse, price and cut's phases (decoders.ppc.lp.parse_price_cut's stats), in the statistics table
-PHASES = ("setup", "lp", "pricing", "scoring", "cuts", "update")
 #: Boolean stats, read as 1.0 / 0.0 (NaN where a record lacks them: MST, a killed timeout).
 FLAG_KEYS = ("integral", "ilp_solved", "audit_passed")
 #: Two objectives differ when they are further apart than this, relative to the larger magnitude.
@@ -272,16 +272,16 @@ TABLE1_COLUMNS = [
 ]
 
 
-def censored_ratio(group: pd.DataFrame, reference: pd.DataFrame) -> tuple[float, str]:
-    """(100 x speed of ``group`` / speed of ``reference``, what that number is): ``exact`` when neither timed
-    out; a timeout counts at its recorded seconds, below its true time, so the ratio is a ``lower bound`` when
-    only the reference timed out, an ``upper bound`` when only ``group`` did, ``neither bound`` when both did."""
-    if reference.empty or group.empty:
+def censored_ratio(speed: float, timed_out: bool, reference: pd.DataFrame) -> tuple[float, str]:
+    """(100 x ``speed`` / speed of ``reference``, what that number is): ``exact`` when neither timed out; a
+    timeout counts at its recorded seconds, below its true time, so the ratio is a ``lower bound`` when only the
+    reference timed out, an ``upper bound`` when only the row did (``timed_out``), ``neither bound`` when both
+    did."""
+    if reference.empty:
         return float("nan"), ""
-    ratio = 100.0 * _speed(group) / _speed(reference)
-    ours, theirs = _count(group, "timeout") > 0, _count(reference, "timeout") > 0
+    theirs = _count(reference, "timeout") > 0
     kind = {(False, False): "exact", (False, True): "lower bound", (True, False): "upper bound"}
-    return ratio, kind.get((ours, theirs), "neither bound")
+    return 100.0 * speed / _speed(reference), kind.get((timed_out, theirs), "neither bound")
 
 
 def _table1_row(
@@ -294,8 +294,9 @@ def _table1_row(
     bf_paper: pd.DataFrame,
 ) -> dict[str, Any]:
     speed = _speed(group)
-    rel_bf, rel_bf_is = censored_ratio(group, bf)
-    rel_paper, rel_paper_is = censored_ratio(group, bf_paper)
+    timed_out = _count(group, "timeout") > 0
+    rel_bf, rel_bf_is = censored_ratio(speed, timed_out, bf)
+    rel_paper, rel_paper_is = censored_ratio(speed, timed_out, bf_paper)
     row: dict[str, Any] = {
         "dataset": dataset,
         "paper_language": PAPER_LANGUAGE.get(dataset),
@@ -369,15 +370,9 @@ def table1(
                 rows.append(_table1_row(dataset, role, roles[role], group, bf, totals, bf_paper))
         if peer is not None:
             speed = summary["sentences_per_s"]
-            speeds = {"speed_rel_bf": bf, "speed_rel_bf_paper": bf_paper}
-            relative = {
-                f"{key}_pct": 100.0 * speed / _speed(ref) if not ref.empty else float("nan")
-                for key, ref in speeds.items()
-            }
-            kinds = {
-                f"{key}_is": ("lower bound" if _count(ref, "timeout") else "exact") if not ref.empty else ""
-                for key, ref in speeds.items()
-            }
+            relative = {}
+            for key, reference in (("speed_rel_bf", bf), ("speed_rel_bf_paper", bf_paper)):
+                relative[f"{key}_pct"], relative[f"{key}_is"] = censored_ratio(speed, False, reference)
             rows.append(
                 {
                     "dataset": dataset,
@@ -388,7 +383,6 @@ def table1(
                     "seconds": summary["parse_seconds"],
                     "sent_per_s": speed,
                     **relative,
-                    **kinds,
                     "uas": uas(peer, totals),
                 }
             )
