@@ -14,6 +14,7 @@ from decoders.ppc.lp import (
     brute_force,
     integer_program,
     parse_price_cut,
+    violated_cycles,
 )
 
 
@@ -412,3 +413,81 @@ def test_the_cut_step_finds_every_arc_pair_that_violates_arc_gp():
             violated[g, p, c] = False
         expected = sorted(map(tuple, np.argwhere(violated).tolist()))
         assert sorted(map(tuple, _violated_arc_gp(model, x, new).tolist())) == expected
+
+
+def _worst_cycles(z: np.ndarray) -> dict[frozenset, float]:
+    """Every set S of words (no root) with its cycle inequality's excess sum_{h, m in S} z_hm - (|S| - 1)."""
+    n = z.shape[0] - 1
+    out = {}
+    for mask in range(1, 1 << n):
+        words = [w + 1 for w in range(n) if mask >> w & 1]
+        out[frozenset(words)] = float(z[np.ix_(words, words)].sum()) - (len(words) - 1)
+    return out
+
+
+def test_violated_cycles_finds_a_violated_set_for_every_word_in_one():
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        n = int(rng.integers(1, 7))
+        z = np.zeros((n + 1, n + 1))
+        for m in range(1, n + 1):  # one head per word in total: one head, two halves, or random weights
+            heads = rng.choice([h for h in range(n + 1) if h != m], size=min(n, 1 + trial % 3), replace=False)
+            z[heads, m] = rng.random(len(heads)) if trial % 3 == 2 else 1.0
+            z[:, m] /= z[:, m].sum()
+        excess = _worst_cycles(z)
+        found = violated_cycles(z)
+        for words in found:  # every set returned is violated, and holds no root
+            assert 0 not in words
+            assert excess[frozenset(words.tolist())] > 1e-6 - 1e-12
+        in_violated = {w for words, e in excess.items() if e > 1e-5 for w in words}
+        assert in_violated <= {int(w) for words in found for w in words}
+
+
+def test_violated_cycles_refuses_bad_arrays():
+    for bad in (np.zeros((2, 3)), np.full((3, 3), np.nan), np.zeros(3)):
+        with pytest.raises(ValueError, match="finite square"):
+            violated_cycles(bad)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cycle_cuts_leave_no_cycle_and_stay_between_the_best_tree_and_the_full_lp(kind):
+    rng = np.random.default_rng(900 + KINDS.index(kind))
+    for n in (2, 3, 4, 5):
+        for _ in range(5):
+            arc, gp = _instance(rng, n, kind)
+            best, tree = _best_tree(arc, gp)
+            full = brute_force(arc, DenseGrandparents(gp))
+            cut = brute_force(arc, DenseGrandparents(gp), cycle_cuts=True)
+            assert cut.optimal, cut.status
+            if tree is None:
+                assert cut.objective == -np.inf
+                continue
+            tolerance = 1e-6 * (1 + abs(best))
+            assert best - tolerance <= cut.objective <= full.objective + tolerance
+            assert cut.bound >= cut.objective - tolerance
+            assert max(_worst_cycles(cut.arc_values).values()) <= 1e-6
+            if cut.integral:
+                assert cut.objective == pytest.approx(best, rel=1e-6, abs=1e-6)
+            assert cut.stats["cycle_cuts"] >= 0 and "cycle_cuts" not in full.stats
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cycle_cuts_on_arcs_alone_give_the_best_arborescence(kind):
+    """With every grandparent score 0, OneHead and every cycle inequality describe the arborescences' hull
+    (Edmonds), so the LP optimum is the best first-order tree's score, whatever the flow rows allowed."""
+    rng = np.random.default_rng(950 + KINDS.index(kind))
+    for n in (2, 3, 4, 6, 8):
+        for _ in range(4):
+            arc, _ = _instance(rng, n, kind)
+            gp = np.zeros((n + 1,) * 3)
+            cut = brute_force(arc, DenseGrandparents(gp), cycle_cuts=True)
+            best = _best_tree(arc, gp)[0] if n <= 6 else None
+            if best is None:
+                from decoders.parsing.mst import chu_liu_edmonds
+
+                best = chu_liu_edmonds(arc)[1]
+            assert cut.optimal, cut.status
+            if best == -np.inf:
+                assert cut.objective == -np.inf
+                continue
+            assert cut.objective == pytest.approx(best, rel=1e-6, abs=1e-6)

@@ -155,6 +155,7 @@ def test_the_udpipe_peer_trains_non_projective_and_parses_the_test_split(run, mi
         ("ilp", {"columns_per_word": True}),
         ("ppc", {"tighten": "yes"}),
         ("full-lp", {"rows": "all"}),
+        ("full-lp", {"cycle_cuts": "yes"}),
         ("ppc", {"rows": "lean-ish"}),
         ("ppc", {"primal": 1}),
         ("ilp", {"no_gp": "no"}),

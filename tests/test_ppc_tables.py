@@ -29,6 +29,7 @@ SETTINGS = {
         "ppc": {"decoder": "ppc", "params": {"start": "mst", "columns_per_word": 4}},
         "ilp": {"decoder": "ilp"},
         "audit": {"decoder": "ppc-audit"},
+        "full-lp-cycles": {"decoder": "full-lp", "params": {"polytope": "all", "cycle_cuts": True}},
     },
 }
 KILLED = ("timeout", None, None, {"killed": True})
@@ -126,6 +127,12 @@ def partut_runs() -> list[pd.DataFrame]:
                 KILLED,
             ],
         ),
+        # BF + cycle cuts: s3's LP integral once its cycle is cut, at an objective below BF's, 4 s in all
+        run(
+            "partut", "full-lp-cycles", [1, 1, 1, 1],
+            [("optimal", [10.0, 20.0, 30.0, 39.5][i], c, lp_stats(i, True, cycle_cuts=int(i == 3)))
+             for i, c in enumerate([2, 3, 4, 4])],
+        ),
         # Table 2: ArcGP+GPArc at 0.5 sentences/s, half integral; OneGP+NoGP 4x faster, a cooperative timeout on s2
         run(
             "partut", "arcgp", [2, 2, 2, 2],
@@ -183,19 +190,20 @@ def test_roles_follow_the_config_entries():
         "mst": "mst",
         "ilp": "ilp",
         "audit": "audit",
+        "bf_cycles": "full-lp-cycles",
     }
     without = {"variants": {k: v for k, v in SETTINGS["variants"].items() if k != "ilp"}}
     assert tables.variant_roles(without)["ilp"] is None
-    # a full-lp variant without a polytope solves the `all` polytope: it is BF
-    assert tables.variant_roles({"variants": {"bf": {"decoder": "full-lp"}}})["bf"] == "bf"
+    # a full-lp variant without a polytope solves the `all` polytope: it is BF; with cycle cuts, never BF
+    cycles = {"decoder": "full-lp", "params": {"cycle_cuts": True}}
+    roles = tables.variant_roles({"variants": {"cuts": cycles, "bf": {"decoder": "full-lp"}}})
+    assert roles["bf"] == "bf" and roles["bf_cycles"] == "cuts"
 
 
 def test_the_projects_config_names_every_role(repo_root):
     config = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
     roles = tables.variant_roles(config["experiments"]["ppc"])
-    assert all(roles[r] for r in ("bf", "bf_paper", "arcgp", "onegp", "ppc", "ppc_paper", "mst", "ilp")), (
-        roles
-    )
+    assert all(roles.values()), roles
 
 
 def test_stats_become_columns_and_every_row_has_its_length(records):
@@ -275,6 +283,11 @@ def test_table1_ratios_timeouts_and_paper_numbers(records, peer):
         and math.isnan(ilp["integer_pct"])
     )
     assert math.isnan(bf["mip_solved"]) and math.isnan(mst["objective_rel_bf_pct"])
+    # the analysis row: s3's cycle cut, integral everywhere, its objective below BF's on s3
+    cycles = partut.loc[tables.SYSTEMS["bf_cycles"]]
+    assert cycles["integer_pct"] == 100.0 and cycles["fractional"] == 0 and cycles["objective_differs"] == 1
+    assert cycles["speed_rel_bf_pct"] == 100.0 and cycles["uas"] == pytest.approx(100.0 * 13 / 17)
+    assert math.isnan(cycles["paper_uas"])
 
     # UAS: the timed-out sentence counts with its 5 words and no correct head
     assert bf["uas"] == pytest.approx(100.0 * 12 / 17)
@@ -306,7 +319,9 @@ def test_table1_without_the_ilp_variant(records):
     table = tables.table1(records[records["variant"] != "ilp"], settings)
     assert "ILP (MIP if fractional)" not in set(table["system"]) and tables.PEER not in set(table["system"])
     assert table["mip_solved"].isna().all()
-    assert len(table) == 8  # partut: both BFs, PPC, the paper's PPC, MST; szeged: BF, PPC, MST
+    assert (
+        len(table) == 9
+    )  # partut: both BFs, PPC, the paper's PPC, MST, BF + cycle cuts; szeged: BF, PPC, MST
 
 
 def test_table2_polytopes(records):
@@ -392,12 +407,19 @@ def test_write_ppc_outputs(tmp_path, peer):
         for suffix in (".csv", ".md", ".tex"):
             assert (tmp_path / "t" / f"{name}{suffix}").stat().st_size > 0
     table1 = pd.read_csv(tmp_path / "t" / "table1.csv")
-    assert len(table1) == 7 + 3 and table1["timeouts"].sum() == 2
+    assert len(table1) == 8 + 3 and table1["timeouts"].sum() == 2
     md = (tmp_path / "t" / "table1.md").read_text(encoding="utf-8")
     assert (
         "punctuation excluded by form" in md
         and "TurboParser/AD3" in md
         and "limit 600 s per sentence; full-lp: 3600 s" in md
+    )
+    # the grandparent model's target, per dataset, with the cycle cuts' measurement where it is not met
+    assert "partut: the grandparent LP (BF) has UAS 70.59 against the MST's 52.94" in md
+    assert "Fractional: 1 sentences; with every violated cycle inequality added, 0 (100.0% integral" in md
+    assert (
+        "szeged: the grandparent LP (BF) has UAS 71.43 against the MST's 71.43 and is integral on 100.0% "
+        in md
     )
     for name in ("time_vs_length.png", "bf_growth.png"):
         assert (tmp_path / "f" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -436,3 +458,45 @@ def test_audit_table(records):
     assert row["parts_checked"] == 12 + 36 + 80
     assert row["max_reduced_cost_rel"] == pytest.approx(3e-6) and row["positive_reduced_costs"] == 1
     assert row["max_arcgp_violation"] == 5e-7
+
+
+def _table1_rows(dataset: str, lp: dict, mst_uas: float, cycles: dict | None = None) -> list[dict]:
+    rows = [
+        {"dataset": dataset, "system": tables.SYSTEMS["bf"], **lp},
+        {"dataset": dataset, "system": tables.SYSTEMS["mst"], "uas": mst_uas},
+    ]
+    if cycles is not None:
+        rows.append({"dataset": dataset, "system": tables.SYSTEMS["bf_cycles"], **cycles})
+    return rows
+
+
+def test_model_notes_say_whether_the_target_is_met_and_the_measured_causes():
+    table = pd.DataFrame(
+        _table1_rows("ddt", {"uas": 87.2, "integer_pct": 96.0, "fractional": 4}, 87.0)
+        + _table1_rows(
+            "szeged",
+            {"uas": 78.0, "integer_pct": 90.0, "fractional": 10},
+            78.5,
+            {"uas": 78.4, "integer_pct": 97.0, "fractional": 3},
+        )
+    )
+    histories = {
+        "szeged": {
+            "first_order": {"dev_uas": 80.0},
+            "grandparent": {
+                "best_epoch": 2,
+                "epochs": [{"epoch": 1, "dev_uas": 79.0}, {"epoch": 2, "dev_uas": 80.1}],
+            },
+        }
+    }
+    ddt, szeged = tables.model_notes(table, histories)
+    assert ddt.startswith(
+        "ddt: the grandparent LP (BF) has UAS 87.20 against the MST's 87.00"
+    ) and ddt.endswith("met.")
+    assert "not met." in szeged and "integral on 90.0%" in szeged
+    assert "Fractional: 10 sentences" in szeged and "3 (97.0% integral, UAS 78.40)" in szeged
+    assert "kept grandparent epoch has UAS 80.10 against the first-order model's 80.00" in szeged
+    # no MST row: nothing to say; no cycle row or history: the target alone
+    assert tables.model_notes(table[table["system"] != tables.SYSTEMS["mst"]], {}) == []
+    alone = tables.model_notes(table[table["system"] != tables.SYSTEMS["bf_cycles"]], {})[1]
+    assert alone.endswith("not met.")

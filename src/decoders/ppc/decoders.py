@@ -7,6 +7,7 @@ for, counted (``parts_scored``). Scores are in the units of the models' weight n
 * ``mst``: first-order Chu-Liu-Edmonds with the first-order model (exact: ``optimal``, bound = objective);
 * ``full-lp``: the brute-force LP (every arc and grandparent part) over ``polytope`` (Table 2), with the lean
   rows (the same optimum; :mod:`decoders.ppc.lp`) or, ``rows: paper``, every row as section 3.2 writes them;
+  ``cycle_cuts: true`` adds the cycle inequalities the solution violates (an analysis, not the paper's LP);
 * ``ppc``: parse, price and cut (Algorithm 1) on the polytope with all four constraint families;
 * ``ppc-audit``: parse, price and cut, then its optimality conditions checked over every part (not timed as a
   decoder: the audit scores every part);
@@ -96,16 +97,24 @@ def _grandparent_problem(instance: PPCInstance):
 
 @register(EXPERIMENT, "full-lp")
 def decode_full_lp(
-    instance: PPCInstance, *, deadline: float | None = None, polytope: str = "all", rows: str = "lean"
+    instance: PPCInstance,
+    *,
+    deadline: float | None = None,
+    polytope: str = "all",
+    rows: str = "lean",
+    cycle_cuts: bool = False,
 ) -> Solution:
     """Brute force: the LP over every arc and grandparent part (all scored), on ``polytope``, with the lean
-    rows or the paper's (``rows``)."""
+    rows or the paper's (``rows``); ``cycle_cuts``: with every cycle inequality the solution violates added
+    until none is (an analysis of fractional solutions, not the paper's LP)."""
     if polytope not in POLYTOPES:
         raise ConfigError(f"polytope must be one of {list(POLYTOPES)}; got {polytope!r}")
     if rows not in ROW_SETS:
         raise ConfigError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
+    if not isinstance(cycle_cuts, bool):
+        raise ConfigError(f"cycle_cuts must be true or false; got {cycle_cuts!r}")
     arc, scores = _grandparent_problem(instance)
-    result = brute_force(arc, scores, polytope=polytope, rows=rows, deadline=deadline)
+    result = brute_force(arc, scores, polytope=polytope, rows=rows, cycle_cuts=cycle_cuts, deadline=deadline)
     return _lp_solution(instance, result, scores.scored)
 
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import highspy
+import networkx as nx
 import numpy as np
 
 from decoders.parsing.mst import chu_liu_edmonds
@@ -373,6 +374,32 @@ class _Model:
             lower = np.full(len(upper), -highspy.kHighsInf)
             h.addRows(len(upper), lower, upper, len(r), starts_r, cc[order].astype(np.int32), v[order])
 
+    def add_rows(self, members: list[np.ndarray], upper: np.ndarray) -> None:
+        """Add rows ``sum_{j in members[i]} x_j <= upper[i]`` (unit coefficients on columns ``members[i]``) to the
+        live model."""
+        k = len(members)
+        if k == 0:
+            return
+        counts = np.array([len(m) for m in members], dtype=np.int64)
+        cols = np.concatenate(members).astype(np.int64)
+        upper = np.asarray(upper, dtype=float)
+        self.a_row = np.concatenate([self.a_row, np.repeat(self.rows + np.arange(k), counts)])
+        self.a_col = np.concatenate([self.a_col, cols])
+        self.a_val = np.concatenate([self.a_val, np.ones(len(cols))])
+        self.rows += k
+        self.row_lower = np.concatenate([self.row_lower, np.full(k, -np.inf)])
+        self.row_upper = np.concatenate([self.row_upper, upper])
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+        self.highs.addRows(
+            k,
+            np.full(k, -highspy.kHighsInf),
+            upper,
+            len(cols),
+            starts,
+            cols.astype(np.int32),
+            np.ones(len(cols)),
+        )
+
     def solve(self, deadline: float | None) -> str:
         """Solve (warm-started from the last basis); ``optimal``, ``timeout`` or the solver's status."""
         h = self.highs
@@ -552,12 +579,22 @@ def brute_force(
     *,
     polytope: str = "all",
     rows: str = "lean",
+    cycle_cuts: bool = False,
     deadline: float | None = None,
 ) -> LPResult:
     """The full LP: every arc and every grandparent part, all scored, built in one call and solved once.
-    ``rows``: the lean row set (the same optimum, fewer rows; module doc) or the paper's."""
+    ``rows``: the lean row set (the same optimum, fewer rows; module doc) or the paper's.
+
+    ``cycle_cuts`` (an analysis, not the paper's LP): after each solve, add every cycle inequality the arc values
+    violate (:func:`violated_cycles`: a set ``S`` of words whose arcs among them sum above ``|S| - 1``, which the
+    single-commodity flow allows fractionally) and solve again, until none is violated. The result is then the
+    optimum of the LP with every cycle inequality (a tighter relaxation: its objective is at most the full
+    LP's), certified over the rows in the model (the others hold at the solution); ``stats['cycle_cuts']``
+    counts the rows added."""
     if rows not in ROW_SETS:
         raise ValueError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
+    if not isinstance(cycle_cuts, bool):
+        raise ValueError(f"cycle_cuts must be true or false; got {cycle_cuts!r}")
     arc = check_arc_scores(arc)
     n = arc.shape[0] - 1
     if n == 0:
@@ -567,25 +604,61 @@ def brute_force(
     parts = all_parts(_arc_ids(arc))
     values = np.asarray(scores.score(*parts.T), dtype=float) if len(parts) else np.zeros(0)
     model = _Model(arc, polytope, _largest(arc, values), rows=rows, parts=parts, scores=values)
-    status = model.solve(deadline)
-    stats = {
-        "parts_scored": len(parts),
-        "parts_added": len(parts),
-        "lp_solves": 1,
-        "lp_iterations": model.iterations,
-    }
-    if status != "optimal":
-        return _unsolved(n, status, stats)
-    x, y = model.solution()
-    result = _read(model, x, y, status, stats, np.zeros(0))
-    if result.status == "feasible" or result.stats["relative_gap"] > REFINE_GAP:  # a gap the defaults left
-        status = model.refine(deadline)
-        stats = {**stats, "lp_solves": 2, "lp_iterations": model.iterations, "refined": True}
+    stats: dict = {"parts_scored": len(parts), "parts_added": len(parts), "lp_solves": 0}
+    if cycle_cuts:
+        stats["cycle_cuts"] = 0
+    while True:
+        status = model.solve(deadline)
+        stats.update(lp_solves=stats["lp_solves"] + 1, lp_iterations=model.iterations)
         if status != "optimal":
             return _unsolved(n, status, stats)
         x, y = model.solution()
+        arcs = x[: model.arcs]
+        if cycle_cuts and np.any(
+            np.minimum(arcs, 1.0 - arcs) > INTEGRALITY
+        ):  # integral arcs: a tree (the flow)
+            found = violated_cycles(model.arc_matrix(x))
+            if found:
+                members = [model.arc_id[np.ix_(words, words)] for words in found]
+                model.add_rows([ids[ids >= 0] for ids in members], np.array([len(w) - 1.0 for w in found]))
+                stats["cycle_cuts"] += len(found)
+                continue
         result = _read(model, x, y, status, stats, np.zeros(0))
-    return result
+        if model.refined or (result.status == "optimal" and result.stats["relative_gap"] <= REFINE_GAP):
+            return result
+        model.tighten_tolerances()  # a gap the defaults left: once more at the tightest tolerances
+        stats["refined"] = True
+
+
+def violated_cycles(z: np.ndarray, tolerance: float = FEASIBILITY) -> list[np.ndarray]:
+    """Sets ``S`` of words (never the root 0) whose arc values among them sum above ``|S| - 1 + tolerance``: the
+    cycle (subtour) inequalities every tree obeys and ``z`` (``(n + 1, n + 1)``, ``[h, m]``) violates. When each
+    word's head values sum to 1 (OneHead), ``sum_{h, m in S} z_hm = |S| - (the value entering S)``, so the sets
+    are found exactly by a minimum cut from the root to each word not yet in a found set (capacities ``z``): every
+    word of some violated set is in one returned."""
+    z = np.asarray(z, dtype=float)
+    if z.ndim != 2 or z.shape[0] != z.shape[1] or not np.isfinite(z).all():
+        raise ValueError(f"z must be a finite square (n + 1, n + 1) array; got shape {z.shape}")
+    side = z.shape[0]
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(side))
+    heads, mods = np.nonzero(z > 0.0)
+    graph.add_weighted_edges_from(
+        ((int(h), int(m), float(z[h, m])) for h, m in zip(heads, mods, strict=True) if h != m and m != 0),
+        weight="capacity",
+    )
+    found: list[np.ndarray] = []
+    covered = np.zeros(side, dtype=bool)
+    for word in range(1, side):
+        if covered[word]:
+            continue
+        _, (_, inside) = nx.minimum_cut(graph, 0, word)
+        words = np.array(sorted(inside), dtype=np.int64)
+        inner = z[np.ix_(words, words)]
+        if float(inner.sum() - np.trace(inner)) > len(words) - 1 + tolerance:
+            found.append(words)
+            covered[words] = True
+    return found
 
 
 def _headless(arc: np.ndarray) -> bool:
