@@ -491,3 +491,62 @@ def test_cycle_cuts_on_arcs_alone_give_the_best_arborescence(kind):
                 assert cut.objective == -np.inf
                 continue
             assert cut.objective == pytest.approx(best, rel=1e-6, abs=1e-6)
+
+
+OURS = {"start": "tree", "columns_per_word": 4, "rows": "lean", "no_gp": False, "primal": True}
+SCALES = (1e-12, 1e-9, 1e-6, 1e-3, 1e3, 1e6, 1e9, 1e12)
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        lambda a, g: brute_force(a, DenseGrandparents(g)),
+        lambda a, g: parse_price_cut(a, DenseGrandparents(g)),
+        lambda a, g: parse_price_cut(a, DenseGrandparents(g), **OURS),
+        lambda a, g: integer_program(a, DenseGrandparents(g), **OURS),
+    ],
+    ids=["full-lp", "ppc-paper", "ppc", "ilp"],
+)
+def test_the_answer_does_not_depend_on_the_units_of_the_scores(method):
+    """Every score times any constant from 1e-12 to 1e12: the same status and tree, the objective times the
+    constant (pricing's tolerance is relative: an absolute one stopped PPC early below 1e-8)."""
+    rng = np.random.default_rng(41)
+    for trial in range(12):
+        arc, gp = _instance(rng, int(rng.integers(2, 6)), KINDS[trial % len(KINDS)])
+        reference = method(arc, gp)
+        assert reference.optimal
+        for scale in SCALES:
+            result = method(arc * scale, gp * scale)
+            assert result.status == reference.status, (trial, scale)
+            if reference.objective == -np.inf:
+                assert result.objective == -np.inf
+                continue
+            assert result.objective / scale == pytest.approx(reference.objective, rel=1e-6, abs=1e-9)
+            if reference.integral:
+                assert np.array_equal(result.heads, reference.heads), (trial, scale)
+
+
+@pytest.mark.parametrize("polytope", POLYTOPES)
+@pytest.mark.parametrize("arc_unit, gp_unit", [(1e-6, 1e6), (1e6, 1e-6), (1e-12, 1.0), (1.0, 1e-12)])
+def test_mixed_magnitudes_certify_or_say_why_not(polytope, arc_unit, gp_unit):
+    """Arc and grandparent scores 1e12 apart: an optimal answer is never below the best tree (the ILP's is the
+    best tree); an answer not certified says that the solver's precision is why (``precision_limited``)."""
+    rng = np.random.default_rng(61)
+    for trial in range(10):
+        arc, gp = _instance(rng, int(rng.integers(2, 6)), KINDS[trial % 4])
+        arc, gp = arc * arc_unit, gp * gp_unit
+        best, _ = _best_tree(arc, gp)
+        results = [brute_force(arc, DenseGrandparents(gp), polytope=polytope)]
+        if polytope == "all":
+            results += [
+                parse_price_cut(arc, DenseGrandparents(gp), **OURS),
+                integer_program(arc, DenseGrandparents(gp), **OURS),
+            ]
+        for i, result in enumerate(results):
+            if not result.optimal:
+                assert result.status == "feasible" and result.stats["precision_limited"]
+                continue
+            if best > -np.inf:
+                assert result.objective >= best - 1e-6 * abs(best)
+                if i == 2:
+                    assert result.objective == pytest.approx(best, rel=1e-6)

@@ -75,6 +75,8 @@ _UNIT = 2.0**-53
 #: ``OPTIMALITY_GAP * (1 + |objective|)``
 FEASIBILITY = 1e-6
 OPTIMALITY_GAP = 1e-6
+#: pricing adds a part whose reduced cost exceeds this times the largest score that can enter the LP
+PRICE_TOLERANCE = 1e-9
 #: values this close to 0 or 1 count as integral
 INTEGRALITY = 1e-6
 #: the feasibility tolerances of a re-solve when the certificate did not close at HiGHS's defaults (1e-7)
@@ -561,6 +563,10 @@ def _read(
     optimal = status == "optimal" and violation <= FEASIBILITY and gap_ok
     relative_gap = max(bound - objective - 2.0 * rounding, 0.0) / magnitude if magnitude > 0 else 0.0
     stats = {**stats, "max_violation": violation, "integral": integral, "relative_gap": relative_gap}
+    if status == "optimal" and not gap_ok:
+        # why not certified: the gap asked for (relative to the solution's own terms) is below what the solver
+        # resolves on costs divided by the largest score (mixed magnitudes: scores 1e10 apart and more)
+        stats["precision_limited"] = bool(OPTIMALITY_GAP * magnitude < REFINED_TOLERANCE * model.scale)
     return LPResult(
         heads, objective, bound, optimal, integral, "optimal" if optimal else status if status != "optimal" else "feasible",
         stats, z, model.per_arc(y, model.one_gp_row), model.per_arc(y, model.no_gp_row), model.parts,
@@ -932,9 +938,10 @@ def integer_program(
 
 
 def _price_tolerance(model: _Model) -> float:
-    """Reduced costs at most this are not worth a column (the solver's own dual tolerance, scaled); the
+    """Reduced costs at most this are not worth a column: relative to the largest score that can enter the LP
+    (what HiGHS's costs are divided by), so that the same columns enter at every unit of the scores; the
     certificate still counts them."""
-    return 1e-9 * (1.0 + float(np.abs(model.cost).max(initial=0.0)))
+    return PRICE_TOLERANCE * model.scale
 
 
 def _ppc_stats(known: np.ndarray, model: _Model, rounds: int, priced: int, cuts: int) -> dict:
