@@ -184,6 +184,8 @@ def test_forbidden_transitions_on_a_longer_tag_set():
         (np.array([["a", "b"]]), np.zeros((2, 2)), "theta must hold real numbers"),
         (np.zeros((3, 2)), np.array([[-np.inf, 0.0], [-np.inf, -np.inf]]), "no label sequence longer than 2"),
         (np.zeros((2, 1)), np.array([[-np.inf]]), "no label sequence longer than 1"),
+        (np.full((2, 2), 1e308), np.zeros((2, 2)), "could overflow"),  # Viterbi's sum was inf, CG crashed
+        (np.zeros((3, 2)), np.array([[1e301, -np.inf], [0.0, 0.0]]), "could overflow"),
     ],
 )
 def test_bad_instances_are_refused_naming_the_field(theta, tau, message):
@@ -243,3 +245,27 @@ def test_verify_rejects_tampered_certificates():
     two = _decode("viterbi-2best", instance)
     two.stats["second"] = two.structure
     assert "equals the best" in verify(instance, two)
+
+
+SCALES = (1e-12, 1e-9, 1e-6, 1e-3, 1e3, 1e6, 1e9, 1e12)
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_the_answer_does_not_depend_on_the_units_of_the_scores(name):
+    """Every score times any constant from 1e-12 to 1e12 (forbidden transitions kept): the same status and
+    labels, the objective times the constant."""
+    rng = np.random.default_rng(17)
+    for trial in range(15):
+        n_labels, n = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+        theta, tau = rng.normal(size=(n, n_labels)), rng.normal(size=(n_labels, n_labels))
+        if trial % 3 == 0:
+            tau[rng.random((n_labels, n_labels)) < 0.3] = -np.inf
+        if not _feasible(theta, tau):
+            continue
+        reference = _decode(name, _instance(theta, tau))
+        assert reference.status == "optimal"
+        for scale in SCALES:
+            solution = _decode(name, _instance(theta * scale, tau * scale))
+            assert solution.status == reference.status, (trial, scale)
+            assert np.array_equal(solution.structure, reference.structure), (trial, scale)
+            assert solution.objective / scale == pytest.approx(reference.objective, rel=1e-9, abs=1e-300)

@@ -8,7 +8,8 @@ independent: one :class:`ChainScores` is shared by every instance of a dataset (
 
 **Forbidden transitions** are written ``-inf`` in ``tau`` (never a large negative stand-in, whose magnitude would
 otherwise enter every tolerance): every exact decoder supports them, and a sequence that uses one is infeasible.
-``theta`` must be finite. NaN and ``+inf`` are refused everywhere. Both classes validate once, at
+``theta`` must be finite, and an instance's scores small enough that no sum the decoders form can overflow
+(:data:`MAX_MAGNITUDE`). NaN and ``+inf`` are refused everywhere. Both classes validate once, at
 construction, outside the timed decoders; an instance whose length no label sequence can have without a
 forbidden transition is refused there too (:attr:`ChainScores.longest_walk`).
 """
@@ -19,6 +20,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+
+#: The largest ``n x (max |theta| + 2 max finite |tau|)`` an instance may have: sums of a sequence's scores, the
+#: decoders' bounds (sums of maxima and minima) and their differences then stay far from float overflow (~1.8e308).
+MAX_MAGNITUDE = 2.0**1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,6 +112,17 @@ class ChainInstance:
                 f"got shape {self.theta.shape}"
             )
         _refuse(self.theta, "ChainInstance.theta", ~np.isfinite(self.theta), "a non-finite score")
+        tau = self.scores.tau
+        largest = float(np.abs(self.theta).max()) + 2.0 * float(
+            np.abs(tau[np.isfinite(tau)]).max(initial=0.0)
+        )
+        if self.theta.shape[0] * largest > MAX_MAGNITUDE:
+            raise ValueError(
+                f"ChainInstance.theta and tau: scores this large (max |theta| {np.abs(self.theta).max():.3g}, "
+                f"max finite |tau| {np.abs(tau[np.isfinite(tau)]).max(initial=0.0):.3g}, {self.theta.shape[0]} "
+                f"tokens) could overflow a sequence's score or the decoders' bounds; keep n x (max |theta| + 2 "
+                f"max |tau|) <= {MAX_MAGNITUDE:.3g}"
+            )
         if self.theta.shape[0] - 1 > self.scores.longest_walk:
             raise ValueError(
                 f"ChainInstance.theta has {self.theta.shape[0]} tokens, but no label sequence longer than "
