@@ -235,9 +235,17 @@ def decode_ppc_audit(
 
 
 def tree_score(instance: PPCInstance, heads: np.ndarray) -> float:
-    """The grandparent model's exact score of a tree: its arcs plus its grandparent parts."""
-    arc, scores = _grandparent_problem(instance)
+    """The grandparent model's exact score of a tree (full head array): its arcs plus its grandparent parts."""
+    heads = np.asarray(heads)
     n = instance.n
+    if heads.shape != (n + 1,) or heads.dtype.kind not in "iu":
+        raise ValueError(
+            f"heads must be a full integer head array of length {n + 1}; got {heads.dtype} {heads.shape}"
+        )
+    problem = tree_error(heads, single_root=False)
+    if problem is not None:
+        raise ValueError(f"heads: {problem}")
+    arc, scores = _grandparent_problem(instance)
     total = float(arc[heads[1:], np.arange(1, n + 1)].sum())
     g, p, c = gold_parts(heads)
     return total + float(scores.score(g, p, c).sum())

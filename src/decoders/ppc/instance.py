@@ -47,10 +47,6 @@ class PPCInstance:
         a = self.attributes
         if not isinstance(a, SentenceAttributes) or a.single.shape != (4, n + 1):
             return f"attributes must be SentenceAttributes over the same {n} words"
-        if a.offsets.shape != (n + 2,) or a.offsets[0] != 0 or np.any(np.diff(a.offsets) < 0):
-            return "attributes.offsets must be n + 2 non-decreasing offsets from 0"
-        if a.offsets[-1] != len(a.feats) or (len(a.feats) and a.feats.min() < 1) or a.single.min() < 1:
-            return "attributes hold an id below 1 or offsets that do not cover the features"
         gold = self.gold
         if not isinstance(gold, np.ndarray) or gold.dtype != np.int64 or gold.shape != (n + 1,):
             return f"gold must be an int64 head array of length {n + 1}"

@@ -66,6 +66,7 @@ import networkx as nx
 import numpy as np
 
 from decoders.parsing.mst import chu_liu_edmonds
+from decoders.ppc.model import part_ids
 
 POLYTOPES = ("arcgp", "onegp", "all")
 ROW_SETS = ("lean", "paper")
@@ -102,6 +103,7 @@ class DenseGrandparents:
         self.scored = 0
 
     def score(self, g: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
+        g, p, c = part_ids(self.scores.shape[0] - 1, g, p, c)
         self.scored += len(g)
         return self.scores[g, p, c]
 
@@ -127,6 +129,18 @@ class GrandparentScores(Protocol):
     def parent_bounds(self) -> np.ndarray:
         """``(n + 1, n + 1)`` or ``(T, n + 1, n + 1)``: ``[t, g, p] >= max_c s_t(g, p, c)``."""
         ...
+
+
+def checked_scores(scores: GrandparentScores, parts: np.ndarray) -> np.ndarray:
+    """``scores.score`` of the parts ``(k, 3)``, checked: one finite number per part (a ValueError names the
+    part otherwise)."""
+    values = np.asarray(scores.score(parts[:, 0], parts[:, 1], parts[:, 2]), dtype=float)
+    if values.shape != (len(parts),):
+        raise ValueError(f"scores.score returned shape {values.shape} for {len(parts)} parts")
+    if not np.isfinite(values).all():
+        k = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise ValueError(f"scores.score gave part {tuple(int(x) for x in parts[k])} the score {values[k]}")
+    return values
 
 
 def _bounds_by_term(child: np.ndarray, parent: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -532,7 +546,13 @@ def _largest(*scores: np.ndarray) -> float:
 
 
 def all_parts(arc_id: np.ndarray) -> np.ndarray:
-    """Every grandparent part ``(g, p, c)`` over the candidate arcs, in lexicographic order."""
+    """Every grandparent part ``(g, p, c)`` over the candidate arcs (``arc_id[h, m] >= 0``), in lexicographic
+    order."""
+    arc_id = np.asarray(arc_id)
+    if arc_id.ndim != 2 or arc_id.shape[0] != arc_id.shape[1] or arc_id.dtype.kind not in "iu":
+        raise ValueError(
+            f"arc_id must be a square integer (n + 1, n + 1) array; got {arc_id.dtype} {arc_id.shape}"
+        )
     exists = arc_id >= 0
     side = arc_id.shape[0]
     mask = exists[:, :, None] & exists[None, :, :]
@@ -608,7 +628,7 @@ def brute_force(
     if _headless(arc):
         return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
     parts = all_parts(_arc_ids(arc))
-    values = np.asarray(scores.score(*parts.T), dtype=float) if len(parts) else np.zeros(0)
+    values = checked_scores(scores, parts)
     model = _Model(arc, polytope, _largest(arc, values), rows=rows, parts=parts, scores=values)
     stats: dict = {"parts_scored": len(parts), "parts_added": len(parts), "lp_solves": 0}
     if cycle_cuts:
@@ -741,7 +761,7 @@ def parse_price_cut(
             g, p, c = parts.T
             fresh = np.isnan(known[g, p, c])
             if fresh.any():
-                known[g[fresh], p[fresh], c[fresh]] = scores.score(g[fresh], p[fresh], c[fresh])
+                known[g[fresh], p[fresh], c[fresh]] = checked_scores(scores, parts[fresh])
             return known[g, p, c]
 
     def add(parts: np.ndarray) -> None:
@@ -900,7 +920,7 @@ def integer_program(
     arc = check_arc_scores(arc)
     n = arc.shape[0] - 1
     parts = all_parts(_arc_ids(arc))
-    values = np.asarray(scores.score(*parts.T), dtype=float)
+    values = checked_scores(scores, parts)
     model = _Model(arc, "all", _largest(arc, values), parts=parts, scores=values)
     h = model.highs
     arcs = np.arange(model.arcs, dtype=np.int32)
@@ -963,6 +983,10 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
     most 0 (up to tolerances) mean no column and no row was missing; ``largest_score``: the largest |score| of an
     arc or part, what the solver's tolerances are relative to."""
     arc = check_arc_scores(arc)
+    if not isinstance(result, LPResult):
+        raise ValueError(f"result must be an LPResult; got {type(result).__name__}")
+    if result.arc_values is not None and result.arc_values.shape != arc.shape:
+        raise ValueError(f"result is of a sentence of shape {result.arc_values.shape}, arc of {arc.shape}")
     if result.arc_values is None:
         return {
             "max_reduced_cost": -math.inf,
@@ -979,7 +1003,7 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
         present[tuple(result.parts.T)] = True
         value[tuple(result.parts.T)] = result.part_values
     absent = ~present[g, p, c]
-    every = np.asarray(scores.score(g, p, c), dtype=float)
+    every = checked_scores(scores, parts)
     reduced = every[absent] - result.one_gp[p[absent], c[absent]] - result.no_gp[g[absent], p[absent]]
     z = result.arc_values
     violation = z[g, p] + z[p, c] - value[g, p, c] - 1.0

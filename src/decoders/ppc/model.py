@@ -127,6 +127,26 @@ class SentenceAttributes:
     offsets: np.ndarray
     feats: np.ndarray
 
+    def __post_init__(self) -> None:
+        single, offsets, feats = self.single, self.offsets, self.feats
+        for name, array, ndim in (("single", single, 2), ("offsets", offsets, 1), ("feats", feats, 1)):
+            if not isinstance(array, np.ndarray) or array.dtype.kind not in "iu" or array.ndim != ndim:
+                raise ValueError(f"SentenceAttributes.{name} must be a {ndim}-d integer array")
+        if single.shape[0] != len(ATTRIBUTES) - 1 or single.shape[1] < 1:
+            raise ValueError(
+                f"SentenceAttributes.single must have shape ({len(ATTRIBUTES) - 1}, n + 1); got {single.shape}"
+            )
+        n = single.shape[1] - 1
+        if offsets.shape != (n + 2,) or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
+            raise ValueError(f"SentenceAttributes.offsets must be {n + 2} non-decreasing offsets from 0")
+        if offsets[-1] != len(feats):
+            raise ValueError(
+                f"SentenceAttributes.offsets end at {offsets[-1]}, not at len(feats) = {len(feats)}"
+            )
+        for name, array in (("single", single), ("feats", feats)):
+            if array.size and (array.min() < 1 or array.max() >= MAX_ID):
+                raise ValueError(f"SentenceAttributes.{name} holds an id outside 1..{MAX_ID - 1}")
+
     @property
     def n(self) -> int:
         return self.single.shape[1] - 1
@@ -144,7 +164,7 @@ def part_keys(
     tokens: SentenceAttributes, g: np.ndarray, p: np.ndarray, c: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every feature key of the parts ``(g[k], p[k], c[k])``: (keys, part index of each key)."""
-    g, p, c = (np.asarray(x, dtype=np.int64) for x in (g, p, c))
+    g, p, c = part_ids(tokens.n, g, p, c)
     relation = _relation(g, p, c)
     zero = np.zeros(len(g), dtype=np.int64)
     keys, owners = [], []
@@ -165,6 +185,25 @@ def part_keys(
             keys.append(_pack(t, a_g, a_p, a_c, relation))
             owners.append(index)
     return np.concatenate(keys), np.concatenate(owners)
+
+
+def part_ids(n: int, g, p, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``g``, ``p``, ``c`` as C-contiguous int64 arrays of one length, checked: one-dimensional integers, each a
+    token of the sentence (``0..n``); a ValueError names the argument otherwise."""
+    out = []
+    for name, x in (("g", g), ("p", p), ("c", c)):
+        x = np.asarray(x)
+        if x.ndim != 1 or (x.size and x.dtype.kind not in "iu"):
+            raise ValueError(
+                f"part ids {name} must be a one-dimensional integer array; got {x.dtype} {x.shape}"
+            )
+        if x.size and (x.min() < 0 or x.max() > n):
+            bad = int(x[(x < 0) | (x > n)][0])
+            raise ValueError(f"part ids {name} hold {bad}, outside the sentence's tokens 0..{n}")
+        out.append(np.ascontiguousarray(x, dtype=np.int64))
+    if not len(out[0]) == len(out[1]) == len(out[2]):
+        raise ValueError(f"part ids g, p, c must have one length; got {[len(x) for x in out]}")
+    return out[0], out[1], out[2]
 
 
 #: TEMPLATES as an array: per template the attribute of g, p and c, -1 for none
@@ -225,6 +264,13 @@ class GrandparentIndex:
 
     keys: np.ndarray
 
+    def __post_init__(self) -> None:
+        keys = self.keys
+        if not isinstance(keys, np.ndarray) or keys.ndim != 1 or (keys.size and keys.dtype != np.int64):
+            raise ValueError("GrandparentIndex.keys must be a one-dimensional int64 array")
+        if np.any(np.diff(keys) <= 0):
+            raise ValueError("GrandparentIndex.keys must be strictly increasing (sorted, no repeats)")
+
     @classmethod
     def build(cls, sentences: Iterable[tuple[SentenceAttributes, np.ndarray]]) -> GrandparentIndex:
         """From (attributes, gold full head array) pairs."""
@@ -239,6 +285,9 @@ class GrandparentIndex:
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Each key's index, -1 for keys outside the index."""
+        keys = np.asarray(keys)
+        if keys.ndim != 1 or (keys.size and keys.dtype.kind not in "iu"):
+            raise ValueError(f"keys must be a one-dimensional integer array; got {keys.dtype} {keys.shape}")
         at = np.searchsorted(self.keys, keys)
         at = np.minimum(at, max(len(self.keys) - 1, 0))
         found = (self.keys[at] == keys) if len(self.keys) else np.zeros(len(keys), dtype=bool)
@@ -247,6 +296,14 @@ class GrandparentIndex:
 
 def gold_parts(heads: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The grandparent parts (g, p, c) of a tree (full head array): every c whose head p is a word."""
+    heads = np.asarray(heads)
+    if heads.ndim != 1 or heads.size < 1 or heads.dtype.kind not in "iu":
+        raise ValueError(
+            f"heads must be a full one-dimensional integer head array; got {heads.dtype} {heads.shape}"
+        )
+    n = len(heads) - 1
+    if n and (heads[1:].min() < 0 or heads[1:].max() > n):
+        raise ValueError(f"heads hold a head outside 0..{n}")
     c = np.flatnonzero(heads[1:] > 0) + 1
     p = heads[c]
     return heads[p], p, c
@@ -310,17 +367,24 @@ class GrandparentModel:
         weights: np.ndarray,
         bounds: GrandparentBounds | None = None,
     ):
-        self.tokens, self.index, self.weights, self.bounds = tokens, index, weights, bounds
+        if not isinstance(tokens, SentenceAttributes) or not isinstance(index, GrandparentIndex):
+            raise ValueError("GrandparentModel needs SentenceAttributes and a GrandparentIndex")
+        weights = np.asarray(weights)
+        if weights.shape != (len(index),) or weights.dtype.kind not in "iuf":
+            raise ValueError(
+                f"weights must be one number per index key ({len(index)}); got shape {weights.shape}"
+            )
+        self.tokens, self.index, self.bounds = tokens, index, bounds
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
         self.scored = 0
 
     def score(self, g: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
         """The parts' exact scores (a compiled loop over :func:`part_keys`'s keys; counted in ``scored``)."""
-        g, p, c = (np.ascontiguousarray(x, dtype=np.int64) for x in (g, p, c))
-        self.scored += len(g)
         t = self.tokens
-        weights = np.ascontiguousarray(self.weights, dtype=np.float64)
+        g, p, c = part_ids(t.n, g, p, c)
+        self.scored += len(g)
         return _score_parts(
-            g, p, c, t.single, t.offsets, t.feats, _TEMPLATE_ATTRIBUTES, self.index.keys, weights
+            g, p, c, t.single, t.offsets, t.feats, _TEMPLATE_ATTRIBUTES, self.index.keys, self.weights
         )
 
     def _pair_bounds(self, keys_of, table_keys, table_values) -> np.ndarray:

@@ -59,6 +59,8 @@ class Encoded:
 
 def every_arc(n: int) -> np.ndarray:
     """Every candidate arc of an n-word sentence as an (n + 1, n + 1) mask: no arc into the root, no self-loop."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise ValueError(f"n must be a number of words (an integer >= 0); got {n!r}")
     mask = np.ones((n + 1, n + 1), dtype=bool)
     np.fill_diagonal(mask, False)
     mask[:, 0] = False

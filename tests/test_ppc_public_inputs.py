@@ -1,0 +1,333 @@
+"""Every public function and class of the ppc package refuses a wrong shape, NaN and an out-of-range id with an
+error that names the argument: never a crash, a raw numpy error or a silent answer. The table must name every
+public callable the package defines (a new one without an entry fails), with its bad calls or the reason a class
+of bad input does not apply."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from decoders.errors import DecodersError
+from decoders.ppc import lp, model, training
+from decoders.ppc.instance import PPCInstance
+
+MODULES = ("lp", "model", "training", "instance", "decoders", "pipeline")
+N = 3
+
+
+def _attributes(n: int = N) -> model.SentenceAttributes:
+    single = np.full((4, n + 1), 3, dtype=np.int64)
+    offsets = np.zeros(n + 2, dtype=np.int64)
+    return model.SentenceAttributes(single, offsets, np.zeros(0, dtype=np.int64))
+
+
+def _index() -> model.GrandparentIndex:
+    tokens = _attributes()
+    heads = np.array([-1, 0, 1, 2])
+    return model.GrandparentIndex.build([(tokens, heads)])
+
+
+def _grandparent_model() -> model.GrandparentModel:
+    index = _index()
+    weights = np.linspace(-1.0, 1.0, len(index))
+    return model.GrandparentModel(
+        _attributes(), index, weights, model.GrandparentBounds.build(index, weights)
+    )
+
+
+def _arc(n: int = N) -> np.ndarray:
+    arc = np.zeros((n + 1, n + 1))
+    np.fill_diagonal(arc, -np.inf)
+    arc[:, 0] = -np.inf
+    return arc
+
+
+def _with(array: np.ndarray, index: tuple, value) -> np.ndarray:
+    out = np.array(array, dtype=float)
+    out[index] = value
+    return out
+
+
+def _dense(n: int = N) -> lp.DenseGrandparents:
+    return lp.DenseGrandparents(np.zeros((n + 1,) * 3))
+
+
+def _nan_scores():
+    class NaNScores(lp.DenseGrandparents):
+        def score(self, g, p, c):
+            return np.full(len(g), np.nan)
+
+    return NaNScores(np.zeros((N + 1,) * 3))
+
+
+def _short_scores():
+    class ShortScores(lp.DenseGrandparents):
+        def score(self, g, p, c):
+            return np.zeros(max(len(g) - 1, 0))
+
+    return ShortScores(np.zeros((N + 1,) * 3))
+
+
+#: name -> bad calls (a zero-argument callable and the message it must raise), or a string: why none applies
+BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
+    "lp.DenseGrandparents": [
+        (lambda: _dense().score([0], [1], [N + 1]), "part ids c hold 4"),
+        (lambda: lp.DenseGrandparents(np.zeros((3, 3))), "must be an \\(n \\+ 1\\)\\^3 array"),
+        (lambda: lp.DenseGrandparents(_with(np.zeros((3, 3, 3)), (0, 1, 2), np.nan)), r"\[0, 1, 2\] is nan"),
+    ],
+    "lp.GrandparentScores": "a Protocol (the interface the LPs call); its results are checked by checked_scores",
+    "lp.LPResult": "a record the LPs return; audit checks the one it is given",
+    "lp.checked_scores": [
+        (
+            lambda: lp.checked_scores(_nan_scores(), np.array([[0, 1, 2]])),
+            r"gave part \(0, 1, 2\) the score nan",
+        ),
+        (lambda: lp.checked_scores(_short_scores(), np.array([[0, 1, 2]])), "returned shape"),
+    ],
+    "lp.check_arc_scores": [
+        (lambda: lp.check_arc_scores(np.zeros((3, 4))), "square"),
+        (lambda: lp.check_arc_scores(_with(_arc(), (1, 2), np.nan)), r"arc score \[1, 2\] is nan"),
+        (lambda: lp.check_arc_scores(_with(_arc(), (1, 2), np.inf)), r"\[1, 2\] is inf"),
+    ],
+    "lp.all_parts": [
+        (lambda: lp.all_parts(np.zeros((3, 4), dtype=np.int64)), "arc_id must be a square integer"),
+        (lambda: lp.all_parts(np.zeros((3, 3))), "arc_id must be a square integer"),
+    ],
+    "lp.brute_force": [
+        (lambda: lp.brute_force(np.zeros((4, 3)), _dense()), "square"),
+        (lambda: lp.brute_force(_with(_arc(), (0, 1), np.nan), _dense()), r"\[0, 1\] is nan"),
+        (lambda: lp.brute_force(_arc(), _nan_scores()), "the score nan"),
+        (lambda: lp.brute_force(_arc(), _dense(), polytope="martins"), "unknown polytope"),
+        (lambda: lp.brute_force(_arc(), _dense(), cycle_cuts=1), "cycle_cuts must be true or false"),
+        (lambda: lp.brute_force(_arc(), _dense(2)), "part ids g hold 3, outside the sentence's tokens 0..2"),
+    ],
+    "lp.violated_cycles": [
+        (lambda: lp.violated_cycles(np.zeros((3, 4))), "finite square"),
+        (lambda: lp.violated_cycles(_with(np.zeros((3, 3)), (0, 1), np.nan)), "finite square"),
+    ],
+    "lp.parse_price_cut": [
+        (lambda: lp.parse_price_cut(np.zeros((4, 3)), _dense()), "square"),
+        (lambda: lp.parse_price_cut(_with(_arc(), (0, 1), np.nan), _dense()), r"\[0, 1\] is nan"),
+        (lambda: lp.parse_price_cut(_arc(), _nan_scores()), "the score nan"),
+        (lambda: lp.parse_price_cut(_arc(), _dense(), columns_per_word=0), "columns_per_word"),
+        (lambda: lp.parse_price_cut(_arc(), _dense(), start="leaf"), "start must be one of"),
+    ],
+    "lp.integer_program": [
+        (lambda: lp.integer_program(np.zeros((4, 3)), _dense()), "square"),
+        (lambda: lp.integer_program(_with(_arc(), (0, 1), np.nan), _dense()), r"\[0, 1\] is nan"),
+        (lambda: lp.integer_program(_arc(), _nan_scores()), "the score nan"),
+    ],
+    "lp.audit": [
+        (lambda: lp.audit(np.zeros((4, 3)), _dense(), lp.brute_force(_arc(), _dense())), "square"),
+        (lambda: lp.audit(_arc(), _dense(), "result"), "result must be an LPResult"),
+        (lambda: lp.audit(_arc(4), _dense(4), lp.brute_force(_arc(), _dense())), "result is of a sentence"),
+        (lambda: lp.audit(_arc(), _nan_scores(), lp.brute_force(_arc(), _dense())), "the score nan"),
+    ],
+    "model.Lexicon": "built from sentence tables and encodes any strings (unseen ones as UNKNOWN): no ids taken",
+    "model.SentenceAttributes": [
+        (
+            lambda: model.SentenceAttributes(
+                np.ones((3, 4), dtype=np.int64), np.zeros(5, np.int64), np.zeros(0, np.int64)
+            ),
+            r"single must have shape \(4, n \+ 1\)",
+        ),  # fmt: skip
+        (
+            lambda: model.SentenceAttributes(np.ones((4, 4)), np.zeros(5, np.int64), np.zeros(0, np.int64)),
+            "single must be a 2-d integer",
+        ),  # fmt: skip
+        (
+            lambda: model.SentenceAttributes(
+                np.ones((4, 4), np.int64), np.zeros(4, np.int64), np.zeros(0, np.int64)
+            ),
+            "offsets must be 5",
+        ),  # fmt: skip
+        (
+            lambda: model.SentenceAttributes(
+                np.ones((4, 4), np.int64), np.zeros(5, np.int64), np.ones(1, np.int64)
+            ),
+            "offsets end at 0",
+        ),  # fmt: skip
+        (
+            lambda: model.SentenceAttributes(
+                np.zeros((4, 4), np.int64), np.zeros(5, np.int64), np.zeros(0, np.int64)
+            ),
+            "single holds an id outside",
+        ),  # fmt: skip
+        (
+            lambda: model.SentenceAttributes(
+                np.full((4, 4), model.MAX_ID), np.zeros(5, np.int64), np.zeros(0, np.int64)
+            ),
+            "single holds an id outside",
+        ),  # fmt: skip
+    ],
+    "model.part_keys": [
+        (lambda: model.part_keys(_attributes(), [0], [1], [4]), "part ids c hold 4, outside"),
+        (lambda: model.part_keys(_attributes(), [-1], [1], [2]), "part ids g hold -1"),
+        (lambda: model.part_keys(_attributes(), [[0]], [1], [2]), "part ids g must be a one-dimensional"),
+        (lambda: model.part_keys(_attributes(), [0.5], [1], [2]), "part ids g must be a one-dimensional"),
+        (lambda: model.part_keys(_attributes(), [0, 1], [1], [2]), "one length"),
+    ],
+    "model.part_ids": [
+        (lambda: model.part_ids(N, [0], [9], [2]), "part ids p hold 9"),
+        (lambda: model.part_ids(N, [0], [np.nan], [2]), "part ids p must be a one-dimensional integer"),
+    ],
+    "model.GrandparentIndex": [
+        (lambda: model.GrandparentIndex(np.array([3, 1], dtype=np.int64)), "strictly increasing"),
+        (lambda: model.GrandparentIndex(np.array([[1]], dtype=np.int64)), "one-dimensional int64"),
+        (lambda: model.GrandparentIndex(np.array([1.0, 2.0])), "one-dimensional int64"),
+        (lambda: _index().lookup(np.array([0.5])), "keys must be a one-dimensional integer"),
+        (lambda: _index().lookup(np.zeros((2, 2), dtype=np.int64)), "keys must be a one-dimensional integer"),
+    ],
+    "model.gold_parts": [
+        (lambda: model.gold_parts(np.array([-1, 0, 5])), "head outside 0..2"),
+        (lambda: model.gold_parts(np.array([[-1, 0]])), "one-dimensional integer head array"),
+        (lambda: model.gold_parts(np.array([-1.0, np.nan])), "one-dimensional integer head array"),
+    ],
+    "model.GrandparentBounds": "built from a checked index and weights (GrandparentBounds.build) or a model file "
+    "(GrandparentParser.load checks it)",
+    "model.GrandparentModel": [
+        (
+            lambda: model.GrandparentModel(_attributes(), _index(), np.zeros(len(_index()) + 1)),
+            "one number per index key",
+        ),  # fmt: skip
+        (
+            lambda: model.GrandparentModel("tokens", _index(), np.zeros(len(_index()))),
+            "needs SentenceAttributes",
+        ),
+        (lambda: _grandparent_model().score([0], [1], [N + 1]), "part ids c hold 4"),
+        (lambda: _grandparent_model().score([0], [1], [[2]]), "part ids c must be a one-dimensional"),
+    ],
+    "model.GrandparentParser": [
+        (lambda: model.GrandparentParser(np.zeros(8), 1, None, None, _index(), 40), "bits must lie in 1..30"),
+        (
+            lambda: model.GrandparentParser(np.full(64, np.nan), 1, None, None, _index(), 2),
+            "weights must be finite",
+        ),
+        (lambda: model.GrandparentParser.load("/nonexistent/grandparent.npz"), "no grandparent parser"),
+    ],
+    "training.Encoded": "a pair of encoded arrays; the LPs and the instance check them where they are used",
+    "training.every_arc": [
+        (lambda: training.every_arc(-1), "n must be a number of words"),
+        (lambda: training.every_arc(2.5), "n must be a number of words"),
+    ],
+    "training.GrandparentLP": "trained on sentences the pipeline encodes; its LPs check arcs and parts as above",
+    "instance.PPCInstance": [
+        (
+            lambda: PPCInstance(
+                np.ones((2, 3)), _attributes(2), np.array([-1, 0, 1]), np.ones(2, bool), "m", "f"
+            ),
+            "arc_tokens must be a 2-d int64",
+        ),  # fmt: skip
+        (
+            lambda: PPCInstance(
+                np.ones((_n_attributes(), 4), np.int64),
+                _attributes(2),
+                np.array([-1, 0, 1]),
+                np.ones(2, bool),
+                "m",
+                "f",
+            ),
+            "attributes must be SentenceAttributes over the same 3",
+        ),  # fmt: skip
+        (
+            lambda: PPCInstance(
+                np.ones((_n_attributes(), 3), np.int64),
+                _attributes(2),
+                np.array([-1, 0, 5]),
+                np.ones(2, bool),
+                "m",
+                "f",
+            ),
+            "gold: word 2 has head 5",
+        ),  # fmt: skip
+    ],
+    "decoders.load_parser": [
+        (lambda: _decoders().load_parser("/nonexistent/gp.npz"), "no grandparent parser")
+    ],
+    "decoders.load_first_order": "reads a model file (missing or wrong files: tested in test_ppc_pipeline)",
+    "decoders.decode_mst": "takes a PPCInstance, checked at construction",
+    "decoders.decode_full_lp": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
+    "decoders.decode_ppc": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
+    "decoders.decode_ilp": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
+    "decoders.decode_ppc_audit": "takes a PPCInstance, checked at construction",
+    "decoders.tree_score": "heads are checked before the models are read: test_tree_score_refuses_bad_heads",
+    "decoders.evaluate": "takes a Solution the harness verified (decoders.verify) first",
+    "decoders.verify": "the harness's check of a Solution: every bad structure is its subject (test_ppc_pipeline)",
+    "pipeline.encode": "reads prepared sentence tables (their errors name the table: test_ppc_pipeline)",
+    "pipeline.uas_of": [(lambda: _pipeline().uas_of([np.zeros(2)], []), "zip")],
+    "pipeline.prune": "called by the pipeline on encoded sentences and trained weights",
+    "pipeline.train_parsers": "bad settings name the config key (test_ppc_pipeline)",
+    "pipeline.choose_epoch": [(lambda: _pipeline().choose_epoch([{"dev_uas": 1.0}], -1), "epoch_tolerance")],
+    "pipeline.train_job": "a Snakemake job over files: bad settings name the config key (test_ppc_pipeline)",
+    "pipeline.instances_job": "a Snakemake job over files the workflow wrote",
+    "pipeline.udpipe_train_job": "a Snakemake job; UDPipe errors name the file (test_parsing_udpipe)",
+    "pipeline.udpipe_job": "a Snakemake job; UDPipe errors name the file (test_parsing_udpipe)",
+}
+
+
+def _n_attributes() -> int:
+    from decoders.parsing.features import N_ATTRIBUTES
+
+    return N_ATTRIBUTES
+
+
+def _decoders():
+    return importlib.import_module("decoders.ppc.decoders")
+
+
+def _pipeline():
+    return importlib.import_module("decoders.ppc.pipeline")
+
+
+def _public() -> set[str]:
+    names = set()
+    for name in MODULES:
+        module = importlib.import_module(f"decoders.ppc.{name}")
+        for attribute, value in vars(module).items():
+            if attribute.startswith("_") or not callable(value):
+                continue
+            if (
+                getattr(value, "__module__", None) == module.__name__
+                or inspect.isclass(value)
+                and (value.__module__ == module.__name__)
+            ):
+                names.add(f"{name}.{attribute}")
+    return names
+
+
+def test_every_public_callable_has_an_entry():
+    assert _public() == set(BAD), (sorted(_public() - set(BAD)), sorted(set(BAD) - _public()))
+
+
+@pytest.mark.parametrize("name", sorted(k for k, v in BAD.items() if not isinstance(v, str)))
+def test_bad_input_is_refused_naming_the_argument(name):
+    for call, message in BAD[name]:
+        with pytest.raises((ValueError, TypeError, DecodersError)) as caught:
+            call()
+        assert caught.match(message), (name, str(caught.value))
+
+
+def test_tree_score_refuses_bad_heads(monkeypatch):
+    decoders = _decoders()
+    monkeypatch.setattr(decoders, "_grandparent_problem", lambda instance: pytest.fail("models read first"))
+    instance = PPCInstance(
+        np.ones((_n_attributes(), 3), np.int64),
+        _attributes(2),
+        np.array([-1, 0, 1]),
+        np.ones(2, bool),
+        "m",
+        "f",
+    )
+    for heads, message in (
+        (np.array([-1, 0]), "length 3"),
+        (np.array([-1, 0, 7]), "outside 0..2"),
+        (np.array([-1, 2, 1]), "cycle"),
+        (np.array([-1.0, 0.0, 1.0]), "integer head array"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            decoders.tree_score(instance, heads)
