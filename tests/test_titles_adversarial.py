@@ -409,3 +409,28 @@ def test_ilp_scale_must_be_a_power_of_two():
     with pytest.raises(ConfigError, match="scale"):
         solve(instance, scale=1e6)
     assert solve(instance, scale=2.0**20).status == "optimal"
+
+
+SCALES = (1e-12, 1e-9, 1e-6, 1e-3, 1e3, 1e6, 1e9, 1e12)
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_the_answer_does_not_depend_on_the_units_of_the_scores(name):
+    """Every weight times any constant from 1e-12 to 1e12 (missing edges kept): the same status and title, the
+    objective times the constant."""
+    rng = np.random.default_rng(23)
+    for trial in range(10):
+        n = int(rng.integers(2, 7))
+        klass = rng.integers(0, n, n)
+        k = int(rng.integers(1, len(set(klass.tolist())) + 1))
+        start, edge, end = rng.normal(size=n), rng.normal(size=(n, n)), rng.normal(size=n)
+        if trial % 3 == 0:
+            edge[rng.random((n, n)) < 0.3] = -np.inf
+        reference = decode(name, _instance(klass, start, edge, end, k))
+        assert reference.status == "optimal"
+        for scale in SCALES:
+            solution = decode(name, _instance(klass, start * scale, edge * scale, end * scale, k))
+            assert solution.status == reference.status, (trial, scale)
+            assert np.array_equal(solution.structure, reference.structure), (trial, scale)
+            if reference.objective > -math.inf:
+                assert solution.objective / scale == pytest.approx(reference.objective, rel=1e-9)

@@ -378,15 +378,19 @@ def _solve_cp_sat(
 
 
 def _solve_scip(model: PathModel, seconds: float, hint: np.ndarray | None) -> _Outcome:
-    """SCIP through OR-Tools' model builder: the CSR matrix goes in as it is (no per-term Python calls)."""
+    """SCIP through OR-Tools' model builder: the CSR matrix goes in as it is (no per-term Python calls). The
+    weights go in times a power of two that brings the largest to about 1 (exact: no rounding), since SCIP's
+    tolerances are absolute; its bound is divided back."""
     from ortools.linear_solver.python import model_builder_helper as mbh
 
     builder = mbh.ModelBuilderHelper()
     n_edges = model.n_edges
+    largest = float(np.abs(model.weight).max(initial=0.0))
+    unit = 2.0 ** -math.frexp(largest)[1] if 0.0 < largest < math.inf else 1.0
     builder.fill_model_from_sparse_data(
         np.zeros(model.n_variables),
         np.concatenate([np.ones(n_edges), np.full(n_edges, model.k + 1.0)]),
-        np.concatenate([model.weight, np.zeros(n_edges)]),
+        np.concatenate([model.weight * unit, np.zeros(n_edges)]),
         model.lower,
         model.upper,
         model.matrix.astype(np.float64),
@@ -412,7 +416,7 @@ def _solve_scip(model: PathModel, seconds: float, hint: np.ndarray | None) -> _O
     bound = None
     if code in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE, mbh.SolveStatus.NOT_SOLVED):
         value = float(solver.best_objective_bound())
-        bound = value if abs(value) < _SCIP_INFINITY else None
+        bound = value / unit if abs(value) < _SCIP_INFINITY else None
     if code == mbh.SolveStatus.OPTIMAL:
         status = "optimal"
     elif code == mbh.SolveStatus.INFEASIBLE:
