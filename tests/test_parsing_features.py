@@ -12,7 +12,7 @@ from decoders.parsing.features import (
     ROOT,
     UNKNOWN,
     Vocabulary,
-    arc_features,
+    _arc_features,
     arc_scores,
     max_arc_features,
     second_order_scores,
@@ -60,7 +60,7 @@ def test_arc_features_are_the_documented_templates():
     tokens = vocab.encode(*SENTENCE)
     size = 1 << 20
     out = np.empty(max_arc_features(4), dtype=np.int64)
-    count = arc_features(tokens, 3, 1, np.uint64(size - 1), out)  # sat -> The, two words apart, leftwards
+    count = _arc_features(tokens, 3, 1, np.uint64(size - 1), out)  # sat -> The, two words apart, leftwards
     got = set(out[:count].tolist())
     assert count == 2 * (29 + 2 * 1)
     dd = 0 * 8 + 2  # leftwards, distance bucket of 2
@@ -70,7 +70,7 @@ def test_arc_features_are_the_documented_templates():
     # surrounding hp-1.hp.mp-1.mp: m - 1 is the root (ROOT), h - 1 is "cat"
     assert set(_py_index(23, (vocab.ids["p:NN"], hp, ROOT, mp), dd, size)) <= got
     # the word after "." is outside the sentence
-    count = arc_features(tokens, 3, 4, np.uint64(size - 1), out)
+    count = _arc_features(tokens, 3, 4, np.uint64(size - 1), out)
     sat, period = vocab.ids["c:V"], vocab.ids["c:."]
     assert set(_py_index(28, (sat, vocab.ids["c:."], period, BOUNDARY), 1 * 8 + 1, size)) <= set(
         out[:count].tolist()
@@ -91,7 +91,7 @@ def test_arc_scores_sum_the_weights_of_allowed_arcs():
             if h == m or not allowed[h, m]:
                 assert scores[h, m] == -np.inf
             else:
-                count = arc_features(tokens, h, m, np.uint64(weights.size - 1), out)
+                count = _arc_features(tokens, h, m, np.uint64(weights.size - 1), out)
                 assert scores[h, m] == pytest.approx(weights[out[:count]].sum(), rel=1e-12)
 
 

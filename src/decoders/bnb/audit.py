@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from decoders.bnb.search import Backbone, Factors
-from decoders.parsing.eisner import eisner
+from decoders.parsing.checks import check_ids, check_int, check_range
+from decoders.parsing.eisner import _eisner
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,11 @@ def _integers(values: np.ndarray, what: str, forbidden: bool = False) -> np.ndar
 
 
 def crossing_pairs(arcs: np.ndarray) -> np.ndarray:
-    """Index pairs (i, j), i < j, of arcs (rows (h, m)) whose spans cross."""
+    """Index pairs (i, j), i < j, of arcs (rows (h, m) of positions >= 0) whose spans cross."""
+    arcs = check_ids(arcs, "arcs", ndim=2)
+    if arcs.shape[1] != 2:
+        raise ValueError(f"arcs must have shape (k, 2), got {arcs.shape}")
+    check_range(arcs, "arcs", 0, np.iinfo(np.int64).max)
     lo, hi = np.minimum(arcs[:, 0], arcs[:, 1]), np.maximum(arcs[:, 0], arcs[:, 1])
     a_lo, b_lo = lo[:, None], lo[None, :]
     a_hi, b_hi = hi[:, None], hi[None, :]
@@ -53,9 +58,17 @@ def crossing_pairs(arcs: np.ndarray) -> np.ndarray:
 
 
 def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, workers: int = 1) -> AuditResult:
-    """The best projective tree under the second-order backbone plus factors, by CP-SAT."""
+    """The best projective tree under the second-order backbone plus factors, by CP-SAT. ``time_limit`` in
+    seconds (> 0), ``workers`` >= 1; the factors' arcs must be the sentence's (ValueError otherwise: a factor over
+    a position outside it would silently never fire)."""
     from ortools.sat.python import cp_model
 
+    if not isinstance(backbone, Backbone) or not isinstance(factors, Factors):
+        raise ValueError("solve_exact takes a Backbone and Factors")
+    factors.check(backbone.n)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or math.isnan(time_limit):
+        raise ValueError(f"time_limit must be a number of seconds, got {time_limit!r}")
+    check_int(workers, "workers", minimum=1)
     if backbone.sib is None:
         raise ValueError("the audit needs the second-order backbone")
     n = backbone.n
@@ -139,7 +152,7 @@ def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, work
     model.maximize(sum(score * var for var, score in terms))
     # a first incumbent: the best projective tree under the arc scores alone (without it CP-SAT may not find any
     # tree within seconds); only a hint, the optimum and its proof are CP-SAT's own
-    start = eisner(np.where(allowed, arc.astype(float), -np.inf))[0]
+    start = _eisner(np.where(allowed, arc.astype(float), -np.inf))[0]
     if n and (start[1:] >= 0).all() and allowed[start[1:], np.arange(1, n + 1)].all():  # else: no tree at all
         levels = _depths(start)
         for (h, m), var in z.items():

@@ -7,7 +7,8 @@ factors: scoring is part of parsing, as in the paper's words per second) and ret
 weight numerator, so every score is an exact integer. ``eisner``, ``second-order`` and ``third-order`` are exact
 dynamic programs (``optimal``, bound = objective); ``bnb`` is branch and bound, ``optimal`` only when its certificate
 holds (:mod:`decoders.bnb.search`), else ``feasible`` (stopped by the time limit or the node limit) with the
-largest open bound.
+largest open bound; ``timeout`` with no structure if it stopped before finding any tree. A model whose weights
+could make a sentence's tree scores pass 2^53 is refused for it (CorpusFormatError naming the file).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import numpy as np
 
 from decoders.bnb.audit import solve_exact
 from decoders.bnb.instance import ParseInstance
-from decoders.bnb.model import NonLocalStructure, structure_of
+from decoders.bnb.model import NonLocalStructure, check_exact_range, structure_of
 from decoders.bnb.search import STEP_RULES
-from decoders.errors import ConfigError
+from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.protocol import Solution, register
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import LocalStructure
@@ -40,6 +41,24 @@ VERIFY_ENUMERATE = 7
 def load_model(path: str) -> tuple[ParserModel, LocalStructure | NonLocalStructure]:
     model = ParserModel.load(path)
     return model, structure_of(model.structure, model.vocabulary)
+
+
+@lru_cache(maxsize=4)
+def _largest_weight(path: str) -> float:
+    """The largest |weight| of a model's numerator (read once per process, as the model is)."""
+    return float(np.abs(load_model(path)[0].numerator).max())
+
+
+def _check_exact(instance: ParseInstance, structure: LocalStructure | NonLocalStructure) -> None:
+    """CorpusFormatError naming the model file when its weights could make this sentence's tree scores pass
+    2^53 (:func:`decoders.bnb.model.check_exact_range`): the objectives and bounds reported in the numerator's
+    units would no longer be exact, and branch and bound's grid certificate would not hold."""
+    groups = getattr(structure, "groups", ())
+    order = getattr(structure, "order", 2)
+    try:
+        check_exact_range(_largest_weight(instance.model), instance.n, groups, order, "the model's weights")
+    except ValueError as exc:
+        raise CorpusFormatError(instance.model, None, str(exc)) from exc
 
 
 def _expect(structure: Any, kind: type, name: str, path: str) -> None:
@@ -59,6 +78,7 @@ def _decode_local(instance: ParseInstance, name: str, order: int) -> Solution:
         raise ConfigError(
             f"decoder {name!r} needs an order-{order} model; {instance.model} is order {structure.order}"
         )
+    _check_exact(instance, structure)
     heads = structure.decode(instance.tokens, model.numerator, instance.allowed)
     return _tree_solution(heads, _score(instance, heads), instance)
 
@@ -112,6 +132,7 @@ def decode_bnb(
         raise ConfigError(f"fixing must be true or false; got {fixing!r}")
     model, structure = load_model(instance.model)
     _expect(structure, NonLocalStructure, "bnb", instance.model)
+    _check_exact(instance, structure)
     configured = replace(
         structure,
         max_iterations=max_iterations,
@@ -123,8 +144,9 @@ def decode_bnb(
     )
     result, factors = configured.solve(instance.tokens, model.numerator, instance.allowed, deadline)
     stats = {"words": instance.n, "factors": factors, **result.stats}
-    status = "optimal" if result.optimal else "feasible"
-    return Solution(result.heads[1:].tolist(), result.objective, result.bound, status, stats)
+    if result.heads is None:  # stopped before any tree was found
+        return Solution(None, math.nan, result.bound, "timeout", stats)
+    return Solution(result.heads[1:].tolist(), result.objective, result.bound, result.status, stats)
 
 
 @register(EXPERIMENT, "cp-sat")
@@ -145,6 +167,7 @@ def decode_cp_sat(
         return Solution(None, math.nan, math.nan, "timeout", {"words": instance.n, "not_attempted": True})
     model, structure = load_model(instance.model)
     _expect(structure, NonLocalStructure, "cp-sat", instance.model)
+    _check_exact(instance, structure)
     backbone, factors = structure.parts(instance.tokens, model.numerator, instance.allowed)
     left = math.inf if deadline is None else deadline - time.perf_counter()
     result = solve_exact(backbone, factors, time_limit=min(left, 1e6), workers=workers)

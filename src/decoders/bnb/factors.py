@@ -27,7 +27,18 @@ import numba
 import numpy as np
 
 from decoders.bnb.search import Factors
-from decoders.parsing.features import COARSE, LOWER, POS, emit
+from decoders.parsing.checks import (
+    check_allowed,
+    check_heads,
+    check_ids,
+    check_int,
+    check_range,
+    check_scored,
+    check_size,
+    check_tokens,
+    check_weights,
+)
+from decoders.parsing.features import COARSE, LOWER, N_ATTRIBUTES, POS, _emit
 
 GROUPS = ("grandchild", "great_grandchild", "sibling", "tri_sibling", "comb", "rather_than")
 GROUP_ID = {name: index for index, name in enumerate(GROUPS)}
@@ -44,7 +55,7 @@ def _tag(tokens: np.ndarray, row: int, nodes: np.ndarray, j: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def factor_nodes(group: int, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
+def _factor_nodes(group: int, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
     """The words of a factor in the group's order: a chain from its top (g, h, m / gg, g, h, m), a head then its
     modifiers (siblings, comb), or A1, than, rather, A2 (rather_than)."""
     width = WIDTH_BY_ID[group]
@@ -56,7 +67,7 @@ def factor_nodes(group: int, heads: np.ndarray, mods: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def factor_features(
+def _factor_features(
     tokens: np.ndarray, group: int, heads: np.ndarray, mods: np.ndarray, mask: np.uint64, out: np.ndarray
 ) -> int:
     """Write the feature indices of one factor (its arcs ``heads[j] -> mods[j]``, in the group's order) into
@@ -69,20 +80,20 @@ def factor_features(
     pattern = 0
     for j in range(WIDTH_BY_ID[group]):
         pattern = pattern * 2 + (1 if heads[j] < mods[j] else 0)
-    nodes = factor_nodes(group, heads, mods)
+    nodes = _factor_nodes(group, heads, mods)
     last = nodes[-4:] if nodes.shape[0] > 4 else nodes[1:]
     first, final = nodes[0], nodes[nodes.shape[0] - 1]
     k = 0
     for t, row in enumerate((POS, COARSE)):
-        k = emit(out, k, base + t, _tag(tokens, row, nodes, 0), _tag(tokens, row, nodes, 1),
+        k = _emit(out, k, base + t, _tag(tokens, row, nodes, 0), _tag(tokens, row, nodes, 1),
                  _tag(tokens, row, nodes, 2), _tag(tokens, row, nodes, 3), pattern, mask)  # fmt: skip
-        k = emit(out, k, base + 2 + t, _tag(tokens, row, last, 0), _tag(tokens, row, last, 1),
+        k = _emit(out, k, base + 2 + t, _tag(tokens, row, last, 0), _tag(tokens, row, last, 1),
                  _tag(tokens, row, last, 2), _tag(tokens, row, last, 3), pattern, mask)  # fmt: skip
-    k = emit(out, k, base + 4, tokens[POS, first], tokens[POS, final], 0, 0, pattern, mask)
+    k = _emit(out, k, base + 4, tokens[POS, first], tokens[POS, final], 0, 0, pattern, mask)
     middle = nodes[1:-1]
-    k = emit(out, k, base + 5, tokens[LOWER, first], tokens[LOWER, final], _tag(tokens, POS, middle, 0),
+    k = _emit(out, k, base + 5, tokens[LOWER, first], tokens[LOWER, final], _tag(tokens, POS, middle, 0),
              _tag(tokens, POS, middle, 1), pattern, mask)  # fmt: skip
-    k = emit(out, k, base + 6, tokens[LOWER, nodes[0]], tokens[LOWER, nodes[1]], 0, 0, pattern, mask)
+    k = _emit(out, k, base + 6, tokens[LOWER, nodes[0]], tokens[LOWER, nodes[1]], 0, 0, pattern, mask)
     return k
 
 
@@ -107,11 +118,27 @@ def _inside(word: int, a: int, b: int) -> bool:
     return min(a, b) < word < max(a, b)
 
 
-@numba.njit(cache=True, nogil=True)
+def _check_group(group: int, name: str = "group") -> int:
+    return check_range(np.array([check_int(group, name)]), name, 0, len(GROUPS) - 1)[0].item()
+
+
+def _check_word_ids(rather: int, than: int) -> tuple[int, int]:
+    return check_int(rather, "rather", minimum=-1), check_int(than, "than", minimum=-1)
+
+
 def candidates(tokens: np.ndarray, allowed: np.ndarray, group: int, rather: int, than: int):
-    """Every factor of ``group`` whose arcs ``allowed`` keeps: (heads, mods), rows padded with 0 to MAX_WIDTH.
+    """Every factor of ``group`` (an id of :data:`GROUPS`) whose arcs ``allowed`` (a bool (n + 1, n + 1) mask)
+    keeps: (heads, mods), rows padded with 0 to MAX_WIDTH.
 
     ``rather``/``than``: the lower-cased word ids of "rather" and "than" (for ``rather_than``; -1 if unseen)."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES)
+    allowed = check_allowed(allowed, n=tokens.shape[1] - 1)
+    return _candidates(tokens, allowed, _check_group(group), *_check_word_ids(rather, than))
+
+
+@numba.njit(cache=True, nogil=True)
+def _candidates(tokens: np.ndarray, allowed: np.ndarray, group: int, rather: int, than: int):
+    """:func:`candidates`' kernel."""
     n = tokens.shape[1] - 1
     heads = np.zeros((64, MAX_WIDTH), dtype=np.int64)
     mods = np.zeros((64, MAX_WIDTH), dtype=np.int64)
@@ -176,16 +203,37 @@ def candidates(tokens: np.ndarray, allowed: np.ndarray, group: int, rather: int,
     return heads[:count], mods[:count]
 
 
-@numba.njit(cache=True, nogil=True)
 def score_candidates(
     tokens: np.ndarray, weights: np.ndarray, group: int, heads: np.ndarray, mods: np.ndarray
+) -> np.ndarray:
+    """The summed feature weight of each candidate factor of ``group`` (its arcs ``heads[c, j] -> mods[c, j]``,
+    (F, >= the group's width) arrays of the sentence's positions, as :func:`candidates` gives them); a weight
+    they read that is not finite is a ValueError."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES)
+    n = tokens.shape[1] - 1
+    weights = check_weights(weights, finite=False)
+    group = _check_group(group)
+    heads, mods = check_ids(heads, "heads", ndim=2), check_ids(mods, "mods", ndim=2)
+    width = int(WIDTH_BY_ID[group])
+    if heads.shape != mods.shape or heads.shape[1] < width:
+        raise ValueError(
+            f"heads and mods must have one shape (F, >= {width}); got {heads.shape} and {mods.shape}"
+        )
+    check_range(heads[:, :width], "heads", 0, n)
+    check_range(mods[:, :width], "mods", 1, n)
+    return check_scored(_score_candidates(tokens, weights, group, heads, mods), what="factor score")
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_candidates(
+    tokens: np.ndarray, weights: np.ndarray, group: int, heads: np.ndarray, mods: np.ndarray
 ):
-    """The summed feature weight of each candidate factor."""
+    """:func:`score_candidates`' kernel."""
     mask = np.uint64(weights.shape[0] - 1)
     out = np.empty(MAX_FACTOR_FEATURES, dtype=np.int64)
     scores = np.zeros(heads.shape[0])
     for c in range(heads.shape[0]):
-        count = factor_features(tokens, group, heads[c], mods[c], mask, out)
+        count = _factor_features(tokens, group, heads[c], mods[c], mask, out)
         total = 0.0
         for i in range(count):
             total += weights[out[i]]
@@ -201,12 +249,19 @@ def sentence_factors(
     rather: int,
     than: int,
 ) -> tuple[Factors, np.ndarray]:
-    """The factors of ``groups`` with a non-zero score over the allowed arcs, and each one's group id."""
+    """The factors of ``groups`` (names of :data:`GROUPS`) with a non-zero score over the allowed arcs, and each
+    one's group id."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES)
+    weights = check_weights(weights, finite=False)
+    allowed = check_allowed(allowed, n=tokens.shape[1] - 1)
+    if isinstance(groups, str) or any(name not in GROUP_ID for name in groups):
+        raise ValueError(f"groups must be names of factor groups {list(GROUPS)}, got {groups!r}")
+    rather, than = _check_word_ids(rather, than)
     all_heads, all_mods, all_sizes, all_scores, all_groups = [], [], [], [], []
     for name in groups:
         group = GROUP_ID[name]
-        heads, mods = candidates(tokens, allowed, group, rather, than)
-        scores = score_candidates(tokens, weights, group, heads, mods)
+        heads, mods = _candidates(tokens, allowed, group, rather, than)
+        scores = check_scored(_score_candidates(tokens, weights, group, heads, mods), what="factor score")
         keep = scores != 0.0
         all_heads.append(heads[keep])
         all_mods.append(mods[keep])
@@ -224,11 +279,22 @@ def sentence_factors(
     return factors, np.concatenate(all_groups)
 
 
-@numba.njit(cache=True, nogil=True)
 def fired_features(
     tokens: np.ndarray, tree: np.ndarray, size: int, groups: np.ndarray, rather: int, than: int
 ) -> np.ndarray:
-    """The feature indices of every factor of ``groups`` (ids) that the tree (full head array) fires."""
+    """The feature indices of every factor of ``groups`` (ids) that the tree (full head array) fires; ``size``:
+    the factors' hash space (a power of two)."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES)
+    tree = check_heads(tree, "tree", n=tokens.shape[1] - 1)
+    groups = check_range(check_ids(groups, "groups", ndim=1), "groups", 0, len(GROUPS) - 1)
+    return _fired_features(tokens, tree, check_size(size), groups, *_check_word_ids(rather, than))
+
+
+@numba.njit(cache=True, nogil=True)
+def _fired_features(
+    tokens: np.ndarray, tree: np.ndarray, size: int, groups: np.ndarray, rather: int, than: int
+) -> np.ndarray:
+    """:func:`fired_features`' kernel."""
     n = tree.shape[0] - 1
     allowed = np.zeros((n + 1, n + 1), dtype=np.bool_)
     for m in range(1, n + 1):
@@ -238,9 +304,9 @@ def fired_features(
     total = 0
     out = np.empty(MAX_FACTOR_FEATURES, dtype=np.int64)
     for group in groups:
-        heads, mods = candidates(tokens, allowed, group, rather, than)
+        heads, mods = _candidates(tokens, allowed, group, rather, than)
         for c in range(heads.shape[0]):
-            count = factor_features(tokens, group, heads[c], mods[c], mask, out)
+            count = _factor_features(tokens, group, heads[c], mods[c], mask, out)
             pieces.append(out[:count].copy())
             total += count
     result = np.empty(total, dtype=np.int64)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from decoders.parsing.eisner import eisner
+from decoders.parsing.eisner import _eisner
 from decoders.parsing.features import N_ATTRIBUTES
 from decoders.parsing.trees import tree_error
 
@@ -59,7 +59,7 @@ class ParseInstance:
             return f"allowed must be a bool array of shape ({n + 1}, {n + 1})"
         if allowed[:, 0].any() or np.diag(allowed).any():
             return "allowed has an arc into the root or from a word to itself"
-        if eisner(np.where(allowed, 0.0, -np.inf))[1] == -np.inf:
+        if _eisner(np.where(allowed, 0.0, -np.inf))[1] == -np.inf:
             return "allowed leaves no projective tree"
         if self.k is not None and (isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1):
             return f"k must be a positive integer or None, got {self.k!r}"

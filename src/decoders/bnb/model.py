@@ -8,11 +8,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from decoders.bnb.factors import GROUP_ID, fired_features, sentence_factors
-from decoders.bnb.search import Backbone, Factors, Result, branch_and_bound
+from decoders.bnb.factors import GROUP_ID, MAX_FACTOR_FEATURES, fired_features, sentence_factors
+from decoders.bnb.search import STEP_RULES, Backbone, Factors, Result, branch_and_bound
 from decoders.errors import ConfigError
-from decoders.parsing.eisner import eisner
-from decoders.parsing.features import Vocabulary, arc_scores, second_order_scores, tree_features
+from decoders.parsing.checks import check_float, check_int, check_tokens, check_weights
+from decoders.parsing.eisner import _eisner
+from decoders.parsing.features import (
+    N_ATTRIBUTES,
+    N_PART_TEMPLATES,
+    Vocabulary,
+    _max_arc_features,
+    arc_scores,
+    second_order_scores,
+    tree_features,
+)
 from decoders.parsing.perceptron import LocalStructure
 from decoders.parsing.pruning import top_k_heads
 
@@ -46,9 +55,24 @@ class NonLocalStructure:
     fixing: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.groups, tuple):
+            raise ValueError(f"groups must be a tuple of factor group names, got {self.groups!r}")
         unknown = [name for name in self.groups if name not in GROUP_ID]
         if unknown:
             raise ValueError(f"unknown factor group(s) {unknown}; known: {sorted(GROUP_ID)}")
+        check_int(self.rather, "rather", minimum=-1)
+        check_int(self.than, "than", minimum=-1)
+        if self.grid is not None:
+            check_float(self.grid, "grid", positive=True)
+        check_int(self.max_iterations, "max_iterations", minimum=1)
+        check_float(self.epsilon, "epsilon", minimum=0.0)
+        check_int(self.max_nodes, "max_nodes", minimum=1)
+        if self.max_open_bytes is not None:
+            check_int(self.max_open_bytes, "max_open_bytes", minimum=1)
+        if self.step_rule not in STEP_RULES:
+            raise ValueError(f"unknown step_rule {self.step_rule!r}; known: {list(STEP_RULES)}")
+        if not isinstance(self.fixing, bool):
+            raise ValueError(f"fixing must be True or False, got {self.fixing!r}")
 
     @property
     def group_ids(self) -> np.ndarray:
@@ -72,7 +96,7 @@ class NonLocalStructure:
     ) -> tuple[Result, int]:
         """B&B on one sentence (``incumbent``: a tree known beforehand,
         :func:`decoders.bnb.search.branch_and_bound`): the result and the number of factors scored."""
-        n = tokens.shape[1] - 1
+        n = check_tokens(tokens, N_ATTRIBUTES).shape[1] - 1
         mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
         backbone, factors = self.parts(tokens, weights, mask)
         result = branch_and_bound(
@@ -116,7 +140,7 @@ class NonLocalStructure:
 
 
 def _half(size: int) -> int:
-    if size < 2 or size & (size - 1):
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 2 or size & (size - 1):
         raise ValueError(
             f"a non-local model's weights must be a vector of power-of-two size >= 2, got {size}"
         )
@@ -125,6 +149,7 @@ def _half(size: int) -> int:
 
 def halves(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A non-local model's weight vector as its backbone's and its factors' hash spaces (views)."""
+    weights = check_weights(weights, finite=False)
     half = _half(weights.shape[0])
     return weights[:half], weights[half:]
 
@@ -133,24 +158,81 @@ def prune_heads(tokens: np.ndarray, weights: np.ndarray, k: int | None) -> np.nd
     """Section 4.4's pre-pruning: per word, the ``k`` heads of highest first-order score (ties: smaller head),
     plus the arcs of the first-order best projective tree, so that a tree always remains; ``None`` keeps every
     arc."""
-    n = tokens.shape[1] - 1
+    n = check_tokens(tokens, N_ATTRIBUTES).shape[1] - 1
+    weights = check_weights(weights, finite=False)
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1):
+        raise ValueError(f"k must be a positive number of heads per word or None, got {k!r}")
     if k is None or k >= n:
         return top_k_heads(np.zeros((n + 1, n + 1)), None, np.zeros(0, dtype=np.int64))
     everything = np.ones((n + 1, n + 1), dtype=bool)
     np.fill_diagonal(everything, False)
     everything[:, 0] = False
     scores = arc_scores(tokens, weights, everything)
-    return top_k_heads(scores, k, eisner(scores)[0])
+    return top_k_heads(scores, k, _eisner(scores)[0])
 
 
 def structure_of(description: dict, vocabulary: Vocabulary) -> LocalStructure | NonLocalStructure:
     """The Structure a model file's ``structure`` describes: ``{"order": 1 | 2}`` or ``{"groups": [...]}``."""
+    if not isinstance(description, dict):
+        raise ConfigError(f"a model's structure must be a mapping, got {description!r}")
+    if not isinstance(vocabulary, Vocabulary):
+        raise ConfigError(f"vocabulary must be a Vocabulary, got {type(vocabulary).__name__}")
     if "classifier" in description:
         raise ConfigError(f"a head classifier ({description}) only prunes: it does not parse")
     if "groups" in description:
+        if isinstance(description["groups"], str) or not isinstance(description["groups"], list | tuple):
+            raise ConfigError(
+                f"a model's factor groups must be a list of names, got {description['groups']!r}"
+            )
         return NonLocalStructure(
             tuple(description["groups"]),
             rather=vocabulary.ids.get("l:rather", -1),
             than=vocabulary.ids.get("l:than", -1),
         )
-    return LocalStructure(int(description["order"]))
+    order = description.get("order")
+    if isinstance(order, bool) or order not in (1, 2, 3):
+        raise ConfigError(f"a model's structure needs order 1, 2 or 3 or factor groups, got {description!r}")
+    return LocalStructure(int(order))
+
+
+#: Upper bounds on how many factors of each group one tree of ``n`` words fires: a chain per word (its head
+#: and grandparent are fixed), a pair or triple of one head's modifiers, a comb per window of four words (one
+#: head heads them all) and a rather_than per "than" (its head is fixed).
+_FIRED = {
+    "grandchild": lambda n: n,
+    "great_grandchild": lambda n: n,
+    "sibling": lambda n: n * (n - 1) // 2,
+    "tri_sibling": lambda n: n * (n - 1) * (n - 2) // 6,
+    "comb": lambda n: n,
+    "rather_than": lambda n: n,
+}
+
+#: Per word, the features a third-order (Koo and Collins Model 1) tree adds beyond its arcs: the sibling part's
+#: and the grandchild and grand-sibling templates (:mod:`decoders.parsing.third_order`), each emitted twice.
+_THIRD_ORDER_PER_WORD = 2 * N_PART_TEMPLATES + 2 * (6 + 4)
+
+
+def max_tree_features(n: int, groups: tuple[str, ...] = (), order: int = 2) -> int:
+    """An upper bound on the feature occurrences one tree of ``n`` words fires: per word its arc's (the fixed
+    templates plus two per word in between) and, with ``order`` 2, its sibling, inner and outer grandchild
+    parts' (or with 3, Model 1's parts), plus every factor of ``groups`` the tree can fire times
+    MAX_FACTOR_FEATURES. A tree's score is a sum of that many weights, so ``max |w|`` times it bounds every
+    partial sum."""
+    n = check_int(n, "n", minimum=0)
+    per_word = _max_arc_features(n) + {1: 0, 2: 3 * 2 * N_PART_TEMPLATES, 3: _THIRD_ORDER_PER_WORD}[order]
+    return n * per_word + MAX_FACTOR_FEATURES * sum(_FIRED[name](n) for name in groups)
+
+
+def check_exact_range(largest: float, n: int, groups: tuple[str, ...], order: int, what: str) -> None:
+    """ValueError naming ``what`` (a model file) unless a tree of ``n`` words scores exactly under weights of
+    magnitude at most ``largest``: ``largest * max_tree_features(n, groups, order) < 2^53``, below which every
+    partial sum of integer weights is an integer a double holds exactly (so branch and bound's grid certificate,
+    and the exact objectives the decoders report, hold)."""
+    largest = check_float(largest, "largest", minimum=0.0)
+    count = max_tree_features(n, groups, order)
+    if largest * count >= 2.0**53:
+        raise ValueError(
+            f"{what}: weights up to {largest:.6g} in magnitude over the {count} features a tree of {n} words can "
+            "fire can sum past 2^53, where scores are no longer exact integers; this model cannot be decoded "
+            "exactly"
+        )

@@ -30,7 +30,10 @@ more than ``max_open_bytes`` (measured: gsd's tri-sibling model reached 17 GB in
 Certificate: ``optimal`` only when the best tree's exact score reaches the smallest upper bound of the open
 nodes, after widening each bound by a bound on its floating-point rounding error. With ``grid`` (scores are
 multiples of it, e.g. integer-valued averaged-perceptron numerators: section 4.4's ``floor(N T psi) / (N T)``)
-a bound is first rounded down to the grid. Lower bound initialisation (section 3.4): a few alternations of a DP
+a bound is first rounded down to the grid; that is only sound while every score is a multiple of the grid and
+every sum is exact, so :func:`branch_and_bound` refuses a grid when a score is off it or when ``backbone.magnitude()
++ sum_c |phi_c|`` (which bounds every partial sum of a tree's score) reaches ``2^53`` grid units. Lower bound
+initialisation (section 3.4): a few alternations of a DP
 call on the lower-bound function's per-arc terms and the best ``p`` for the tree found.
 """
 
@@ -43,8 +46,17 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from decoders.parsing.eisner import eisner, tree_score
-from decoders.parsing.second_order import second_order, second_order_max_marginals, second_order_score
+from decoders.parsing.checks import (
+    check_arc_scores,
+    check_cube,
+    check_finite,
+    check_float,
+    check_ids,
+    check_int,
+    check_range,
+)
+from decoders.parsing.eisner import _eisner, _tree_score
+from decoders.parsing.second_order import _second_order, _second_order_max_marginals, _second_order_score
 from decoders.parsing.trees import is_projective, tree_error
 
 _UNIT = 2.0**-53
@@ -53,12 +65,26 @@ _UNIT = 2.0**-53
 @dataclass(frozen=True)
 class Backbone:
     """The part of the model a DP maximises exactly: ``arc`` (``-inf`` forbids) and, for the second-order
-    backbone, the ``sib``/``inner``/``outer`` arrays (None for a first-order backbone)."""
+    backbone, the ``sib``/``inner``/``outer`` arrays (None for a first-order backbone). Checked at construction:
+    ``arc`` a float (n + 1, n + 1) array, finite or ``-inf``; the parts (all three or none) finite floats of shape
+    (n + 1, n + 1, n + 1)."""
 
     arc: np.ndarray
     sib: np.ndarray | None = None
     inner: np.ndarray | None = None
     outer: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        arc = check_arc_scores(self.arc, "backbone.arc")
+        object.__setattr__(self, "arc", arc)
+        parts = {"sib": self.sib, "inner": self.inner, "outer": self.outer}
+        given = [name for name, part in parts.items() if part is not None]
+        if given and len(given) != 3:
+            raise ValueError(f"backbone: sib, inner and outer come together; got only {given}")
+        side = arc.shape[0]
+        for name in given:
+            cube = check_cube(parts[name], f"backbone.{name}", (side,) * 3, forbid=False)
+            object.__setattr__(self, name, cube)
 
     @property
     def n(self) -> int:
@@ -91,12 +117,46 @@ class Backbone:
 @dataclass(frozen=True)
 class Factors:
     """Non-local factors: factor ``c`` is the arcs ``heads[c, j] -> mods[c, j]`` for ``j < size[c]`` (rows
-    padded with 0) and scores ``score[c]`` when all of them are in the tree."""
+    padded with 0) and scores ``score[c]`` when all of them are in the tree. Checked at construction: integer
+    (F, width) ids >= 0, sizes in 1..width, finite scores; :meth:`check` checks the ids against a sentence."""
 
     heads: np.ndarray
     mods: np.ndarray
     size: np.ndarray
     score: np.ndarray
+
+    def __post_init__(self) -> None:
+        heads = check_ids(self.heads, "factors.heads", ndim=2)
+        mods = check_ids(self.mods, "factors.mods", ndim=2)
+        if mods.shape != heads.shape:
+            raise ValueError(f"factors.mods must have factors.heads' shape {heads.shape}; got {mods.shape}")
+        size = check_ids(self.size, "factors.size", ndim=1)
+        score = np.asarray(self.score)
+        if score.dtype == np.bool_ or not np.issubdtype(score.dtype, np.number) or score.ndim != 1:
+            raise ValueError(
+                f"factors.score must be a 1-d float array, got {score.dtype} of shape {score.shape}"
+            )
+        score = check_finite(score.astype(np.float64, copy=False), "factors.score")
+        if not len(size) == len(score) == len(heads):
+            raise ValueError(
+                f"factors: heads ({len(heads)} rows), size ({len(size)}) and score ({len(score)}) differ in length"
+            )
+        check_range(size, "factors.size", 1, heads.shape[1])
+        check_range(heads, "factors.heads", 0, np.iinfo(np.int64).max)
+        check_range(mods, "factors.mods", 0, np.iinfo(np.int64).max)
+        for name, value in (("heads", heads), ("mods", mods), ("size", size), ("score", score)):
+            object.__setattr__(self, name, value)
+
+    def check(self, n: int) -> None:
+        """ValueError unless every factor arc is an arc of a sentence of ``n`` words: heads in 0..n, modifiers
+        in 1..n, no loop (padding entries are not read)."""
+        valid = self.valid()
+        check_range(np.where(valid, self.heads, 0), "factors.heads", 0, n)
+        check_range(np.where(valid, self.mods, 1), "factors.mods", 1, n)
+        loops = valid & (self.heads == self.mods)
+        if loops.any():
+            c, j = (int(i) for i in np.argwhere(loops)[0])
+            raise ValueError(f"factors.heads[{c}, {j}] = factors.mods[{c}, {j}]: an arc cannot be a loop")
 
     @classmethod
     def empty(cls, width: int = 1) -> Factors:
@@ -130,19 +190,40 @@ class Factors:
 
 @dataclass
 class Result:
-    """What :func:`branch_and_bound` found: the best tree, its exact score, the certified bound, counters."""
+    """What :func:`branch_and_bound` found: the best tree (None when it stopped before finding one), its exact
+    score, the certified bound, counters."""
 
-    heads: np.ndarray
+    heads: np.ndarray | None
     objective: float
     bound: float
     optimal: bool
     stats: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def status(self) -> str:
+        """``optimal`` (certified), ``feasible`` (a tree, not certified) or ``timeout`` (no tree)."""
+        if self.optimal:
+            return "optimal"
+        return "timeout" if self.heads is None else "feasible"
 
-@numba.njit(cache=True, nogil=True)
+
 def project_rows_to_simplex(values: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Euclidean projection of each row's first ``size[c]`` entries onto the probability simplex, by sorting
-    (Duchi et al. 2008); padding entries become 0."""
+    (Duchi et al. 2008); padding entries become 0. ``values``: a finite float (F, width) array; ``size``: (F,)
+    integers in 0..width."""
+    values = np.asarray(values)
+    if values.ndim != 2 or values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
+        raise ValueError(f"values must be a 2-d float array, got {values.dtype} of shape {values.shape}")
+    values = check_finite(values.astype(np.float64), "values")
+    size = check_ids(size, "size", ndim=1)
+    if len(size) != len(values):
+        raise ValueError(f"size must have one entry per row of values ({len(values)}), got {len(size)}")
+    return _project_rows_to_simplex(values, check_range(size, "size", 0, values.shape[1]))
+
+
+@numba.njit(cache=True, nogil=True)
+def _project_rows_to_simplex(values: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """:func:`project_rows_to_simplex`'s kernel."""
     out = np.zeros_like(values)
     buffer = np.empty(values.shape[1])
     for c in range(values.shape[0]):
@@ -175,15 +256,15 @@ def _project_in_place(row: np.ndarray, r: int, buffer: np.ndarray) -> None:
 def _solve(arc, sib, inner, outer):
     """The backbone DP: Eisner when the second-order arrays have no entries (a first-order backbone)."""
     if sib.shape[0] == 0:
-        return eisner(arc)
-    return second_order(arc, sib, inner, outer)
+        return _eisner(arc)
+    return _second_order(arc, sib, inner, outer)
 
 
 @numba.njit(cache=True, nogil=True)
 def _score(arc, sib, inner, outer, heads):
     if sib.shape[0] == 0:
-        return tree_score(arc, heads)
-    return second_order_score(arc, sib, inner, outer, heads)
+        return _tree_score(arc, heads)
+    return _second_order_score(arc, sib, inner, outer, heads)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -304,7 +385,7 @@ def _eliminate(node_arc, sib, inner, outer, fh, fm, size, phi, active, p, q, rou
     side = arc.shape[0]
     if sib.shape[0] == 0:
         sib = inner = outer = np.zeros((side, side, side))
-    marginal = second_order_max_marginals(arc, sib, inner, outer)
+    marginal = _second_order_max_marginals(arc, sib, inner, outer)
     excluded = 0
     for h in range(side):
         for m in range(1, side):
@@ -492,9 +573,37 @@ def branch_and_bound(
     and bound ``-inf``, certified. ``incumbent``: a tree (head array) known beforehand, kept as the first best
     tree, so that nodes that cannot reach its score are pruned from the start; a tree met that scores at least as
     much replaces it (ties go against the incumbent). Training passes the gold tree: the search returns gold
-    only when no other tree is found that scores as much, so that zero weights still give an update."""
+    only when no other tree is found that scores as much, so that zero weights still give an update.
+
+    A deadline that passes before any tree was met still gets one DP call on the backbone, so that the result is
+    a tree (``feasible``) or, when even that call finds none, certified infeasible; ``heads`` is None (status
+    ``timeout``) only if no tree was found while one may exist. Checked at entry (ValueError naming the
+    argument): the backbone and factors (:class:`Backbone`, :class:`Factors`, the factors' arcs against the
+    sentence), the limits (``max_iterations``, ``max_nodes`` and ``max_open_bytes`` integers >= 1,
+    ``lower_bound_alternations`` >= 0), ``epsilon`` finite >= 0, ``deadline`` finite, and with ``grid`` (> 0) the
+    exact range the grid certificate needs: every score a multiple of ``grid`` and ``backbone.magnitude() +
+    sum_c |phi_c| < 2^53 grid``, a bound on every partial sum of a tree's score (each word's largest part scores
+    plus every factor's), so that tree scores are exact."""
+    if not isinstance(backbone, Backbone):
+        raise ValueError(f"backbone must be a Backbone, got {type(backbone).__name__}")
+    if not isinstance(factors, Factors):
+        raise ValueError(f"factors must be Factors, got {type(factors).__name__}")
+    factors.check(backbone.n)
     if step_rule not in STEP_RULES:
         raise ValueError(f"unknown step_rule {step_rule!r}; known: {list(STEP_RULES)}")
+    epsilon = check_float(epsilon, "epsilon", minimum=0.0)
+    max_iterations = check_int(max_iterations, "max_iterations", minimum=1)
+    max_nodes = check_int(max_nodes, "max_nodes", minimum=1)
+    lower_bound_alternations = check_int(lower_bound_alternations, "lower_bound_alternations", minimum=0)
+    if max_open_bytes is not None:
+        max_open_bytes = check_int(max_open_bytes, "max_open_bytes", minimum=1)
+    if deadline is not None:
+        deadline = check_float(deadline, "deadline")
+    if not isinstance(fixing, bool):
+        raise ValueError(f"fixing must be True or False, got {fixing!r}")
+    if grid is not None:
+        grid = check_float(grid, "grid", positive=True)
+        _check_grid(backbone, factors, grid)
     problem = _Problem(backbone, factors, grid, step_rule)
     side = problem.side
     if incumbent is not None:
@@ -544,6 +653,12 @@ def branch_and_bound(
         for index, node in enumerate(level):
             if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
                 open_nodes = survivors + level[index:]
+                if problem.best == -math.inf:  # stopped before any tree: the backbone's best is one at hand
+                    heads, value = problem.solve(backbone.arc)
+                    if value == -math.inf:
+                        open_nodes = []  # no tree avoids the forbidden arcs: certified infeasible
+                    else:
+                        problem.offer(heads)
                 break
             nodes += 1
             iterations += _bound_node(
@@ -592,7 +707,36 @@ def branch_and_bound(
         "arcs_fixed_out": fixed_out,
         "memory_stop": memory_stop,
     }
-    return Result(problem.best_heads, objective, max(bound, objective), optimal, stats)
+    heads = problem.best_heads if optimal or problem.best > -math.inf else None
+    return Result(heads, objective, max(bound, objective), optimal, stats)
+
+
+def _check_grid(backbone: Backbone, factors: Factors, grid: float) -> None:
+    """ValueError unless every score is a multiple of ``grid`` and every partial sum of a tree's score stays
+    below ``2^53`` grid units (where doubles hold every multiple of the grid exactly)."""
+    for name, values in (
+        ("backbone.arc", backbone.arc),
+        ("backbone.sib", backbone.sib),
+        ("backbone.inner", backbone.inner),
+        ("backbone.outer", backbone.outer),
+        ("factors.score", factors.score),
+    ):
+        if values is None:
+            continue
+        units = np.where(np.isfinite(values), values / grid, 0.0)
+        off = units != np.rint(units)
+        if off.any():
+            where = ", ".join(str(int(i)) for i in np.argwhere(off)[0])
+            raise ValueError(
+                f"{name}[{where}] is {values[tuple(np.argwhere(off)[0])]!r}, not a multiple of grid {grid!r}: the "
+                "grid certificate rounds bounds down to multiples of it"
+            )
+    magnitude = (backbone.magnitude() + float(np.abs(factors.score).sum())) / grid
+    if not magnitude < 2.0**53:
+        raise ValueError(
+            f"backbone and factors: a tree's score can reach {magnitude:.4g} grid units, past 2^53, where sums of "
+            "scores are no longer exact; lower the weights or decode without a grid"
+        )
 
 
 def _node_bytes(node: _Node) -> int:

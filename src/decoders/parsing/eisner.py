@@ -11,15 +11,23 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from decoders.parsing.checks import check_arc_scores, check_heads
+
 NEG_INF = -np.inf
 
 
-@numba.njit(cache=True, nogil=True)
 def eisner(scores: np.ndarray) -> tuple[np.ndarray, float]:
-    """(heads, score) of the best single-rooted projective tree; ``heads[0] = -1``.
+    """(heads, score) of the best single-rooted projective tree; ``heads[0] = -1``. ``scores``: a float (n + 1,
+    n + 1) array, finite or ``-inf`` (ValueError otherwise).
 
     If no tree avoids every ``-inf`` arc, the score is ``-inf`` and ``heads[1:]`` are -1.
     """
+    return _eisner(check_arc_scores(scores))
+
+
+@numba.njit(cache=True, nogil=True)
+def _eisner(scores: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`eisner`'s kernel, for compiled callers and callers that checked ``scores``."""
     n = scores.shape[0] - 1
     heads = np.full(n + 1, -1, dtype=np.int64)
     if n == 0:
@@ -99,9 +107,14 @@ def eisner(scores: np.ndarray) -> tuple[np.ndarray, float]:
     return heads, best
 
 
-@numba.njit(cache=True, nogil=True)
 def tree_score(scores: np.ndarray, heads: np.ndarray) -> float:
-    """Sum of ``scores[heads[m], m]`` over the words of a full head array."""
+    """Sum of ``scores[heads[m], m]`` over the words of a full head array (of the scores' sentence)."""
+    scores = check_arc_scores(scores)
+    return _tree_score(scores, check_heads(heads, n=scores.shape[0] - 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def _tree_score(scores: np.ndarray, heads: np.ndarray) -> float:
     total = 0.0
     for m in range(1, heads.shape[0]):
         total += scores[heads[m], m]

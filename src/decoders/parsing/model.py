@@ -13,6 +13,7 @@ import numpy as np
 
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
+from decoders.parsing.checks import check_finite
 from decoders.parsing.features import Vocabulary
 
 _ARRAYS = ("numerator", "denominator", "vocabulary", "structure", "meta")
@@ -27,7 +28,15 @@ def fixed_point(weights: np.ndarray, what: str) -> tuple[np.ndarray, int]:
     """(integer numerator, denominator 2^FIXED_POINT_BITS) of real-valued weights; ValueError naming ``what``
     when they cannot be held (not finite, or past 2^(52 - FIXED_POINT_BITS))."""
     scale = float(1 << FIXED_POINT_BITS)
-    if not np.isfinite(weights).all() or np.abs(weights).max(initial=0.0) * scale >= 2.0**52:
+    weights = np.asarray(weights)
+    if weights.ndim != 1 or not np.issubdtype(weights.dtype, np.number):
+        raise ValueError(
+            f"{what}'s weights must be a 1-d numeric vector, got shape {weights.shape}, {weights.dtype}"
+        )
+    weights = weights.astype(np.float64, copy=False)
+    if not np.isfinite(weights).all():
+        check_finite(weights, f"{what}'s weights")
+    if np.abs(weights).max(initial=0.0) * scale >= 2.0**52:
         raise ValueError(f"{what}'s weights grew past 2^{52 - FIXED_POINT_BITS}: lower learning_rate")
     return np.rint(weights * scale), 1 << FIXED_POINT_BITS
 
@@ -46,18 +55,25 @@ class ParserModel:
     running: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.numerator, np.ndarray) or not np.issubdtype(self.numerator.dtype, np.floating):
+            raise ValueError("the weight numerator must be a float array")
         size = self.numerator.shape[0] if self.numerator.ndim == 1 else 0
         if size == 0 or size & (size - 1):
             raise ValueError(
-                f"weights must be a vector of power-of-two size, got shape {self.numerator.shape}"
+                f"the weight numerator must be a vector of power-of-two size, got shape {self.numerator.shape}"
             )
         if not np.isfinite(self.numerator).all():
-            raise ValueError("weights must be finite (a NaN or infinite weight would decide every tree)")
+            raise ValueError(
+                "the weight numerator must be finite (a NaN or infinite weight would decide every tree): "
+                f"numerator[{int(np.flatnonzero(~np.isfinite(self.numerator))[0])}] is not"
+            )
         if (
             not np.array_equal(self.numerator, np.rint(self.numerator))
             or np.abs(self.numerator).max() >= 2.0**52
         ):
             raise ValueError("the weight numerator must hold integers below 2^52 (perceptron sums)")
+        if isinstance(self.denominator, bool) or not isinstance(self.denominator, int | np.integer):
+            raise ValueError(f"denominator must be a positive integer, got {self.denominator!r}")
         if self.denominator < 1:
             raise ValueError(f"denominator must be a positive integer, got {self.denominator}")
         if self.running is not None and (
@@ -65,7 +81,7 @@ class ParserModel:
             or not np.isfinite(self.running).all()
             or not np.array_equal(self.running, np.rint(self.running))
         ):
-            raise ValueError("running weights must be integers of the numerator's shape")
+            raise ValueError("running weights must be integers of the numerator's shape, all finite")
 
     def save(self, path: str | Path) -> None:
         save_npz(

@@ -12,11 +12,19 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from decoders.parsing.checks import check_arc_scores
 
-@numba.njit(cache=True, nogil=True)
+
 def chu_liu_edmonds(scores: np.ndarray) -> tuple[np.ndarray, float]:
     """(heads, score) of the best arborescence rooted at 0; ``heads[0] = -1``. If every spanning arborescence
-    uses a ``-inf`` arc, the score is ``-inf`` and ``heads[1:]`` are -1."""
+    uses a ``-inf`` arc, the score is ``-inf`` and ``heads[1:]`` are -1. ``scores``: a float (n + 1, n + 1)
+    array, finite or ``-inf`` (ValueError otherwise)."""
+    return _chu_liu_edmonds(check_arc_scores(scores))
+
+
+@numba.njit(cache=True, nogil=True)
+def _chu_liu_edmonds(scores: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`chu_liu_edmonds`'s kernel, for callers that checked ``scores``."""
     n = scores.shape[0] - 1
     heads = np.full(n + 1, -1, dtype=np.int64)
     if n == 0:

@@ -24,9 +24,10 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from decoders.parsing.eisner import eisner
-from decoders.parsing.features import arc_scores, second_order_scores, tree_features
-from decoders.parsing.second_order import second_order
+from decoders.parsing.checks import check_allowed, check_finite, check_heads, check_int, check_tokens
+from decoders.parsing.eisner import _eisner
+from decoders.parsing.features import N_ATTRIBUTES, arc_scores, second_order_scores, tree_features
+from decoders.parsing.second_order import _second_order
 from decoders.parsing.third_order import third_order, third_order_features
 
 log = logging.getLogger(__name__)
@@ -94,15 +95,17 @@ class LocalStructure:
     def decode(
         self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None
     ) -> np.ndarray:
-        """The best projective tree under ``weights`` (full head array)."""
+        """The best projective tree under ``weights`` (full head array). The scoring functions check the
+        arguments and the scores they compute; the DPs then run on them unchecked."""
+        tokens = check_tokens(tokens, N_ATTRIBUTES)
         n = tokens.shape[1] - 1
         mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
         if self.order == 3:
             return third_order(tokens, weights, mask)[0]
         arc = arc_scores(tokens, weights, mask)
         if self.order == 1:
-            return eisner(arc)[0]
-        return second_order(arc, *second_order_scores(tokens, weights, arc))[0]
+            return _eisner(arc)[0]
+        return _second_order(arc, *second_order_scores(tokens, weights, arc))[0]
 
     def features(self, tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
         if self.order == 3:
@@ -164,6 +167,19 @@ def _prediction(
     return True, indices, np.ones(len(indices)), float(weights[indices].sum()), settled
 
 
+def _check_example(example: tuple, index: int) -> tuple:
+    """A training example ``(tokens, gold[, allowed])`` checked once, before any epoch: ``gold`` a full head array,
+    ``allowed`` None or a bool mask of its sentence (the tokens are the structure's to read, and check)."""
+    if not isinstance(example, tuple | list) or len(example) not in (2, 3):
+        raise ValueError(
+            f"sentences[{index}] must be (tokens, gold[, allowed]), got {type(example).__name__}"
+        )
+    gold = check_heads(example[1], f"gold of sentences[{index}]")
+    if len(example) == 2 or example[2] is None:
+        return (example[0], gold, *example[2:])
+    return example[0], gold, check_allowed(example[2], f"allowed of sentences[{index}]", n=len(gold) - 1)
+
+
 def train(
     sentences: Sequence[tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray | None]],
     structure: Structure,
@@ -185,10 +201,10 @@ def train(
     continues: the returned average then counts that training's examples too, as one longer training would.
     ``step_below = (boundary, r)``: every update moves the weights of features below ``boundary`` by the integer
     ``r``, the rest by 1 (a non-local model's backbone half learns r times as fast as its factors)."""
-    if size <= 0 or size & (size - 1):
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    check_int(epochs, "epochs", minimum=1)
+    sentences = [_check_example(example, index) for index, example in enumerate(sentences)]
     boundary, rate = step_below if step_below is not None else (0, 1)
     if isinstance(rate, bool) or not isinstance(rate, int | np.integer) or rate < 1:
         raise ValueError(f"step_below's step must be an integer >= 1, got {rate!r}")
@@ -197,6 +213,7 @@ def train(
     weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
     if weights.shape != (size,):
         raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
+    check_finite(weights, "initial")
     sums = weights.copy()  # so that the average counts the initial weights once per example, like any w_t
     step = 1.0  # c: examples seen so far + 1
     if average is not None:  # resume: numerator = step * w - sums after `denominator` examples

@@ -17,7 +17,16 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from decoders.parsing.features import arc_features, arc_scores, max_arc_features
+from decoders.parsing.checks import (
+    check_arc_scores,
+    check_float,
+    check_heads,
+    check_int,
+    check_scored,
+    check_tokens,
+    check_weights,
+)
+from decoders.parsing.features import N_ATTRIBUTES, _arc_features, _max_arc_features, arc_scores
 
 log = logging.getLogger(__name__)
 
@@ -29,14 +38,16 @@ def top_k_heads(scores: np.ndarray, k: int | None, tree: np.ndarray) -> np.ndarr
     """Per word, the ``k`` heads of highest first-order score (ties: smaller head), plus the arcs of ``tree``
     (a full head array, the best first-order tree), so that a tree always remains; ``None`` keeps every arc.
     Returns the allowed arcs as an (n + 1, n + 1) bool mask (no arc into the root, no self-loop)."""
+    scores = check_arc_scores(scores)
     n = scores.shape[0] - 1
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1):
+        raise ValueError(f"k must be a positive number of heads per word or None, got {k!r}")
     everything = np.ones((n + 1, n + 1), dtype=bool)
     np.fill_diagonal(everything, False)
     everything[:, 0] = False
     if k is None or k >= n:
         return everything
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"k must be a positive number of heads per word or None, got {k!r}")
+    tree = check_heads(tree, "tree", n=n)
     masked = np.where(everything, scores, -np.inf)
     order = np.argsort(-masked[:, 1:], axis=0, kind="stable")[:k]  # rows: heads, per word column
     allowed = np.zeros((n + 1, n + 1), dtype=bool)
@@ -45,14 +56,32 @@ def top_k_heads(scores: np.ndarray, k: int | None, tree: np.ndarray) -> np.ndarr
     return allowed & everything
 
 
-@numba.njit(cache=True, nogil=True)
+def _check_example(tokens: np.ndarray, gold: np.ndarray, where: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """A (tokens, gold full head array) pair checked; ``where`` names the example in messages."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES, f"tokens{where}")
+    return tokens, check_heads(gold, f"gold{where}", n=tokens.shape[1] - 1)
+
+
 def head_log_loss(tokens: np.ndarray, gold: np.ndarray, weights: np.ndarray, rate: float) -> float:
     """The sentence's summed log-loss -log p(gold[m] | m) over its words, each word's head distribution a
     softmax of arc scores over every other position; with ``rate`` > 0, one gradient step of that size per word,
-    taken after the word's loss is read (stochastic gradient descent, in place on ``weights``)."""
+    taken after the word's loss is read (stochastic gradient descent, in place on ``weights``, a float64 vector
+    of power-of-two size). A loss that is not finite (a weight the sentence reads is not) is a ValueError."""
+    tokens, gold = _check_example(tokens, gold)
+    if not isinstance(weights, np.ndarray) or weights.dtype != np.float64:
+        raise ValueError("weights must be a float64 array (they are updated in place)")
+    weights = check_weights(weights, finite=False)
+    loss = _head_log_loss(tokens, gold, weights, check_float(rate, "rate", minimum=0.0))
+    check_scored(np.float64(loss), what="log-loss")
+    return loss
+
+
+@numba.njit(cache=True, nogil=True)
+def _head_log_loss(tokens: np.ndarray, gold: np.ndarray, weights: np.ndarray, rate: float) -> float:
+    """:func:`head_log_loss`'s kernel."""
     n = tokens.shape[1] - 1
     mask = np.uint64(weights.shape[0] - 1)
-    room = max_arc_features(n)
+    room = _max_arc_features(n)
     features = np.empty((n + 1, room), dtype=np.int64)
     counts = np.zeros(n + 1, dtype=np.int64)
     scores = np.empty(n + 1)
@@ -62,7 +91,7 @@ def head_log_loss(tokens: np.ndarray, gold: np.ndarray, weights: np.ndarray, rat
         for h in range(n + 1):
             if h == m:
                 continue
-            counts[h] = arc_features(tokens, h, m, mask, features[h])
+            counts[h] = _arc_features(tokens, h, m, mask, features[h])
             total = 0.0
             for i in range(counts[h]):
                 total += weights[features[h, i]]
@@ -86,6 +115,7 @@ def head_log_loss(tokens: np.ndarray, gold: np.ndarray, weights: np.ndarray, rat
 
 def gold_head_ranks(tokens: np.ndarray, gold: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Per word (1..n), how many heads score strictly more than its gold head under ``weights``."""
+    tokens, gold = _check_example(tokens, gold)
     n = tokens.shape[1] - 1
     everything = np.ones((n + 1, n + 1), dtype=bool)
     np.fill_diagonal(everything, False)
@@ -109,16 +139,21 @@ def train_head_classifier(
     seeded random order, step ``learning_rate / epoch``, from zero weights. Returns the weights of the epoch with
     the lowest dev log-loss, one history row per epoch (train and dev loss per word, dev recall at
     :data:`RECALL_AT`) and that epoch's number."""
-    if size <= 0 or size & (size - 1):
+    if isinstance(size, bool) or not isinstance(size, int | np.integer) or size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
-    if not (np.isfinite(learning_rate) and learning_rate > 0):
+    check_int(epochs, "epochs", minimum=1)
+    if (
+        isinstance(learning_rate, bool)
+        or not isinstance(learning_rate, int | float | np.number)
+        or not (np.isfinite(learning_rate) and learning_rate > 0)
+    ):
         raise ValueError(
             f"the head classifier's learning_rate must be a positive number, got {learning_rate!r}"
         )
     if not dev:
         raise ValueError("the head classifier needs dev sentences to pick its epoch")
+    sentences = [_check_example(*pair, f" of sentences[{i}]") for i, pair in enumerate(sentences)]
+    dev = [_check_example(*pair, f" of dev[{i}]") for i, pair in enumerate(dev)]
     rng = np.random.default_rng(seed)
     weights = np.zeros(size)
     train_words = sum(tokens.shape[1] - 1 for tokens, _ in sentences)
@@ -135,14 +170,14 @@ def train_head_classifier(
             mininterval=5,
         ):
             tokens, gold = sentences[index]
-            loss += head_log_loss(tokens, gold, weights, rate)
+            loss += _head_log_loss(tokens, gold, weights, rate)
         if not np.isfinite(loss) or not np.isfinite(weights).all():
             raise ValueError(
                 f"the head classifier diverged in epoch {epoch} (loss {loss}): lower its learning_rate "
                 f"({learning_rate})"
             )
         ranks = np.concatenate([gold_head_ranks(tokens, gold, weights) for tokens, gold in dev])
-        dev_loss = sum(head_log_loss(tokens, gold, weights, 0.0) for tokens, gold in dev) / max(dev_words, 1)
+        dev_loss = sum(_head_log_loss(tokens, gold, weights, 0.0) for tokens, gold in dev) / max(dev_words, 1)
         row = {
             "epoch": epoch,
             "train_loss": loss / max(train_words, 1),

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from decoders.parsing.checks import check_heads, check_parts
+
 NEG_INF = -np.inf
 
 
@@ -101,14 +103,22 @@ def _inside(arc, sib, inner, outer):
     return complete, complete_child, incomplete, split, sibling, grandchild
 
 
-@numba.njit(cache=True, nogil=True)
 def second_order(
     arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
 ) -> tuple[np.ndarray, float]:
     """(heads, score) of the best single-rooted projective tree under the second-order parts; ``heads[0] = -1``.
+    The arrays as :func:`decoders.parsing.checks.check_parts` takes them (ValueError otherwise).
 
     If every tree uses a ``-inf`` arc, the score is ``-inf`` and ``heads[1:]`` are -1.
     """
+    return _second_order(*check_parts(arc, sib, inner, outer))
+
+
+@numba.njit(cache=True, nogil=True)
+def _second_order(
+    arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """:func:`second_order`'s kernel, for compiled callers and callers that checked the arrays."""
     n = arc.shape[0] - 1
     heads = np.full(n + 1, -1, dtype=np.int64)
     if n == 0:
@@ -155,10 +165,16 @@ def second_order(
     return heads, best
 
 
-@numba.njit(cache=True, nogil=True)
 def second_order_parts(heads: np.ndarray) -> np.ndarray:
     """Per word ``m`` (rows 1..n): (head h, adjacent inner sibling s, inner grandchild, outer grandchild) as the
-    module docstring defines them (``s = h`` / ``c = m`` for none); row 0 is unused."""
+    module docstring defines them (``s = h`` / ``c = m`` for none); row 0 is unused. ``heads``: a full head
+    array (ValueError when a head is out of range or a word heads itself)."""
+    return _second_order_parts(check_heads(heads))
+
+
+@numba.njit(cache=True, nogil=True)
+def _second_order_parts(heads: np.ndarray) -> np.ndarray:
+    """:func:`second_order_parts`'s kernel."""
     n = heads.shape[0] - 1
     parts = np.zeros((n + 1, 4), dtype=np.int64)
     for m in range(1, n + 1):
@@ -190,12 +206,20 @@ def second_order_parts(heads: np.ndarray) -> np.ndarray:
     return parts
 
 
-@numba.njit(cache=True, nogil=True)
 def second_order_score(
     arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray, heads: np.ndarray
 ) -> float:
-    """The second-order score of a tree (full head array)."""
-    parts = second_order_parts(heads)
+    """The second-order score of a tree (full head array of the arrays' sentence)."""
+    arc, sib, inner, outer = check_parts(arc, sib, inner, outer)
+    return _second_order_score(arc, sib, inner, outer, check_heads(heads, n=arc.shape[0] - 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def _second_order_score(
+    arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray, heads: np.ndarray
+) -> float:
+    """:func:`second_order_score`'s kernel."""
+    parts = _second_order_parts(heads)
     total = 0.0
     for m in range(1, heads.shape[0]):
         h, s, ci, co = parts[m, 0], parts[m, 1], parts[m, 2], parts[m, 3]
@@ -203,13 +227,21 @@ def second_order_score(
     return total
 
 
-@numba.njit(cache=True, nogil=True)
 def second_order_max_marginals(
     arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
 ) -> np.ndarray:
     """``(n + 1, n + 1)``: per arc ``h -> m``, the best score of a single-rooted projective tree that contains it
     (``-inf`` when none does): the inside score of its incomplete span plus the best outside score, from one
-    outside pass over the same hypergraph, widest spans first (about one DP call's work)."""
+    outside pass over the same hypergraph, widest spans first (about one DP call's work). The arrays as
+    :func:`decoders.parsing.checks.check_parts` takes them."""
+    return _second_order_max_marginals(*check_parts(arc, sib, inner, outer))
+
+
+@numba.njit(cache=True, nogil=True)
+def _second_order_max_marginals(
+    arc: np.ndarray, sib: np.ndarray, inner: np.ndarray, outer: np.ndarray
+) -> np.ndarray:
+    """:func:`second_order_max_marginals`'s kernel."""
     n = arc.shape[0] - 1
     marginal = np.full((n + 1, n + 1), NEG_INF)
     if n == 0:

@@ -22,17 +22,20 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from decoders.parsing.checks import check_allowed, check_heads, check_scored, check_size, check_tokens
 from decoders.parsing.features import (
     COARSE,
     LOWER,
+    N_ATTRIBUTES,
     NONE,
     POS,
     SIBLING,
-    arc_features,
-    arc_scores,
-    emit,
-    max_arc_features,
-    part_features,
+    _arc_features,
+    _arc_scores,
+    _check_sentence,
+    _emit,
+    _max_arc_features,
+    _part_features,
 )
 
 NEG_INF = -np.inf
@@ -46,23 +49,23 @@ def _value(tokens: np.ndarray, row: int, position: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def grand_features(tokens: np.ndarray, g: int, h: int, m: int, mask: np.uint64, out: np.ndarray) -> int:
+def _grand_features(tokens: np.ndarray, g: int, h: int, m: int, mask: np.uint64, out: np.ndarray) -> int:
     """Grandchild templates of ``g -> h -> m`` (g = -1: the root's arc, no grandparent): gp.hp.mp, gc.hc.mc,
     gp.mp, gl.hp.mp, gp.hp.ml, gl.ml, each plain and with the two arcs' directions."""
     dd = (1 if g < h else 0) * 2 + (1 if h < m else 0)
     gp, gc, gl = _value(tokens, POS, g), _value(tokens, COARSE, g), _value(tokens, LOWER, g)
     hp, hc = tokens[POS, h], tokens[COARSE, h]
     mp, mc, ml = tokens[POS, m], tokens[COARSE, m], tokens[LOWER, m]
-    k = emit(out, 0, 400, gp, hp, mp, 0, dd, mask)
-    k = emit(out, k, 401, gc, hc, mc, 0, dd, mask)
-    k = emit(out, k, 402, gp, mp, 0, 0, dd, mask)
-    k = emit(out, k, 403, gl, hp, mp, 0, dd, mask)
-    k = emit(out, k, 404, gp, hp, ml, 0, dd, mask)
-    return emit(out, k, 405, gl, ml, 0, 0, dd, mask)
+    k = _emit(out, 0, 400, gp, hp, mp, 0, dd, mask)
+    k = _emit(out, k, 401, gc, hc, mc, 0, dd, mask)
+    k = _emit(out, k, 402, gp, mp, 0, 0, dd, mask)
+    k = _emit(out, k, 403, gl, hp, mp, 0, dd, mask)
+    k = _emit(out, k, 404, gp, hp, ml, 0, dd, mask)
+    return _emit(out, k, 405, gl, ml, 0, 0, dd, mask)
 
 
 @numba.njit(cache=True, nogil=True)
-def grand_sibling_features(
+def _grand_sibling_features(
     tokens: np.ndarray, g: int, h: int, s: int, m: int, mask: np.uint64, out: np.ndarray
 ) -> int:
     """Grand-sibling templates of ``g -> h -> {s, m}`` (s = h: no sibling; g = -1: no grandparent):
@@ -71,10 +74,10 @@ def grand_sibling_features(
     gp, gc = _value(tokens, POS, g), _value(tokens, COARSE, g)
     sp = NONE if s == h else tokens[POS, s]
     sc = NONE if s == h else tokens[COARSE, s]
-    k = emit(out, 0, 420, gp, tokens[POS, h], sp, tokens[POS, m], dd, mask)
-    k = emit(out, k, 421, gc, tokens[COARSE, h], sc, tokens[COARSE, m], dd, mask)
-    k = emit(out, k, 422, gp, sp, tokens[POS, m], 0, dd, mask)
-    return emit(out, k, 423, gc, sc, tokens[COARSE, m], 0, dd, mask)
+    k = _emit(out, 0, 420, gp, tokens[POS, h], sp, tokens[POS, m], dd, mask)
+    k = _emit(out, k, 421, gc, tokens[COARSE, h], sc, tokens[COARSE, m], dd, mask)
+    k = _emit(out, k, 422, gp, sp, tokens[POS, m], 0, dd, mask)
+    return _emit(out, k, 423, gc, sc, tokens[COARSE, m], 0, dd, mask)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -85,17 +88,28 @@ def _sum(weights: np.ndarray, out: np.ndarray, count: int) -> float:
     return total
 
 
-@numba.njit(cache=True, nogil=True)
 def third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, float]:
-    """(heads, score) of the best single-rooted projective tree under Model 1 over the allowed arcs."""
+    """(heads, score) of the best single-rooted projective tree under Model 1 over the allowed arcs (a bool (n +
+    1, n + 1) mask); ``tokens`` and ``weights`` as :func:`decoders.parsing.features.arc_scores` takes them. A
+    weight the sentence reads that is not finite is a ValueError (found in the score: a NaN or ``+inf`` one)."""
+    tokens, weights, n = _check_sentence(tokens, weights)
+    check_scored(_arc_scores(tokens, weights, check_allowed(allowed, n=n)), what="arc score")
+    heads, score = _third_order(tokens, weights, allowed)
+    check_scored(np.float64(score), what="tree score")
+    return heads, score
+
+
+@numba.njit(cache=True, nogil=True)
+def _third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`third_order`'s kernel."""
     n = tokens.shape[1] - 1
     heads = np.full(n + 1, -1, dtype=np.int64)
     if n == 0:
         return heads, 0.0
     mask = np.uint64(weights.shape[0] - 1)
     none = n + 1  # the grandparent index of the root's own spans
-    out = np.empty(max(max_arc_features(n), 2 * N_GRAND_TEMPLATES), dtype=np.int64)
-    arc = arc_scores(tokens, weights, allowed)
+    out = np.empty(max(_max_arc_features(n), 2 * N_GRAND_TEMPLATES), dtype=np.int64)
+    arc = _arc_scores(tokens, weights, allowed)
     sib = np.zeros((n + 1, n + 1, n + 1))
     grand = np.zeros((n + 2, n + 1, n + 1))
     for h in range(n + 1):
@@ -105,12 +119,12 @@ def third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) ->
             step = 1 if m > h else -1
             for s in range(h, m if h > 0 else h + 1, step):  # the root's one modifier has no sibling
                 if s == h or arc[h, s] != NEG_INF:
-                    sib[h, m, s] = _sum(weights, out, part_features(tokens, SIBLING, h, m, s, mask, out))
+                    sib[h, m, s] = _sum(weights, out, _part_features(tokens, SIBLING, h, m, s, mask, out))
             if h == 0:
-                grand[none, 0, m] = _sum(weights, out, grand_features(tokens, -1, 0, m, mask, out))
+                grand[none, 0, m] = _sum(weights, out, _grand_features(tokens, -1, 0, m, mask, out))
             for g in range(n + 1):
                 if arc[g, h] != NEG_INF:
-                    grand[g, h, m] = _sum(weights, out, grand_features(tokens, g, h, m, mask, out))
+                    grand[g, h, m] = _sum(weights, out, _grand_features(tokens, g, h, m, mask, out))
     complete = np.full((n + 2, n + 1, n + 1), NEG_INF)
     complete_arg = np.zeros((n + 2, n + 1, n + 1), dtype=np.int64)
     incomplete = np.full((n + 2, n + 1, n + 1), NEG_INF)
@@ -145,13 +159,13 @@ def third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) ->
                 for g in range(n + 1):
                     if arc[g, h] == NEG_INF:
                         continue
-                    count = grand_sibling_features(tokens, g, h, h, m, mask, out)
+                    count = _grand_sibling_features(tokens, g, h, h, m, mask, out)
                     first = arc[h, m] + sib[h, m, h] + grand[g, h, m] + _sum(weights, out, count)
                     best, best_s = inner + first, h
                     for s in range(h + step, m, step):
                         if sibling[h, s, m] == NEG_INF or incomplete[g, h, s] == NEG_INF:
                             continue
-                        count = grand_sibling_features(tokens, g, h, s, m, mask, out)
+                        count = _grand_sibling_features(tokens, g, h, s, m, mask, out)
                         part = arc[h, m] + sib[h, m, s] + grand[g, h, m] + _sum(weights, out, count)
                         value = incomplete[g, h, s] + sibling[h, s, m] + part
                         if value > best:
@@ -175,7 +189,7 @@ def third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) ->
     for m in range(1, n + 1):
         if arc[0, m] == NEG_INF:
             continue
-        count = grand_sibling_features(tokens, -1, 0, 0, m, mask, out)
+        count = _grand_sibling_features(tokens, -1, 0, 0, m, mask, out)
         part = arc[0, m] + sib[0, m, 0] + grand[none, 0, m] + _sum(weights, out, count)
         value = complete[0, m, 1] + part + complete[0, m, n]
         if value > best:
@@ -224,12 +238,20 @@ def third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) ->
     return heads, best
 
 
-@numba.njit(cache=True, nogil=True)
 def third_order_features(tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
-    """The feature indices of a tree under Model 1 (per word: arc, sibling, grandchild, grand-sibling)."""
+    """The feature indices of a tree (a full head array) under Model 1 (per word: arc, sibling, grandchild,
+    grand-sibling); ``size``: the weight vector's (a power of two)."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES)
+    heads = check_heads(heads, n=tokens.shape[1] - 1)
+    return _third_order_features(tokens, heads, check_size(size))
+
+
+@numba.njit(cache=True, nogil=True)
+def _third_order_features(tokens: np.ndarray, heads: np.ndarray, size: int) -> np.ndarray:
+    """:func:`third_order_features`'s kernel."""
     n = heads.shape[0] - 1
     mask = np.uint64(size - 1)
-    per_word = max_arc_features(n) + 2 * (9 + N_GRAND_TEMPLATES + N_GSIB_TEMPLATES)
+    per_word = _max_arc_features(n) + 2 * (9 + N_GRAND_TEMPLATES + N_GSIB_TEMPLATES)
     out = np.empty(max(n, 1) * per_word, dtype=np.int64)
     k = 0
     for m in range(1, n + 1):
@@ -243,8 +265,8 @@ def third_order_features(tokens: np.ndarray, heads: np.ndarray, size: int) -> np
                 s = j
                 break
             j -= step
-        k += arc_features(tokens, h, m, mask, out[k:])
-        k += part_features(tokens, SIBLING, h, m, s, mask, out[k:])
-        k += grand_features(tokens, g, h, m, mask, out[k:])
-        k += grand_sibling_features(tokens, g, h, s, m, mask, out[k:])
+        k += _arc_features(tokens, h, m, mask, out[k:])
+        k += _part_features(tokens, SIBLING, h, m, s, mask, out[k:])
+        k += _grand_features(tokens, g, h, m, mask, out[k:])
+        k += _grand_sibling_features(tokens, g, h, s, m, mask, out[k:])
     return out[:k]

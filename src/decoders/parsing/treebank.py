@@ -18,14 +18,22 @@ import pandas as pd
 
 from decoders.corpora.sentences import read_sentences, split_by_document
 from decoders.errors import ConfigError, CorpusFormatError
-from decoders.parsing.features import Vocabulary
+from decoders.parsing.checks import check_heads, check_tokens
+from decoders.parsing.features import N_ATTRIBUTES, Vocabulary
 from decoders.parsing.trees import PUNCTUATION_TAGS, as_heads, attachment_mask, is_projective, tree_error
 
 SPLITS = ("train", "dev", "test")
 
 
 def load_splits(paths: Mapping[str, str | Path], *, dev_fraction: float) -> dict[str, pd.DataFrame]:
-    """train/dev/test sentence tables from the prepared files (``dev`` carved from train when absent)."""
+    """train/dev/test sentence tables from the prepared files (``dev`` carved from train when absent, a
+    ``dev_fraction`` in (0, 1) of it)."""
+    if (
+        isinstance(dev_fraction, bool)
+        or not isinstance(dev_fraction, int | float)
+        or not 0.0 < float(dev_fraction) < 1.0
+    ):
+        raise ValueError(f"dev_fraction must be a number in (0, 1), got {dev_fraction!r}")
     frames = {split: read_sentences(path) for split, path in paths.items()}
     if "train" not in frames or "test" not in frames:
         raise ConfigError(f"a parsing dataset needs train and test splits; got {sorted(frames)}")
@@ -49,6 +57,13 @@ class ParseSentence:
     gold: np.ndarray
     scored: np.ndarray
 
+    def __post_init__(self) -> None:
+        tokens = check_tokens(self.tokens, N_ATTRIBUTES)
+        check_heads(self.gold, "gold", n=tokens.shape[1] - 1)
+        scored = np.asarray(self.scored)
+        if scored.dtype != np.bool_ or scored.shape != (tokens.shape[1] - 1,):
+            raise ValueError(f"scored must be a bool mask of {tokens.shape[1] - 1} words, got {scored.shape}")
+
     @property
     def n(self) -> int:
         return len(self.gold) - 1
@@ -64,10 +79,16 @@ def gold_trees(
     frame: pd.DataFrame, source: str = "<sentences>", *, single_root: bool = True
 ) -> list[np.ndarray]:
     """Every sentence's gold tree as a full head array; a sentence that is not a single-rooted tree (with
-    ``single_root=False``: not an arborescence rooted at 0) is a CorpusFormatError naming it."""
+    ``single_root=False``: not an arborescence rooted at 0), or whose heads are not one per word, is a
+    CorpusFormatError naming it."""
     trees = []
-    for sent_id, heads in zip(frame["sent_id"], frame["heads"], strict=True):
+    words = frame["words"] if "words" in frame else [None] * len(frame)
+    for sent_id, heads, forms in zip(frame["sent_id"], frame["heads"], words, strict=True):
         tree = as_heads(heads)
+        if forms is not None and len(tree) != len(forms) + 1:
+            raise CorpusFormatError(
+                source, None, f"sentence {sent_id}: {len(tree) - 1} heads for {len(forms)} words"
+            )
         problem = tree_error(tree, single_root=single_root)
         if problem is not None:
             raise CorpusFormatError(source, None, f"sentence {sent_id}: {problem}")
@@ -76,6 +97,7 @@ def gold_trees(
 
 
 def projective_flags(trees: Iterable[np.ndarray]) -> np.ndarray:
+    """Per tree (full head array), whether it is projective."""
     return np.array([is_projective(tree) for tree in trees], dtype=bool)
 
 
@@ -106,9 +128,11 @@ def parse_sentences(
 
 
 def uas(predicted: Sequence[np.ndarray], sentences: Sequence[ParseSentence]) -> float:
-    """Unlabelled attachment score (%) over the scored words of ``sentences``."""
+    """Unlabelled attachment score (%) over the scored words of ``sentences``; ``predicted``: a full head array per
+    sentence."""
     correct = total = 0
-    for heads, sentence in zip(predicted, sentences, strict=True):
+    for index, (heads, sentence) in enumerate(zip(predicted, sentences, strict=True)):
+        heads = check_heads(heads, f"predicted[{index}]", n=sentence.n)
         correct += int(np.count_nonzero((heads[1:] == sentence.gold[1:]) & sentence.scored))
         total += int(np.count_nonzero(sentence.scored))
     return 100.0 * correct / total if total else float("nan")

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
+from decoders.parsing.checks import check_heads, check_ids, check_int
+
 #: Gold tags whose words UAS ignores: English PTB tags (Koo and Collins 2010, followed by Qian and Liu 2013),
 #: Chinese CTB / UD GSD (PU, i.e. UPOS PUNCT).
 PUNCTUATION_TAGS: dict[str, frozenset[str]] = {
@@ -23,11 +25,13 @@ PUNCTUATION_TAGS: dict[str, frozenset[str]] = {
 }
 
 
-def as_heads(heads: Sequence[int] | np.ndarray) -> np.ndarray:
-    """``heads[1:]`` as read from a sentence table (or a full array with ``heads[0] = -1``) -> full int64 array."""
-    array = np.asarray(heads, dtype=np.int64)
-    if array.ndim != 1:
-        raise ValueError(f"heads must be one-dimensional, got shape {array.shape}")
+def as_heads(heads: Sequence[int] | np.ndarray, *, name: str = "heads") -> np.ndarray:
+    """``heads[1:]`` as read from a sentence table (or a full array with ``heads[0] = -1``) -> full int64 array
+    (integers only; ``name`` names the argument in errors)."""
+    array = np.asarray(heads)
+    if array.size == 0:
+        array = array.astype(np.int64)
+    array = check_ids(array, name, ndim=1)
     if len(array) and array[0] == -1:
         return array.copy()
     return np.concatenate([np.array([-1], dtype=np.int64), array])
@@ -35,7 +39,9 @@ def as_heads(heads: Sequence[int] | np.ndarray) -> np.ndarray:
 
 def tree_error(heads: np.ndarray, *, single_root: bool = True) -> str | None:
     """Why ``heads`` (full array) is not a single-rooted tree over its words (with ``single_root=False``: an
-    arborescence rooted at 0, which may take several modifiers), or None if it is one."""
+    arborescence rooted at 0, which may take several modifiers), or None if it is one. ``heads``: a 1-d integer
+    array (anything else is a ValueError: the reasons returned are about its values)."""
+    heads = check_ids(heads, "heads", ndim=1)
     n = len(heads) - 1
     if n < 0 or heads[0] != -1:
         return "heads[0] must be -1 (the root has no head)"
@@ -60,7 +66,9 @@ def tree_error(heads: np.ndarray, *, single_root: bool = True) -> str | None:
 
 
 def is_projective(heads: np.ndarray) -> bool:
-    """Whether no two arcs cross (arcs drawn above the sentence, the root at position 0)."""
+    """Whether no two arcs cross (arcs drawn above the sentence, the root at position 0); ``heads``: a full head
+    array."""
+    heads = check_heads(heads)
     n = len(heads) - 1
     if n < 2:
         return True
@@ -74,6 +82,7 @@ def is_projective(heads: np.ndarray) -> bool:
 def punctuation_form_mask(words: Sequence[str]) -> np.ndarray:
     """True for the words UAS scores under the CoNLL-X/2007 evaluation script's rule: a word is punctuation
     when every character of its form is a Unicode punctuation character (category P*)."""
+    _check_strings(words, "words")
     return np.array(
         [not all(unicodedata.category(ch).startswith("P") for ch in word) for word in words], dtype=bool
     )
@@ -81,6 +90,7 @@ def punctuation_form_mask(words: Sequence[str]) -> np.ndarray:
 
 def attachment_mask(tags: Sequence[str], punctuation: Iterable[str]) -> np.ndarray:
     """True for the words UAS scores: those whose gold tag is not punctuation."""
+    _check_strings(tags, "tags")
     punct = frozenset(punctuation)
     return np.array([tag not in punct for tag in tags], dtype=bool)
 
@@ -89,12 +99,20 @@ def attachment_counts(
     predicted: Sequence[int] | np.ndarray, gold: Sequence[int] | np.ndarray, scored: np.ndarray
 ) -> tuple[int, int]:
     """(correct heads, scored words) of one sentence; ``predicted``/``gold`` as ``heads[1:]`` or full arrays."""
-    predicted_heads, gold_heads = as_heads(predicted)[1:], as_heads(gold)[1:]
+    predicted_heads, gold_heads = as_heads(predicted, name="predicted")[1:], as_heads(gold, name="gold")[1:]
+    scored = np.asarray(scored)
+    if scored.dtype != np.bool_ or scored.ndim != 1:
+        raise ValueError(f"scored must be a 1-d bool mask, got {scored.dtype} of shape {scored.shape}")
     if len(predicted_heads) != len(gold_heads) or len(gold_heads) != len(scored):
         raise ValueError(
-            f"predicted ({len(predicted_heads)}), gold ({len(gold_heads)}) and mask ({len(scored)}) lengths differ"
+            f"predicted ({len(predicted_heads)}), gold ({len(gold_heads)}) and scored ({len(scored)}) lengths differ"
         )
     return int(np.count_nonzero((predicted_heads == gold_heads) & scored)), int(np.count_nonzero(scored))
+
+
+def _check_strings(values: Sequence[str], name: str) -> None:
+    if isinstance(values, str) or not all(isinstance(value, str) for value in values):
+        raise ValueError(f"{name} must be a sequence of strings, got {values!r:.80}")
 
 
 def all_trees(n: int, *, projective: bool = True, single_root: bool = True) -> Iterator[np.ndarray]:
@@ -103,8 +121,13 @@ def all_trees(n: int, *, projective: bool = True, single_root: bool = True) -> I
 
     Brute force over all ``(n + 1) ** n`` head assignments, for tests on short sentences (n <= 6).
     """
+    n = check_int(n, "n", minimum=0)
     if n > 7:
         raise ValueError(f"all_trees enumerates (n + 1) ** n assignments; n = {n} is too many")
+    return _all_trees(n, projective, single_root)
+
+
+def _all_trees(n: int, projective: bool, single_root: bool) -> Iterator[np.ndarray]:
     for choice in itertools.product(range(n + 1), repeat=n):
         heads = np.array((-1, *choice), dtype=np.int64)
         if tree_error(heads, single_root=single_root) is None and (not projective or is_projective(heads)):

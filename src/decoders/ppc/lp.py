@@ -65,7 +65,8 @@ import highspy
 import networkx as nx
 import numpy as np
 
-from decoders.parsing.mst import chu_liu_edmonds
+from decoders.parsing.checks import check_arc_scores
+from decoders.parsing.mst import _chu_liu_edmonds
 from decoders.ppc.model import part_ids
 
 POLYTOPES = ("arcgp", "onegp", "all")
@@ -172,18 +173,6 @@ class LPResult:
     no_gp: np.ndarray | None = None  # (n + 1, n + 1) y_NoGP(g, p)
     parts: np.ndarray | None = None  # (k, 3) the instantiated parts (g, p, c)
     part_values: np.ndarray | None = None  # (k,) their z_gpc
-
-
-def check_arc_scores(arc: np.ndarray) -> np.ndarray:
-    """``arc`` as a float (n + 1, n + 1) array: finite or ``-inf`` (forbidden); NaN and ``+inf`` are errors."""
-    arc = np.asarray(arc, dtype=float)
-    if arc.ndim != 2 or arc.shape[0] != arc.shape[1] or arc.shape[0] < 1:
-        raise ValueError(f"arc scores must be a square (n + 1, n + 1) array; got shape {arc.shape}")
-    bad = np.isnan(arc) | (arc == np.inf)
-    if bad.any():
-        h, m = (int(x) for x in np.argwhere(bad)[0])
-        raise ValueError(f"arc score [{h}, {m}] is {arc[h, m]}; allowed: finite, or -inf to forbid the arc")
-    return arc
 
 
 class _Model:
@@ -576,7 +565,7 @@ def _read(
     values = np.concatenate([x[: model.arcs], x[2 * model.arcs :]])
     integral = bool(np.all(np.minimum(np.abs(values), np.abs(values - 1.0)) <= INTEGRALITY))
     weights = np.where(model.arc_id >= 0, z, -np.inf)
-    heads, _ = chu_liu_edmonds(weights) if n else (np.full(1, -1, dtype=np.int64), 0.0)
+    heads, _ = _chu_liu_edmonds(weights) if n else (np.full(1, -1, dtype=np.int64), 0.0)
     # relative to the terms of the solution's own objective: never to an entry that is not in it
     magnitude = float(np.abs(model.cost) @ np.abs(x))
     gap_ok = bound - objective <= OPTIMALITY_GAP * magnitude + 2.0 * rounding
@@ -621,7 +610,7 @@ def brute_force(
         raise ValueError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     if not isinstance(cycle_cuts, bool):
         raise ValueError(f"cycle_cuts must be true or false; got {cycle_cuts!r}")
-    arc = check_arc_scores(arc)
+    arc = check_arc_scores(arc, "arc")
     n = arc.shape[0] - 1
     if n == 0:
         return _empty(0)
@@ -740,7 +729,7 @@ def parse_price_cut(
         and columns_per_word > 0
     ):
         raise ValueError(f"columns_per_word must be a positive number or None; got {columns_per_word!r}")
-    arc = check_arc_scores(arc)
+    arc = check_arc_scores(arc, "arc")
     n = arc.shape[0] - 1
     if n == 0:
         return _empty(0)
@@ -779,7 +768,7 @@ def parse_price_cut(
         has = heads_of_p.any(axis=0)
         first = np.argmax(heads_of_p, axis=0)
         if start in ("mst", "tree"):
-            tree, value = chu_liu_edmonds(arc)
+            tree, value = _chu_liu_edmonds(arc)
         if start == "mst" and value > -math.inf:  # p's head in the best first-order tree: feasible at once
             first = np.where((tree[p] >= 0) & (tree[p] != c), tree[p], first)
         parts = np.stack([first[has], p[has], c[has]], axis=1)
@@ -797,7 +786,7 @@ def parse_price_cut(
             # the start parts allow only trees whose words have their start grandparent (the root, when it may
             # head them): with forbidden arcs there may be none. The best first-order tree's own parts make its
             # tree feasible; if no tree exists at all, that is certified by Chu-Liu-Edmonds.
-            tree, value = chu_liu_edmonds(arc)
+            tree, value = _chu_liu_edmonds(arc)
             if value == -math.inf:
                 return _unsolved(n, "infeasible", stats())
             c = np.flatnonzero(tree > 0)
@@ -917,7 +906,7 @@ def integer_program(
     relaxed = parse_price_cut(arc, scores, deadline=deadline, **pricing)
     if relaxed.status != "optimal" or relaxed.integral or (relaxed.heads[1:] < 0).any():
         return replace(relaxed, stats={**relaxed.stats, "ilp_solved": False})
-    arc = check_arc_scores(arc)
+    arc = check_arc_scores(arc, "arc")
     n = arc.shape[0] - 1
     parts = all_parts(_arc_ids(arc))
     values = checked_scores(scores, parts)
@@ -982,7 +971,7 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
     violation ``z_gp + z_pc - z_gpc - 1`` over all pairs of arcs (``z_gpc = 0`` for a part left out). Both at
     most 0 (up to tolerances) mean no column and no row was missing; ``largest_score``: the largest |score| of an
     arc or part, what the solver's tolerances are relative to."""
-    arc = check_arc_scores(arc)
+    arc = check_arc_scores(arc, "arc")
     if not isinstance(result, LPResult):
         raise ValueError(f"result must be an LPResult; got {type(result).__name__}")
     if result.arc_values is not None and result.arc_values.shape != arc.shape:

@@ -29,6 +29,7 @@ import numpy as np
 
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
+from decoders.parsing.checks import check_heads, check_ids, check_range
 from decoders.parsing.features import Vocabulary
 
 FORM, LEMMA, POS, COARSE, FEATS = range(5)
@@ -190,17 +191,10 @@ def part_keys(
 def part_ids(n: int, g, p, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``g``, ``p``, ``c`` as C-contiguous int64 arrays of one length, checked: one-dimensional integers, each a
     token of the sentence (``0..n``); a ValueError names the argument otherwise."""
-    out = []
-    for name, x in (("g", g), ("p", p), ("c", c)):
-        x = np.asarray(x)
-        if x.ndim != 1 or (x.size and x.dtype.kind not in "iu"):
-            raise ValueError(
-                f"part ids {name} must be a one-dimensional integer array; got {x.dtype} {x.shape}"
-            )
-        if x.size and (x.min() < 0 or x.max() > n):
-            bad = int(x[(x < 0) | (x > n)][0])
-            raise ValueError(f"part ids {name} hold {bad}, outside the sentence's tokens 0..{n}")
-        out.append(np.ascontiguousarray(x, dtype=np.int64))
+    out = [
+        np.ascontiguousarray(check_range(check_ids(x, f"part ids {name}", ndim=1), f"part ids {name}", 0, n))
+        for name, x in (("g", g), ("p", p), ("c", c))
+    ]
     if not len(out[0]) == len(out[1]) == len(out[2]):
         raise ValueError(f"part ids g, p, c must have one length; got {[len(x) for x in out]}")
     return out[0], out[1], out[2]
@@ -296,14 +290,7 @@ class GrandparentIndex:
 
 def gold_parts(heads: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The grandparent parts (g, p, c) of a tree (full head array): every c whose head p is a word."""
-    heads = np.asarray(heads)
-    if heads.ndim != 1 or heads.size < 1 or heads.dtype.kind not in "iu":
-        raise ValueError(
-            f"heads must be a full one-dimensional integer head array; got {heads.dtype} {heads.shape}"
-        )
-    n = len(heads) - 1
-    if n and (heads[1:].min() < 0 or heads[1:].max() > n):
-        raise ValueError(f"heads hold a head outside 0..{n}")
+    heads = check_heads(heads)
     c = np.flatnonzero(heads[1:] > 0) + 1
     p = heads[c]
     return heads[p], p, c
