@@ -175,3 +175,59 @@ def test_bad_model_files_and_instances_are_refused(tmp_path):
         fields = {"tokens": tokens, "gold": gold, "scored": scored, "allowed": allowed, "model": "m.npz"}
         with pytest.raises(ValueError, match=match):
             ParseInstance(**{**fields, **bad})
+
+
+SCALES = (1e-12, 1e-9, 1e-6, 1e-3, 1e3, 1e6, 1e9, 1e12)
+
+
+def _random_problem(rng: np.random.Generator, n: int, forbid: bool) -> tuple[Backbone, Factors]:
+    arc = rng.normal(size=(n + 1, n + 1))
+    if forbid:
+        arc[rng.random(arc.shape) < 0.2] = -np.inf
+    parts = [rng.normal(size=(n + 1,) * 3) for _ in range(3)]
+    count = int(rng.integers(0, 5))
+    heads = rng.integers(0, n + 1, size=(count, 2))
+    mods = rng.integers(1, n + 1, size=(count, 2))
+    mods[heads == mods] = 1 + (mods[heads == mods] % n)  # no self-loops
+    heads[heads == mods] = 0
+    factors = (
+        Factors(heads, mods, np.full(count, 2), rng.normal(size=count) * 2) if count else Factors.empty(2)
+    )
+    return Backbone(arc, *parts), factors
+
+
+def _scaled(backbone: Backbone, factors: Factors, scale: float) -> tuple[Backbone, Factors]:
+    parts = (backbone.sib * scale, backbone.inner * scale, backbone.outer * scale)
+    if not len(factors.score):
+        return Backbone(backbone.arc * scale, *parts), factors
+    return Backbone(backbone.arc * scale, *parts), Factors(
+        factors.heads, factors.mods, factors.size, factors.score * scale
+    )
+
+
+def test_the_answer_does_not_depend_on_the_units_of_the_scores():
+    """Every score times any constant from 1e-12 to 1e12 (forbidden arcs kept): Eisner, the second-order DP and
+    branch and bound give the same tree and status, and the objective times the constant."""
+    rng = np.random.default_rng(29)
+    for trial in range(12):
+        n = int(rng.integers(2, 6))
+        backbone, factors = _random_problem(rng, n, forbid=trial % 3 == 0)
+        reference = (
+            eisner(backbone.arc),
+            second_order(backbone.arc, backbone.sib, backbone.inner, backbone.outer),
+            branch_and_bound(backbone, factors, grid=None),
+        )
+        assert reference[2].optimal
+        for scale in SCALES:
+            big, bigger = _scaled(backbone, factors, scale)
+            results = (
+                eisner(big.arc),
+                second_order(big.arc, big.sib, big.inner, big.outer),
+                branch_and_bound(big, bigger, grid=None),
+            )
+            for (heads, score), (ref_heads, ref_score) in zip(results[:2], reference[:2], strict=True):
+                assert np.array_equal(heads, ref_heads), (trial, scale)
+                assert score / scale == pytest.approx(ref_score, rel=1e-9)
+            assert results[2].optimal, (trial, scale)
+            assert np.array_equal(results[2].heads, reference[2].heads), (trial, scale)
+            assert results[2].objective / scale == pytest.approx(reference[2].objective, rel=1e-9)
