@@ -113,15 +113,13 @@ class ChainInstance:
             )
         _refuse(self.theta, "ChainInstance.theta", ~np.isfinite(self.theta), "a non-finite score")
         tau = self.scores.tau
-        largest = float(np.abs(self.theta).max()) + 2.0 * float(
-            np.abs(tau[np.isfinite(tau)]).max(initial=0.0)
-        )
-        if self.theta.shape[0] * largest > MAX_MAGNITUDE:
+        theta_max = float(np.abs(self.theta).max())
+        tau_max = float(np.abs(tau[np.isfinite(tau)]).max(initial=0.0))
+        if self.theta.shape[0] * (theta_max + 2.0 * tau_max) > MAX_MAGNITUDE:
             raise ValueError(
-                f"ChainInstance.theta and tau: scores this large (max |theta| {np.abs(self.theta).max():.3g}, "
-                f"max finite |tau| {np.abs(tau[np.isfinite(tau)]).max(initial=0.0):.3g}, {self.theta.shape[0]} "
-                f"tokens) could overflow a sequence's score or the decoders' bounds; keep n x (max |theta| + 2 "
-                f"max |tau|) <= {MAX_MAGNITUDE:.3g}"
+                f"ChainInstance.theta and tau: scores this large (max |theta| {theta_max:.3g}, max finite |tau| "
+                f"{tau_max:.3g}, {self.theta.shape[0]} tokens) could overflow a sequence's score or the decoders' "
+                f"bounds; keep n x (max |theta| + 2 max |tau|) <= {MAX_MAGNITUDE:.3g}"
             )
         if self.theta.shape[0] - 1 > self.scores.longest_walk:
             raise ValueError(

@@ -424,15 +424,10 @@ class _Model:
             return "infeasible"
         return str(status)
 
-    def refine(self, deadline: float | None) -> str:
-        """Re-solve from the last basis with HiGHS's tightest primal and dual feasibility tolerances (1e-10):
-        over a million columns, reduced costs each within the default 1e-7 can sum to a certified bound visibly
-        above the objective."""
-        self.tighten_tolerances()
-        return self.solve(deadline)
-
     def tighten_tolerances(self) -> None:
-        """The next solves use HiGHS's tightest feasibility tolerances (see :meth:`refine`)."""
+        """The next solves (from the last basis) use HiGHS's tightest primal and dual feasibility tolerances
+        (1e-10): over a million columns, reduced costs each within the default 1e-7 can sum to a certified bound
+        visibly above the objective."""
         for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
             self.highs.setOptionValue(option, REFINED_TOLERANCE)
         self.refined = True
@@ -563,7 +558,7 @@ def _read(
     violation = model.violation(x)
     z = model.arc_matrix(x)
     values = np.concatenate([x[: model.arcs], x[2 * model.arcs :]])
-    integral = bool(np.all(np.minimum(np.abs(values), np.abs(values - 1.0)) <= INTEGRALITY))
+    integral = _integral(values)
     weights = np.where(model.arc_id >= 0, z, -np.inf)
     heads, _ = _chu_liu_edmonds(weights) if n else (np.full(1, -1, dtype=np.int64), 0.0)
     # relative to the terms of the solution's own objective: never to an entry that is not in it
@@ -581,6 +576,11 @@ def _read(
         stats, z, model.per_arc(y, model.one_gp_row), model.per_arc(y, model.no_gp_row), model.parts,
         x[2 * model.arcs :],
     )  # fmt: skip
+
+
+def _integral(values: np.ndarray) -> bool:
+    """Whether every value lies within :data:`INTEGRALITY` of 0 or 1."""
+    return bool(np.all(np.minimum(np.abs(values), np.abs(values - 1.0)) <= INTEGRALITY))
 
 
 def _empty(n: int) -> LPResult:
@@ -628,10 +628,7 @@ def brute_force(
         if status != "optimal":
             return _unsolved(n, status, stats)
         x, y = model.solution()
-        arcs = x[: model.arcs]
-        if cycle_cuts and np.any(
-            np.minimum(arcs, 1.0 - arcs) > INTEGRALITY
-        ):  # integral arcs: a tree (the flow)
+        if cycle_cuts and not _integral(x[: model.arcs]):  # integral arcs are a tree (the flow rows)
             found = violated_cycles(model.arc_matrix(x))
             if found:
                 members = [model.arc_id[np.ix_(words, words)] for words in found]
