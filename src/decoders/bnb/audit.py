@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from decoders.bnb.search import Backbone, Factors
-from decoders.parsing.checks import check_ids, check_int, check_range
+from decoders.checks import check_ids, check_int, check_range
 from decoders.parsing.eisner import _eisner
 
 

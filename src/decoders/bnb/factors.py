@@ -27,12 +27,10 @@ import numba
 import numpy as np
 
 from decoders.bnb.search import Factors
+from decoders.checks import check_ids, check_int, check_range
 from decoders.parsing.checks import (
     check_allowed,
     check_heads,
-    check_ids,
-    check_int,
-    check_range,
     check_scored,
     check_size,
     check_tokens,

@@ -10,8 +10,9 @@ import numpy as np
 
 from decoders.bnb.factors import GROUP_ID, MAX_FACTOR_FEATURES, fired_features, sentence_factors
 from decoders.bnb.search import STEP_RULES, Backbone, Factors, Result, branch_and_bound
+from decoders.checks import check_float, check_int
 from decoders.errors import ConfigError
-from decoders.parsing.checks import check_float, check_int, check_tokens, check_weights
+from decoders.parsing.checks import check_tokens, check_weights
 from decoders.parsing.eisner import _eisner
 from decoders.parsing.features import (
     N_ATTRIBUTES,

@@ -46,15 +46,8 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from decoders.parsing.checks import (
-    check_arc_scores,
-    check_cube,
-    check_finite,
-    check_float,
-    check_ids,
-    check_int,
-    check_range,
-)
+from decoders.checks import check_finite, check_float, check_ids, check_int, check_range
+from decoders.parsing.checks import check_arc_scores, check_cube
 from decoders.parsing.eisner import _eisner, _tree_score
 from decoders.parsing.second_order import _second_order, _second_order_max_marginals, _second_order_score
 from decoders.parsing.trees import is_projective, tree_error

@@ -28,13 +28,11 @@ from collections.abc import Iterable, Sequence
 import numba
 import numpy as np
 
+from decoders.checks import check_ids, check_int, check_range
 from decoders.parsing.checks import (
     check_allowed,
     check_arc_scores,
     check_heads,
-    check_ids,
-    check_int,
-    check_range,
     check_scored,
     check_size,
     check_tokens,

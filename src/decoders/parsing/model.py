@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from decoders.checks import check_finite
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
-from decoders.parsing.checks import check_finite
 from decoders.parsing.features import Vocabulary
 
 _ARRAYS = ("numerator", "denominator", "vocabulary", "structure", "meta")

@@ -24,7 +24,8 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from decoders.parsing.checks import check_allowed, check_finite, check_heads, check_int, check_tokens
+from decoders.checks import check_finite, check_int
+from decoders.parsing.checks import check_allowed, check_heads, check_tokens
 from decoders.parsing.eisner import _eisner
 from decoders.parsing.features import N_ATTRIBUTES, arc_scores, second_order_scores, tree_features
 from decoders.parsing.second_order import _second_order

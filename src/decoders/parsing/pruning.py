@@ -17,15 +17,8 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from decoders.parsing.checks import (
-    check_arc_scores,
-    check_float,
-    check_heads,
-    check_int,
-    check_scored,
-    check_tokens,
-    check_weights,
-)
+from decoders.checks import check_float, check_int
+from decoders.parsing.checks import check_arc_scores, check_heads, check_scored, check_tokens, check_weights
 from decoders.parsing.features import N_ATTRIBUTES, _arc_features, _max_arc_features, arc_scores
 
 log = logging.getLogger(__name__)

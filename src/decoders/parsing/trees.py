@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from decoders.parsing.checks import check_heads, check_ids, check_int
+from decoders.checks import check_ids, check_int
+from decoders.parsing.checks import check_heads
 
 #: Gold tags whose words UAS ignores: English PTB tags (Koo and Collins 2010, followed by Qian and Liu 2013),
 #: Chinese CTB / UD GSD (PU, i.e. UPOS PUNCT).

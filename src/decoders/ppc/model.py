@@ -27,9 +27,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from decoders.checks import check_ids, check_range
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
-from decoders.parsing.checks import check_heads, check_ids, check_range
+from decoders.parsing.checks import check_heads
 from decoders.parsing.features import Vocabulary
 
 FORM, LEMMA, POS, COARSE, FEATS = range(5)

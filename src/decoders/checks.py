@@ -1,0 +1,84 @@
+"""Input checks shared by the public functions of every experiment: each takes an argument as given, returns it in
+the form the compiled kernels read (no copy when it already is), or raises ValueError naming the argument and, where
+there is one, the offending index and value.
+
+The kernels (numba) index arrays without bounds checks, so a wrong shape or an id out of range reads outside an
+array (a garbage score or a crash) and a NaN or ``+inf`` score makes every comparison false (a structure never
+chosen, or an infinite objective). Every check here is vectorised numpy over the argument, done once per public
+call, outside the kernels' loops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def first_index(bad: np.ndarray) -> str:
+    """The first True index of ``bad`` as ``[i, j, ...]``."""
+    return "[" + ", ".join(str(int(i)) for i in np.argwhere(bad)[0]) + "]"
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
+    """``value`` as a Python int (a bool is not one), at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_float(value: Any, name: str, *, minimum: float | None = None, positive: bool = False) -> float:
+    """``value`` as a finite float (at least ``minimum``; above 0 with ``positive``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return value
+
+
+def float_array(array: Any, name: str) -> np.ndarray:
+    array = np.asarray(array)
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
+    ):
+        raise ValueError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    return np.asarray(array, dtype=np.float64)
+
+
+def check_finite(array: np.ndarray, name: str, *, forbid: bool = False) -> np.ndarray:
+    """``array`` has no NaN and no ``+inf`` (and no ``-inf`` unless ``forbid``: then ``-inf`` means forbidden)."""
+    bad = np.isnan(array) | (array == np.inf) if forbid else ~np.isfinite(array)
+    if bad.any():
+        where = first_index(bad)
+        allowed = "finite, or -inf to forbid" if forbid else "finite"
+        raise ValueError(f"{name}{where} is {array[tuple(np.argwhere(bad)[0])]}; allowed: {allowed}")
+    return array
+
+
+def check_ids(array: Any, name: str, *, ndim: int | None = None) -> np.ndarray:
+    """``array`` as int64 (an integer dtype; no float ids)."""
+    array = np.asarray(array)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer array, got dtype {array.dtype}")
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
+    return np.asarray(array, dtype=np.int64)
+
+
+def check_range(array: np.ndarray, name: str, lo: int, hi: int, *, offset: int = 0) -> np.ndarray:
+    """Every entry of ``array`` in ``lo..hi`` (``offset`` is added to the first index reported)."""
+    bad = (array < lo) | (array > hi)
+    if bad.any():
+        index = np.argwhere(bad)[0]
+        index[0] += offset
+        where = "[" + ", ".join(str(int(i)) for i in index) + "]"
+        value = array[tuple(np.argwhere(bad)[0])]
+        raise ValueError(f"{name}{where} is {int(value)}, outside {lo}..{hi}")
+    return array
