@@ -93,15 +93,15 @@ def third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) ->
     1, n + 1) mask); ``tokens`` and ``weights`` as :func:`decoders.parsing.features.arc_scores` takes them. A
     weight the sentence reads that is not finite is a ValueError (found in the score: a NaN or ``+inf`` one)."""
     tokens, weights, n = _check_sentence(tokens, weights)
-    check_scored(_arc_scores(tokens, weights, check_allowed(allowed, n=n)), what="arc score")
-    heads, score = _third_order(tokens, weights, allowed)
+    arc = check_scored(_arc_scores(tokens, weights, check_allowed(allowed, n=n)), what="arc score")
+    heads, score = _third_order(tokens, weights, arc)
     check_scored(np.float64(score), what="tree score")
     return heads, score
 
 
 @numba.njit(cache=True, nogil=True)
-def _third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, float]:
-    """:func:`third_order`'s kernel."""
+def _third_order(tokens: np.ndarray, weights: np.ndarray, arc: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`third_order`'s kernel, given the sentence's arc scores (``-inf``: not allowed)."""
     n = tokens.shape[1] - 1
     heads = np.full(n + 1, -1, dtype=np.int64)
     if n == 0:
@@ -109,7 +109,6 @@ def _third_order(tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray) -
     mask = np.uint64(weights.shape[0] - 1)
     none = n + 1  # the grandparent index of the root's own spans
     out = np.empty(max(_max_arc_features(n), 2 * N_GRAND_TEMPLATES), dtype=np.int64)
-    arc = _arc_scores(tokens, weights, allowed)
     sib = np.zeros((n + 1, n + 1, n + 1))
     grand = np.zeros((n + 2, n + 1, n + 1))
     for h in range(n + 1):
