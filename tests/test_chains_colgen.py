@@ -16,15 +16,15 @@ from decoders.chains.colgen import (
     EQ8,
     EQ9,
     EQ12,
-    cg_kernel,
-    cg_labels,
-    cg_packed,
+    _cg_kernel,
+    _cg_labels,
+    _cg_packed,
+    _transition_tables,
     cg_two_best,
     column_generation,
-    transition_tables,
 )
 from decoders.chains.instance import ChainInstance, ChainScores, brute_force, sequence_score
-from decoders.chains.viterbi import viterbi
+from decoders.chains.viterbi import _viterbi, viterbi
 
 VARIANTS = (EQ12, EQ8, EQ9)
 TOL = 1e-9
@@ -121,7 +121,7 @@ def test_exact_at_343_labels_and_lean_entry_point():
         labels, score = viterbi(theta, tau)
         result = column_generation(theta, tau)
         np.testing.assert_array_equal(result.labels, labels)
-        lean_labels, lean_score = cg_labels(theta, tau, transition_tables(tau), EQ12, 0.0, True)
+        lean_labels, lean_score = _cg_labels(theta, tau, _transition_tables(tau), EQ12, 0.0, True)
         np.testing.assert_array_equal(lean_labels, labels)
         assert lean_score == result.score
         assert (
@@ -188,7 +188,7 @@ def test_transition_tables_layout_and_cache():
     rng = np.random.default_rng(4)
     tau = rng.normal(size=(6, 6))
     scores = ChainScores(tau, tuple("abcdef"))
-    tables = transition_tables(tau)
+    tables = _transition_tables(tau)
     assert tables.shape == (10 + 2 * 6, 6)
     expected = [
         np.zeros(6),
@@ -215,7 +215,7 @@ def test_transition_tables_layout_and_cache():
 
 def test_transition_tables_raise_forbidden_transitions_to_a_finite_floor():
     tau = np.array([[0.5, -np.inf], [-2.0, 1.0]])
-    tables = transition_tables(tau)
+    tables = _transition_tables(tau)
     floor = -2.0 - 1e3 * (1.0 + 3.0)
     assert tables[9, 1] == floor
     np.testing.assert_array_equal(tables[12:], [[0.5, floor], [-2.0, 1.0]])
@@ -233,10 +233,10 @@ def test_packed_kernel_and_decoder_agree_with_column_generation(reduced_cost):
         theta, tau = peaked_chain(rng, 20, 45, margin=3.0, ambiguity=0.3, tau_scale=1.0)
         scores = ChainScores(tau, tuple(str(label) for label in range(45)))
         full = column_generation(theta, tau, reduced_cost=reduced_cost)
-        labels, score, bound, converged, iterations, candidates, sizes, messages, fallback = cg_kernel(
+        labels, score, bound, converged, iterations, candidates, sizes, messages, fallback = _cg_kernel(
             theta, tau, scores.cg_tables, reduced_cost, 0.0, True
         )
-        packed, *packed_rest = cg_packed(theta, tau, scores.cg_tables, reduced_cost, 0.0, True)
+        packed, *packed_rest = _cg_packed(theta, tau, scores.cg_tables, reduced_cost, 0.0, True)
         assert (score, bound, converged, iterations, messages, fallback) == tuple(packed_rest)
         assert not fallback  # ordinary scores: CG certifies its own optimum
         np.testing.assert_array_equal(packed, np.concatenate([labels, sizes, candidates]))
@@ -376,14 +376,14 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
     def loop_viterbi(thetas, tau):
         total = 0.0
         for theta in thetas:
-            total += viterbi(theta, tau)[1]
+            total += _viterbi(theta, tau)[1]
         return total
 
     @numba.njit
     def loop_cg(thetas, tau, tables, reduced_cost, gap):
         total = 0.0
         for theta in thetas:
-            total += cg_labels(theta, tau, tables, reduced_cost, gap, True)[1]
+            total += _cg_labels(theta, tau, tables, reduced_cost, gap, True)[1]
         return total
 
     def python_loop(kernel, thetas, *args):
@@ -407,7 +407,7 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
         for name, options in settings_grid:
             rng = np.random.default_rng(0)
             _, tau = peaked_chain(rng, 1, n_labels, **options)
-            tables = transition_tables(tau)
+            tables = _transition_tables(tau)
             thetas = List([peaked_chain(rng, 25, n_labels, **options)[0] for _ in range(count)])
             viterbi_s = best_of(loop_viterbi, thetas, tau, repeats=5 if n_labels > 100 else 15) / count
             line = f"L={n_labels:3d} {name:6s}: viterbi {1 / viterbi_s:9.0f}/s"
@@ -416,8 +416,8 @@ def _benchmark() -> None:  # pragma: no cover - run by hand
                 line += f" | {label} {1 / cg_s:8.0f}/s x{viterbi_s / cg_s:5.1f}"
             cg_s = best_of(loop_cg, thetas, tau, tables, EQ12, 0.0015) / count
             line += f" | cg-dg x{viterbi_s / cg_s:5.1f}"
-            python_v = best_of(python_loop, viterbi, thetas, tau, repeats=5) / count
-            python_cg = best_of(python_loop, cg_kernel, thetas, tau, tables, EQ12, 0.0, True) / count
+            python_v = best_of(python_loop, _viterbi, thetas, tau, repeats=5) / count
+            python_cg = best_of(python_loop, _cg_kernel, thetas, tau, tables, EQ12, 0.0, True) / count
             line += f" | from Python: x{python_v / python_cg:5.1f}"
             results = [column_generation(theta, tau) for theta in thetas]
             sizes = np.concatenate([result.domain_sizes for result in results])

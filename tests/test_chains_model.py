@@ -249,7 +249,7 @@ def test_instances_share_scores_and_predict_is_viterbi(wsj: dict[str, pd.DataFra
         np.testing.assert_array_equal(
             viterbi(inst.theta, inst.scores.tau)[0], predicted[matrix.sentence_slice(s)]
         )
-    with pytest.raises(IndexError):
+    with pytest.raises(ValueError, match="sentence_index 25 out of range"):
         model.emissions(matrix, 25)
     with pytest.raises(ValueError, match="out of range"):
         model.emissions(FeatureMatrix(np.array([len(vocabulary)]), [0, 1], [0, 1]), 0)

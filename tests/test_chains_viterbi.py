@@ -15,16 +15,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from decoders.chains.beam import beam_search
+from decoders.chains.beam import _beam_search, beam_search
 from decoders.chains.instance import ChainScores, brute_force, sequence_score
 from decoders.chains.viterbi import (
-    prune_domains,
+    _prune_domains,
+    _viterbi,
+    _viterbi_2best,
+    _viterbi_domains,
+    _viterbi_domains_2best,
+    _viterbi_pruned,
+    _viterbi_pruned_2best,
     viterbi,
     viterbi_2best,
-    viterbi_domains,
-    viterbi_domains_2best,
-    viterbi_pruned,
-    viterbi_pruned_2best,
 )
 
 SHAPES = [(n, n_labels) for n in range(1, 7) for n_labels in range(1, 6)]
@@ -132,7 +134,7 @@ def split(offsets: np.ndarray, domain: np.ndarray) -> list[np.ndarray]:
 @pytest.mark.parametrize("dominators", [1, 2])
 def test_prune_domains_is_eq_14(dominators):
     for theta, tau in cases(seed=2, repeats=6):
-        offsets, domain = prune_domains(theta, *bounds(tau), dominators)
+        offsets, domain = _prune_domains(theta, *bounds(tau), dominators)
         assert offsets[0] == 0 and np.all(np.diff(offsets) >= 1)
         for found, expected in zip(split(offsets, domain), numpy_prune(theta, tau, dominators), strict=True):
             np.testing.assert_array_equal(found, expected)
@@ -141,14 +143,14 @@ def test_prune_domains_is_eq_14(dominators):
 def test_prune_domains_rejects_other_dominator_counts():
     theta = np.zeros((2, 2))
     with pytest.raises(ValueError, match="dominators"):
-        prune_domains(theta, *bounds(np.zeros((2, 2))), 3)
+        _prune_domains(theta, *bounds(np.zeros((2, 2))), 3)
 
 
 def test_pruned_domains_keep_the_best_and_the_two_best():
     for theta, tau in cases(seed=3, repeats=8):
         top = reference(theta, tau, 2)
-        one = split(*prune_domains(theta, *bounds(tau), 1))
-        two = split(*prune_domains(theta, *bounds(tau), 2))
+        one = split(*_prune_domains(theta, *bounds(tau), 1))
+        two = split(*_prune_domains(theta, *bounds(tau), 2))
         # Every optimal sequence survives one dominator; every sequence scoring >= the second best survives two.
         for score, labels in brute_force(theta, tau, theta.shape[1] ** theta.shape[0]):
             if score >= top[0][0]:
@@ -161,11 +163,11 @@ def test_one_dominator_can_drop_the_second_best():
     # One token, labels scoring 1 and 0: one dominator prunes label 1, which the second-best sequence uses.
     theta = np.array([[1.0, 0.0]])
     tau = np.zeros((2, 2))
-    offsets, domain = prune_domains(theta, *bounds(tau), 1)
+    offsets, domain = _prune_domains(theta, *bounds(tau), 1)
     np.testing.assert_array_equal(domain, [0])
-    offsets, domain = prune_domains(theta, *bounds(tau), 2)
+    offsets, domain = _prune_domains(theta, *bounds(tau), 2)
     np.testing.assert_array_equal(domain, [0, 1])
-    labels1, score1, labels2, score2, sizes = viterbi_pruned_2best(theta, tau, *bounds(tau))
+    labels1, score1, labels2, score2, sizes = _viterbi_pruned_2best(theta, tau, *bounds(tau))
     np.testing.assert_array_equal(labels2, [1])
     assert (score1, score2) == (1.0, 0.0)
     np.testing.assert_array_equal(sizes, [2])
@@ -173,11 +175,11 @@ def test_one_dominator_can_drop_the_second_best():
 
 def test_viterbi_pruned_equals_viterbi():
     for theta, tau in cases(seed=4, repeats=8):
-        labels, score, sizes = viterbi_pruned(theta, tau, *bounds(tau))
+        labels, score, sizes = _viterbi_pruned(theta, tau, *bounds(tau))
         expected_labels, expected_score = viterbi(theta, tau)
         np.testing.assert_array_equal(labels, expected_labels)
         assert score == expected_score
-        offsets, _ = prune_domains(theta, *bounds(tau), 1)
+        offsets, _ = _prune_domains(theta, *bounds(tau), 1)
         np.testing.assert_array_equal(sizes, np.diff(offsets))
         assert sizes.dtype == np.int64 and np.all((sizes >= 1) & (sizes <= theta.shape[1]))
 
@@ -191,11 +193,11 @@ def test_viterbi_pruned_prunes_peaked_scores_and_stays_exact():
         all_sizes = []
         for n in (1, 3, 25, 40):
             theta = rng.normal(scale=3.0, size=(n, n_labels))
-            labels, score, sizes = viterbi_pruned(theta, tau, *bounds(tau))
+            labels, score, sizes = _viterbi_pruned(theta, tau, *bounds(tau))
             expected_labels, expected_score = viterbi(theta, tau)
             np.testing.assert_array_equal(labels, expected_labels)
             assert score == expected_score
-            first, second, labels2, score2, _ = viterbi_pruned_2best(theta, tau, *bounds(tau))
+            first, second, labels2, score2, _ = _viterbi_pruned_2best(theta, tau, *bounds(tau))
             full = viterbi_2best(theta, tau)
             np.testing.assert_array_equal(first, full[0])
             np.testing.assert_array_equal(labels2, full[2])
@@ -224,12 +226,12 @@ def test_viterbi_domains_equal_viterbi_with_the_other_labels_forbidden():
             masked = np.full_like(theta, -np.inf)
             for i, labels in enumerate(split(offsets, domain)):
                 masked[i, labels] = theta[i, labels]
-            labels, score = viterbi_domains(theta, tau, offsets, domain)
-            expected_labels, expected_score = viterbi(masked, tau)
+            labels, score = _viterbi_domains(theta, tau, offsets, domain)
+            expected_labels, expected_score = _viterbi(masked, tau)  # -inf in theta: the kernel
             np.testing.assert_array_equal(labels, expected_labels)
             assert score == expected_score
-            two = viterbi_domains_2best(theta, tau, offsets, domain)
-            expected = viterbi_2best(masked, tau)
+            two = _viterbi_domains_2best(theta, tau, offsets, domain)
+            expected = _viterbi_2best(masked, tau)
             np.testing.assert_array_equal(two[0], expected[0])
             np.testing.assert_array_equal(two[2], expected[2])
             assert (two[1], two[3]) == (expected[1], expected[3])
@@ -259,12 +261,12 @@ def test_viterbi_2best_matches_brute_force():
 
 def test_viterbi_pruned_2best_equals_viterbi_2best():
     for theta, tau in cases(seed=9, repeats=8):
-        labels1, score1, labels2, score2, sizes = viterbi_pruned_2best(theta, tau, *bounds(tau))
+        labels1, score1, labels2, score2, sizes = _viterbi_pruned_2best(theta, tau, *bounds(tau))
         expected = viterbi_2best(theta, tau)
         np.testing.assert_array_equal(labels1, expected[0])
         np.testing.assert_array_equal(labels2, expected[2])
         assert (score1, score2) == (expected[1], expected[3])
-        offsets, _ = prune_domains(theta, *bounds(tau), 2)
+        offsets, _ = _prune_domains(theta, *bounds(tau), 2)
         np.testing.assert_array_equal(sizes, np.diff(offsets))
 
 
@@ -276,7 +278,7 @@ def test_two_best_with_a_tie_for_first():
     np.testing.assert_array_equal(labels1, [0, 0])
     np.testing.assert_array_equal(labels2, [1, 0])
     assert score1 == score2 == 1.0
-    pruned = viterbi_pruned_2best(theta, tau, *bounds(tau))
+    pruned = _viterbi_pruned_2best(theta, tau, *bounds(tau))
     np.testing.assert_array_equal(pruned[2], [1, 0])
 
 
@@ -296,11 +298,11 @@ def test_exact_kernels_agree_with_brute_force_on_tied_integer_chains(chain):
     theta, tau = chain
     top = reference(theta, tau, 2)
     assert_same(viterbi(theta, tau), top[0])
-    labels, score, _ = viterbi_pruned(theta, tau, *bounds(tau))
+    labels, score, _ = _viterbi_pruned(theta, tau, *bounds(tau))
     assert_same((labels, score), top[0])
     for labels1, score1, labels2, score2, *_ in (
         viterbi_2best(theta, tau),
-        viterbi_pruned_2best(theta, tau, *bounds(tau)),
+        _viterbi_pruned_2best(theta, tau, *bounds(tau)),
     ):
         assert_same((labels1, score1), top[0])
         if len(top) == 1:
@@ -396,3 +398,5 @@ def test_beam_narrower_than_exhaustive_can_miss_the_optimum():
 def test_beam_rejects_a_width_below_one():
     with pytest.raises(ValueError, match="width"):
         beam_search(np.zeros((2, 2)), np.zeros((2, 2)), 0)
+    with pytest.raises(ValueError, match="width"):  # the kernel too (once per call, before its loops)
+        _beam_search(np.zeros((2, 2)), np.zeros((2, 2)), 0)

@@ -6,12 +6,19 @@ of the prefix they extend (ties by label id, deterministic). A candidate's score
 the same additions in the same order as :func:`decoders.chains.viterbi.viterbi`, so when the beam finds the
 optimal sequence it reports Viterbi's score bit for bit. Width 1 is greedy left-to-right decoding; a width of at
 least ``L ** (n - 1)`` keeps every prefix until the last token and is therefore exact.
+
+The kernel :func:`_beam_search` trusts its arguments (the decoder passes a ChainInstance's, checked at
+construction); :func:`beam_search` checks raw arrays and the width once per call, then runs it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+
+from decoders.chains.checks import check_chain, check_width
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -62,8 +69,8 @@ def _insert(
 
 
 @numba.njit(cache=True, nogil=True)
-def beam_search(theta: np.ndarray, tau: np.ndarray, width: int) -> tuple[np.ndarray, float]:
-    """The best sequence a beam of ``width`` partial sequences finds (int64[n]) and its score.
+def _beam_search(theta: np.ndarray, tau: np.ndarray, width: int) -> tuple[np.ndarray, float]:
+    """The kernel of :func:`beam_search`, on checked arguments (a ChainInstance's ``theta`` and ``tau``).
 
     Costs O(n width L) score evaluations plus the insertions into the beam (O(width) each, few once it is full).
     """
@@ -110,3 +117,14 @@ def beam_search(theta: np.ndarray, tau: np.ndarray, width: int) -> tuple[np.ndar
         labels[i] = kept_labels[i, k]
         k = kept_parents[i, k]
     return labels, scores[0]
+
+
+def beam_search(theta: Any, tau: Any, width: int) -> tuple[np.ndarray, float]:
+    """The best sequence a beam of ``width`` (an integer >= 1) partial sequences finds (int64[n]) and its score;
+    the score is ``-inf`` when every prefix the beam kept ran into a forbidden (``-inf``) transition.
+
+    ``theta`` and ``tau`` are checked as :func:`decoders.chains.viterbi.viterbi` checks them; a ValueError names
+    the argument otherwise.
+    """
+    theta, tau = check_chain(theta, tau)
+    return _beam_search(theta, tau, check_width(width))

@@ -62,7 +62,7 @@ score; otherwise (huge magnitudes that cancel) exact Viterbi decides (``fallback
 never certify a wrong sequence.  CG-DG reports this bound.
 
 **Forbidden transitions** are ``-inf`` in ``tau``.  The LP runs on ``tau'``, ``tau`` with every ``-inf`` raised to
-a finite floor far below the finite entries (:func:`transition_tables`): the restricted LPs stay feasible and the
+a finite floor far below the finite entries (:func:`_transition_tables`): the restricted LPs stay feasible and the
 messages finite.  ``tau' >= tau``, with equality on every feasible sequence, so the optimum of ``tau'`` is the true
 optimum whenever it uses no floor transition; the kernel scores its answer with the true ``tau`` and falls back to
 Viterbi when it does (a floor not deep enough for that sentence).
@@ -75,11 +75,13 @@ section 4.3 takes the local argmax's, which keeps half as many labels again at 3
 every optimal sequence uses kept labels only, so the maxima above may be taken over kept labels; the 2-best
 oracle uses ``margin = delta``, which keeps every label of every sequence within ``delta`` of the optimum.
 
-**Entry points.** :func:`column_generation` and :func:`cg_two_best` (Python, rich results with statistics);
-:func:`cg_kernel` and :func:`two_best_kernel` (the same as single numba calls, usable inside numba loops);
-:func:`cg_packed` (:func:`cg_kernel` with one array to box: the harness's call); :func:`cg_labels` (labels and
+**Entry points.** :func:`column_generation` and :func:`cg_two_best` (Python, rich results with statistics; they
+check every argument once per call); the private kernels, which trust their arguments (the decoders pass a
+ChainInstance's, checked at construction): :func:`_cg_kernel` and :func:`_two_best_kernel` (the same as single numba
+calls, usable inside numba loops);
+:func:`_cg_packed` (:func:`_cg_kernel` with one array to box: the harness's call); :func:`_cg_labels` (labels and
 score only: the leanest call, for timing).  The kernels take ``theta`` C-contiguous (the Python entry points make
-it so) and the transition data as :func:`transition_tables` packs it (``ChainScores.cg_tables``).  ``theta`` must
+it so) and the transition data as :func:`_transition_tables` packs it (``ChainScores.cg_tables``).  ``theta`` must
 be finite and the chain feasible (some sequence avoids every forbidden transition): ``ChainInstance`` and the
 Python entry points check both once, outside the kernels (a scan of ``theta`` inside the kernel cost 6% of a POS
 sentence's decode).
@@ -92,8 +94,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from decoders.chains.instance import ChainInstance, ChainScores
-from decoders.chains.viterbi import viterbi, viterbi_2best
+from decoders.chains.checks import check_chain, check_flag, check_gap, check_reduced_cost
+from decoders.chains.viterbi import _viterbi, _viterbi_2best
+from decoders.checks import check_float
 
 #: ``reduced_cost`` codes: eq. 12 (two-sided, the default CG), eq. 8 (CG-alpha), eq. 9 (CG-alpha+theta).
 EQ12, EQ8, EQ9 = 0, 1, 2
@@ -108,7 +111,7 @@ _M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
 _DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
 # flags (3, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed
 _GROWN, _FWD, _BWD = 0, 1, 2
-# transition_tables rows (10 + 2L, L), all of the finite stand-in tau' (forbidden transitions at the floor): eq. 14's
+# _transition_tables rows (10 + 2L, L), all of the finite stand-in tau' (forbidden transitions at the floor): eq. 14's
 # transition terms per token kind (OUT_MAX and IN_MAX are also the oracle's U_tau), max |tau'| per row and per
 # column, [_T_SCALE, 0] = max_x |in_min| + |in_max| + |out_min| + |out_max| (eq. 14's rounding slack), [_T_SCALE,
 # 1] = the floor (-inf when nothing is forbidden), then tau' transposed, tab[_T_TAU_T + b, a] = tau'[a, b] (columns
@@ -153,11 +156,11 @@ class TwoBestResult(NamedTuple):
 # out of loops: every view, and every array argument of a kernel whose reference counts numba cannot prune (a
 # ``break`` prevents the pruning), costs a pair of atomic reference-count updates.  Seen from Python, every
 # argument costs ~0.04 us to dispatch and every returned array ~0.35 us to box (a 45-label sentence takes ~3 us
-# in all), hence :func:`transition_tables` and :func:`cg_packed`.
+# in all), hence :func:`_transition_tables` and :func:`_cg_packed`.
 
 
 @numba.njit(cache=True, nogil=True)
-def transition_tables(tau: np.ndarray) -> np.ndarray:
+def _transition_tables(tau: np.ndarray) -> np.ndarray:
     """What CG reads besides ``theta`` and ``tau``, packed as one ``(10 + 2L, L)`` array (``ChainScores.cg_tables``
     caches it per model; one argument is cheaper to pass than five): rows ``_T_*`` -- zero, ``out_min``,
     ``out_max``, ``in_min``, ``in_max``, ``in_min + out_min`` and ``in_max + out_max``, i.e. eq. 14's lower and
@@ -220,7 +223,7 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
     here and loose; the certificate computes the tight ones only when these do not suffice.  Eq. 14 keeps a label
     unless it loses by more than a slack that covers the rounding of both sums: only a label within that slack of
     the cut can flip, and its ``|theta|`` is then at most ``|cut| + 2 max |tau'|``.  ``tab`` is
-    :func:`transition_tables`' array (eq. 14's transition terms: none for a single token, one side at either
+    :func:`_transition_tables`' array (eq. 14's transition terms: none for a single token, one side at either
     end).  The seed is ``argmax theta_i`` (section 4.1) unless eq. 14 proved that label suboptimal, when the best
     label that can still be optimal is the better start.  Eight running maxima break the dependency chain of
     eq. 14's maximisation (a max has a latency of four cycles and a throughput of two per cycle)."""
@@ -742,7 +745,7 @@ def _run(
             bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
             fallback = bound - score > tolerance
     if fallback:
-        labels, score = viterbi(theta, tau)
+        labels, score = _viterbi(theta, tau)
         converged = True
     bound = score if converged else max(bound, score)
     return labels, score, bound, converged, iterations, n_log, log[:n_log], messages, eps, fallback
@@ -767,11 +770,11 @@ def _dual_bound(vec, two, slack, found, n_found, terms, big_s):
 
 
 @numba.njit(cache=True, nogil=True)
-def cg_kernel(
+def _cg_kernel(
     theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
 ) -> tuple:
     """Column generation in one numba call; see :func:`column_generation`.  ``tables`` is
-    :func:`transition_tables`' array (``ChainScores.cg_tables``).
+    :func:`_transition_tables`' array (``ChainScores.cg_tables``).
 
     Returns ``(labels, score, bound, converged, iterations, oracle_candidates, domain_sizes,
     messages_recomputed, fallback)``; ``oracle_calls`` is ``len(oracle_candidates)``.
@@ -785,10 +788,10 @@ def cg_kernel(
 
 
 @numba.njit(cache=True, nogil=True)
-def cg_packed(
+def _cg_packed(
     theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
 ) -> tuple[np.ndarray, float, float, bool, int, int, bool]:
-    """:func:`cg_kernel` for callers in Python: its three arrays packed into one, because numba spends about
+    """:func:`_cg_kernel` for callers in Python: its three arrays packed into one, because numba spends about
     as long boxing each returned array (~0.35 us) as CG takes per token, while slicing in Python is cheaper.
 
     Returns ``(packed, score, bound, converged, iterations, messages_recomputed, fallback)``; ``packed`` is int64
@@ -809,10 +812,10 @@ def cg_packed(
 
 
 @numba.njit(cache=True, nogil=True)
-def cg_labels(
+def _cg_labels(
     theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float, prune: bool
 ) -> tuple[np.ndarray, float]:
-    """Like :func:`cg_kernel` but returns only ``(labels, score)``: the lean entry point for timing runs."""
+    """Like :func:`_cg_kernel` but returns only ``(labels, score)``: the lean entry point for timing runs."""
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     result = _run(
@@ -885,7 +888,7 @@ def _restricted_two_best(theta, tau, lab, cnt):
 
 
 @numba.njit(cache=True, nogil=True)
-def two_best_kernel(
+def _two_best_kernel(
     theta: np.ndarray,
     tau: np.ndarray,
     tables: np.ndarray,
@@ -898,7 +901,7 @@ def two_best_kernel(
     Returns ``(best, best_score, second, second_score, has_second, domain_sizes, cg_stats, cg_domain_sizes)``:
     ``has_second`` tells whether ``second`` scores ``>= best_score - delta``, ``domain_sizes`` are taken after
     the delta expansion, ``cg_stats`` is ``(labels, score, bound, converged, iterations, oracle_candidates,
-    messages_recomputed, fallback)`` of the column generation run; ``tables`` as for :func:`cg_kernel`.  When
+    messages_recomputed, fallback)`` of the column generation run; ``tables`` as for :func:`_cg_kernel`.  When
     CG fell back to Viterbi, so does the 2-best search (every label in every domain).
     """
     if not delta >= 0.0 or not np.isfinite(delta):
@@ -912,7 +915,7 @@ def two_best_kernel(
     cg_sizes = cnt[_DSZ].copy()
     stats = (labels, score, bound, converged, iterations, log, messages, fallback)
     if fallback:  # CG could not certify its optimum: exact 2-best Viterbi over every label
-        best, best_score, second, second_score = viterbi_2best(theta, tau)
+        best, best_score, second, second_score = _viterbi_2best(theta, tau)
         has_second = second_score > -np.inf and second_score >= best_score - delta
         return best, best_score, second, second_score, has_second, np.full(n, n_labels), stats, cg_sizes
     g = 0.5 if rc == EQ9 else 1.0
@@ -940,14 +943,6 @@ def two_best_kernel(
 # --------------------------------------------------------------------------- Python entry points
 
 
-def _checked(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``theta``, ``tau`` and CG's tables after the checks of :class:`~decoders.chains.instance.ChainInstance`
-    (the kernels do not bounds-check their indexing, and rely on finite ``theta`` and a feasible chain)."""
-    scores = ChainScores(tau, tuple(str(label) for label in range(np.shape(tau)[0] if np.ndim(tau) else 0)))
-    instance = ChainInstance(theta, scores)
-    return instance.theta, scores.tau, scores.cg_tables
-
-
 def column_generation(
     theta: np.ndarray,
     tau: np.ndarray,
@@ -963,12 +958,15 @@ def column_generation(
     certified bound of the module docstring; ``gap = 0`` runs to convergence.  ``prune`` applies eq. 14 to the
     oracle's search.  ``tau`` may forbid transitions with ``-inf``.
     Under exact ties the optimal sequence returned may differ from :func:`viterbi`'s.
+    ``theta`` and ``tau`` are checked as :func:`decoders.chains.viterbi.viterbi` checks them, and the options
+    too; a ValueError names the argument otherwise.
     """
-    if not (isinstance(gap, int | float) and 0.0 <= gap < 1.0):
-        raise ValueError(f"gap must be a fraction in [0, 1); got {gap!r}")
-    theta, tau, tables = _checked(theta, tau)
-    packed, score, bound, converged, iterations, messages, fallback = cg_packed(
-        theta, tau, tables, int(reduced_cost), float(gap), bool(prune)
+    reduced_cost = check_reduced_cost(reduced_cost)
+    gap = check_gap(gap)
+    prune = check_flag(prune, "prune")
+    theta, tau = check_chain(theta, tau)
+    packed, score, bound, converged, iterations, messages, fallback = _cg_packed(
+        theta, tau, _transition_tables(tau), reduced_cost, gap, prune
     )
     n = theta.shape[0]
     calls = packed.shape[0] - 2 * n
@@ -998,11 +996,15 @@ def cg_two_best(
     score is ``>= best_score - delta`` (exact and certified; otherwise ``second`` is None).
 
     CG runs to convergence (eq. 14 pruning relaxed by ``delta``), every edge setting with reduced cost
-    ``>= -delta`` is generated, and exact 2-best search runs inside the resulting domains.
+    ``>= -delta`` is generated, and exact 2-best search runs inside the resulting domains.  ``delta`` is a
+    finite number >= 0; the other arguments as for :func:`column_generation`.
     """
-    theta, tau, tables = _checked(theta, tau)
-    best, best_score, second, second_score, has_second, dsz, stats, cg_sizes = two_best_kernel(
-        theta, tau, tables, float(delta), int(reduced_cost), bool(prune)
+    delta = check_float(delta, "delta", minimum=0.0)
+    reduced_cost = check_reduced_cost(reduced_cost)
+    prune = check_flag(prune, "prune")
+    theta, tau = check_chain(theta, tau)
+    best, best_score, second, second_score, has_second, dsz, stats, cg_sizes = _two_best_kernel(
+        theta, tau, _transition_tables(tau), delta, reduced_cost, prune
     )
     labels, score, bound, converged, iterations, cand, messages, fallback = stats
     cg = CGResult(labels, score, bound, converged, iterations, len(cand), cand, cg_sizes, messages, fallback)

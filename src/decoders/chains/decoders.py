@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 
 from decoders.chains import crfsuite
-from decoders.chains.beam import beam_search
-from decoders.chains.colgen import EQ8, EQ9, EQ12, cg_packed, two_best_kernel
+from decoders.chains.beam import _beam_search
+from decoders.chains.checks import MAX_WIDTH, _refuse
+from decoders.chains.colgen import EQ8, EQ9, EQ12, _cg_packed, _two_best_kernel
 from decoders.chains.instance import ChainInstance, FeatureInstance
-from decoders.chains.model import ChainModel, gather_emissions
-from decoders.chains.viterbi import viterbi, viterbi_2best, viterbi_pruned, viterbi_pruned_2best
+from decoders.chains.model import ChainModel, _gather_emissions
+from decoders.chains.viterbi import _viterbi, _viterbi_2best, _viterbi_pruned, _viterbi_pruned_2best
+from decoders.checks import check_ids
 from decoders.errors import ConfigError
 from decoders.harness.loops import compiled_loop
 from decoders.harness.protocol import Solution, register
@@ -36,13 +38,13 @@ def _bounds(instance: ChainInstance) -> tuple[np.ndarray, ...]:
 
 # Compiled timing loops (decoders.harness.loops): the same kernel calls as the decoders below, repeated inside
 # numba so that the harness can time them without Python's per-call cost (config: harness.loop_repeats).
-_VITERBI = compiled_loop(viterbi)
-_VITERBI_PRUNED = compiled_loop(viterbi_pruned)
-_CG = compiled_loop(cg_packed)
-_BEAM = compiled_loop(beam_search)
-_VITERBI_2BEST = compiled_loop(viterbi_2best)
-_VITERBI_PRUNED_2BEST = compiled_loop(viterbi_pruned_2best)
-_CG_2BEST = compiled_loop(two_best_kernel)
+_VITERBI = compiled_loop(_viterbi)
+_VITERBI_PRUNED = compiled_loop(_viterbi_pruned)
+_CG = compiled_loop(_cg_packed)
+_BEAM = compiled_loop(_beam_search)
+_VITERBI_2BEST = compiled_loop(_viterbi_2best)
+_VITERBI_PRUNED_2BEST = compiled_loop(_viterbi_pruned_2best)
+_CG_2BEST = compiled_loop(_two_best_kernel)
 
 
 def _reduced_cost(name: str) -> int:
@@ -66,9 +68,9 @@ def _delta(delta: float) -> float:
 
 
 def _width(width: int) -> int:
-    """A beam width: an integer >= 1."""
-    if isinstance(width, bool) or not isinstance(width, int | np.integer) or width < 1:
-        raise ConfigError(f"width must be an integer >= 1; got {width!r}")
+    """A beam width: an integer in 1..2^62 (the kernel's int64)."""
+    if isinstance(width, bool) or not isinstance(width, int | np.integer) or not 1 <= width <= MAX_WIDTH:
+        raise ConfigError(f"width must be an integer in 1..2^62; got {width!r}")
     return int(width)
 
 
@@ -78,7 +80,7 @@ def _width(width: int) -> int:
     timing_loop=lambda instance, repeats: _VITERBI(repeats, instance.theta, instance.scores.tau),
 )
 def decode_viterbi(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
-    labels, score = viterbi(instance.theta, instance.scores.tau)
+    labels, score = _viterbi(instance.theta, instance.scores.tau)
     return Solution(labels, score, score, "optimal")
 
 
@@ -88,12 +90,12 @@ def decode_viterbi(instance: ChainInstance, *, deadline: float | None = None) ->
     timing_loop=lambda instance, repeats: _VITERBI_PRUNED(repeats, instance.theta, *_bounds(instance)),
 )
 def decode_viterbi_pruned(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
-    labels, score, sizes = viterbi_pruned(instance.theta, *_bounds(instance))
+    labels, score, sizes = _viterbi_pruned(instance.theta, *_bounds(instance))
     return Solution(labels, score, score, "optimal", {"domain_sizes": sizes})
 
 
 def _cg(theta: np.ndarray, instance_scores, reduced_cost: str, gap: float) -> Solution:
-    packed, score, bound, converged, iterations, messages, fallback = cg_packed(
+    packed, score, bound, converged, iterations, messages, fallback = _cg_packed(
         theta, instance_scores.tau, instance_scores.cg_tables, _reduced_cost(reduced_cost), gap, True
     )
     n = len(theta)
@@ -129,7 +131,7 @@ def decode_cg(
 )
 def decode_beam(instance: ChainInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
     """Beam search; with forbidden transitions every kept prefix can die out (then status ``error``, no labels)."""
-    labels, score = beam_search(instance.theta, instance.scores.tau, _width(width))
+    labels, score = _beam_search(instance.theta, instance.scores.tau, _width(width))
     if score == -math.inf:
         message = (
             f"beam search of width {width} kept no sequence that avoids the forbidden (-inf) transitions"
@@ -154,7 +156,7 @@ def _two_best(best, best_score, second, second_score, stats: dict[str, Any]) -> 
     timing_loop=lambda instance, repeats: _VITERBI_2BEST(repeats, instance.theta, instance.scores.tau),
 )
 def decode_viterbi_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
-    best, score1, second, score2 = viterbi_2best(instance.theta, instance.scores.tau)
+    best, score1, second, score2 = _viterbi_2best(instance.theta, instance.scores.tau)
     return _two_best(best, score1, second, score2, {})
 
 
@@ -164,7 +166,7 @@ def decode_viterbi_2best(instance: ChainInstance, *, deadline: float | None = No
     timing_loop=lambda instance, repeats: _VITERBI_PRUNED_2BEST(repeats, instance.theta, *_bounds(instance)),
 )
 def decode_viterbi_pruned_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
-    best, score1, second, score2, sizes = viterbi_pruned_2best(instance.theta, *_bounds(instance))
+    best, score1, second, score2, sizes = _viterbi_pruned_2best(instance.theta, *_bounds(instance))
     return _two_best(best, score1, second, score2, {"domain_sizes": sizes})
 
 
@@ -178,7 +180,7 @@ def decode_cg_two_best(
     instance: ChainInstance, *, deadline: float | None = None, delta: float = 1.0
 ) -> Solution:
     """The 0/1-loss oracle of section 5: the best sequence and the best other one within ``delta`` of it."""
-    best, score1, second, score2, has_second, sizes, cg_stats, _ = two_best_kernel(
+    best, score1, second, score2, has_second, sizes, cg_stats, _ = _two_best_kernel(
         instance.theta, instance.scores.tau, instance.scores.cg_tables, _delta(delta), EQ12, True
     )
     stats = {
@@ -197,11 +199,31 @@ def _model(path: str) -> ChainModel:
 
 
 def _theta(instance: FeatureInstance) -> tuple[np.ndarray, ChainModel]:
+    """theta of a FeatureInstance under its model; the first call with a model checks the instance against it."""
     model = _model(instance.model)
-    theta = gather_emissions(
+    if instance._checked_model is not model:
+        _check_features(instance, model)
+        object.__setattr__(instance, "_checked_model", model)
+    theta = _gather_emissions(
         model.weights, model.start, model.end, instance.ids, instance.token_offsets, 0, instance.n_tokens
     )
     return theta, model
+
+
+def _check_features(instance: FeatureInstance, model: ChainModel) -> None:
+    """What a FeatureInstance's construction could not check: its feature ids and gold ids against the model's
+    counts, and that the model's forbidden transitions allow a sequence of its length (the scoring kernel does not
+    bounds-check; ChainModel bounds its weights so that no theta can overflow)."""
+    ids, gold = instance.ids, instance.gold
+    _refuse(ids, "FeatureInstance.ids", ids >= model.n_features, f"not a feature id of {instance.model}")
+    _refuse(
+        gold, "FeatureInstance.gold", gold >= model.n_labels, f"not a label id of {instance.model} (or -1)"
+    )
+    if instance.n_tokens - 1 > model.scores.longest_walk:
+        raise ValueError(
+            f"FeatureInstance: {instance.n_tokens} tokens, but no label sequence longer than "
+            f"{int(model.scores.longest_walk) + 1} avoids the forbidden transitions of {instance.model}"
+        )
 
 
 @register(EXPERIMENT, "cg+scoring")
@@ -214,7 +236,7 @@ def decode_cg_scoring(instance: FeatureInstance, *, deadline: float | None = Non
 @register(EXPERIMENT, "viterbi+scoring")
 def decode_viterbi_scoring(instance: FeatureInstance, *, deadline: float | None = None) -> Solution:
     theta, model = _theta(instance)
-    labels, score = viterbi(theta, model.tau)
+    labels, score = _viterbi(theta, model.tau)
     return Solution(labels, score, score, "optimal")
 
 
@@ -223,7 +245,7 @@ def decode_crfsuite(instance: FeatureInstance, *, deadline: float | None = None)
     """CRFsuite's Tagger.tag on the feature strings (a peer: its own model's score is not comparable)."""
     if instance.crfsuite is None:
         raise ConfigError("this instance set carries no CRFsuite model (build it as '<dataset>~features')")
-    tags = crfsuite.tagger(instance.crfsuite).tag(instance.strings)
+    tags = crfsuite._tagger(instance.crfsuite).tag(instance.strings)
     index = _model(instance.model).label_index
     return Solution(
         np.fromiter((index[t] for t in tags), dtype=np.int64, count=len(tags)), None, None, "feasible"
@@ -231,9 +253,27 @@ def decode_crfsuite(instance: FeatureInstance, *, deadline: float | None = None)
 
 
 def evaluate(instance: ChainInstance | FeatureInstance, solution: Solution) -> dict[str, int]:
-    """Correctly tagged tokens against the gold labels."""
-    predicted = np.asarray(solution.structure, dtype=np.int64)
-    return {"correct": int((predicted == instance.gold).sum()), "total": int(len(instance.gold))}
+    """Correctly tagged tokens against the gold labels (``solution.structure``: one label id per token)."""
+    gold = _instance(instance).gold
+    if gold is None:
+        raise ValueError("instance.gold is None: the instance has no gold labels to evaluate against")
+    if not isinstance(solution, Solution):
+        raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
+    predicted = check_ids(solution.structure, "solution.structure", ndim=1)
+    if predicted.shape != gold.shape:
+        raise ValueError(
+            f"solution.structure must hold one label id per token ({len(gold)}); got shape {predicted.shape}"
+        )
+    _refuse(predicted, "solution.structure", predicted < 0, "not a label id")
+    return {"correct": int((predicted == gold).sum()), "total": int(len(gold))}
+
+
+def _instance(instance: Any) -> ChainInstance | FeatureInstance:
+    if not isinstance(instance, ChainInstance | FeatureInstance):
+        raise ValueError(
+            f"instance must be a ChainInstance or a FeatureInstance; got {type(instance).__name__}"
+        )
+    return instance
 
 
 VERIFY_RTOL = 1e-9
@@ -250,7 +290,9 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
     the best. Tolerances are relative to ``sum |terms|`` of the sequences compared, so an entry no sequence uses
     never widens them. Returns None when everything holds, else the reason.
     """
-    if isinstance(instance, FeatureInstance):
+    if not isinstance(solution, Solution):
+        raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
+    if isinstance(_instance(instance), FeatureInstance):
         theta, model = _theta(instance)
         tau = model.tau
     else:
@@ -266,7 +308,7 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
         return f"objective {solution.objective!r} but the structure scores {score!r}"
     if solution.bound is None or not abs(solution.bound - solution.objective) <= tol:
         return f"bound {solution.bound!r} is not the objective {solution.objective!r}"
-    best, best_score = viterbi(theta, tau)
+    best, best_score = _viterbi(theta, tau)
     tol = VERIFY_RTOL * max(scale, _score_and_scale(theta, tau, best)[1])
     if best_score - score > tol:
         return f"Viterbi finds {best.tolist()} scoring {best_score!r} > objective {score!r}"
@@ -280,7 +322,7 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
         claimed = solution.stats.get("second_score")
         if np.array_equal(second, labels):
             return "the second-best sequence equals the best"
-        if claimed is None or not abs(value - claimed) <= VERIFY_RTOL * other:
+        if not isinstance(claimed, int | float) or not abs(value - claimed) <= VERIFY_RTOL * other:
             return f"second_score {claimed!r} but the second sequence scores {value!r}"
         if value - score > VERIFY_RTOL * max(scale, other):
             return f"the second sequence scores {value!r}, more than the best {score!r}"

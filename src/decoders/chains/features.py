@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from decoders.checks import check_ids, check_int
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
 
@@ -52,6 +53,8 @@ def word_shape(word: str) -> str:
 
     ``word_shape("Vinken") == "Xxxxxx"``, ``word_shape("12-3") == "dd-d"``.
     """
+    if not isinstance(word, str):
+        raise ValueError(f"word must be a string; got {word!r}")
     return "".join("X" if c.isupper() else "x" if c.islower() else "d" if c.isdigit() else c for c in word)
 
 
@@ -90,6 +93,12 @@ def token_features(words: Sequence[str]) -> list[list[str]]:
     the word bigrams ``w-1|w=`` and ``w|w+1=``; the 3-suffixes of the neighbours (``s3-1=``, ``s3+1=``);
     and ``BOS``/``EOS`` on the first/last token.
     """
+    _check_words(words, "words")
+    return _token_features(words)
+
+
+def _token_features(words: Sequence[str]) -> list[list[str]]:
+    """:func:`token_features` of checked words."""
     lowers = [word.lower() for word in words]
     padded = [BOS, BOS, *lowers, EOS, EOS]
     suffixes = [BOS, *(lower[-3:] for lower in lowers), EOS]
@@ -116,11 +125,21 @@ def token_features(words: Sequence[str]) -> list[list[str]]:
     return result
 
 
+def _check_words(words: Sequence[str], name: str) -> None:
+    """A sentence: a list (tuple, array) of strings."""
+    if isinstance(words, str) or not isinstance(words, list | tuple | np.ndarray):
+        raise ValueError(f"{name} must be a list of words (strings); got {type(words).__name__}")
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ValueError(f"{name}[{i}] must be a string; got {word!r}")
+
+
 def _sentence_features(words: Sequence[str], number: int) -> list[list[str]]:
     """token_features of the ``number``-th sentence (0-based); a sentence must have at least one word."""
+    _check_words(words, f"sentence {number} (0-based)")
     if len(words) == 0:
         raise ValueError(f"sentence {number} (0-based) has no words")
-    return token_features(words)
+    return _token_features(words)
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -130,7 +149,12 @@ class FeatureVocabulary:
     """Feature strings and their ids (ids are positions in :attr:`names`, in first-occurrence order)."""
 
     def __init__(self, names: Iterable[str]):
+        if isinstance(names, str):
+            raise ValueError("names must be an iterable of feature strings, not one string")
         self.names: list[str] = list(names)
+        for i, name in enumerate(self.names):
+            if not isinstance(name, str):
+                raise ValueError(f"names[{i}] must be a feature string; got {name!r}")
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         if len(self.index) != len(self.names):
             raise ValueError("feature names must be unique")
@@ -200,8 +224,7 @@ def fit_features(
 
     Features occurring fewer than ``min_count`` times (token occurrences) are left out of both.
     """
-    if min_count < 1:
-        raise ValueError(f"min_count must be at least 1, got {min_count}")
+    check_int(min_count, "min_count", minimum=1)
     raw_index: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # new name -> next id
     lookup = raw_index.__getitem__
     ids, per_token, per_sentence = _feature_ids(sentences, lambda token: map(lookup, token))
@@ -224,10 +247,17 @@ class FeatureMatrix:
     sentence_offsets: np.ndarray
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ids", np.ascontiguousarray(self.ids, dtype=np.int32))
-        object.__setattr__(self, "token_offsets", np.ascontiguousarray(self.token_offsets, dtype=np.int64))
+        ids = check_ids(self.ids, "ids", ndim=1)
+        if len(ids) and ids.max() > np.iinfo(np.int32).max:
+            raise ValueError(f"ids must fit int32; got {int(ids.max())}")
+        object.__setattr__(self, "ids", np.ascontiguousarray(ids, dtype=np.int32))
         object.__setattr__(
-            self, "sentence_offsets", np.ascontiguousarray(self.sentence_offsets, dtype=np.int64)
+            self, "token_offsets", np.ascontiguousarray(check_ids(self.token_offsets, "token_offsets"))
+        )
+        object.__setattr__(
+            self,
+            "sentence_offsets",
+            np.ascontiguousarray(check_ids(self.sentence_offsets, "sentence_offsets")),
         )
         problem = self._problem()
         if problem:
@@ -242,7 +272,7 @@ class FeatureMatrix:
         if sen[0] != 0 or sen[-1] != len(tok) - 1 or (np.diff(sen) <= 0).any():
             return "sentence offsets must rise strictly from 0 to the number of tokens"
         if len(self.ids) and self.ids.min() < 0:
-            return "negative feature id"
+            return f"ids[{int(np.argmax(self.ids < 0))}] is a negative feature id"
         return None
 
     @property
@@ -258,10 +288,16 @@ class FeatureMatrix:
 
     def token_ids(self, token: int) -> np.ndarray:
         """The feature ids of one token (global token index)."""
+        token = check_int(token, "token", minimum=0)
+        if token >= self.n_tokens:
+            raise ValueError(f"token {token} out of range 0..{self.n_tokens - 1}")
         return self.ids[self.token_offsets[token] : self.token_offsets[token + 1]]
 
     def sentence_slice(self, sentence: int) -> slice:
         """The global token indices of one sentence."""
+        sentence = check_int(sentence, "sentence", minimum=0)
+        if sentence >= self.n_sentences:
+            raise ValueError(f"sentence {sentence} out of range 0..{self.n_sentences - 1}")
         return slice(int(self.sentence_offsets[sentence]), int(self.sentence_offsets[sentence + 1]))
 
     @functools.cached_property

@@ -18,12 +18,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-#: The largest ``n x (max |theta| + 2 max finite |tau|)`` an instance may have: sums of a sequence's scores, the
-#: decoders' bounds (sums of maxima and minima) and their differences then stay far from float overflow (~1.8e308).
-MAX_MAGNITUDE = 2.0**1000
+from decoders.chains.checks import (
+    MAX_ENUMERATION,
+    MAX_MAGNITUDE,
+    _check_feasible,
+    _check_magnitude,
+    _longest_walk,
+    _refuse,
+    check_chain,
+    check_label_names,
+    check_labels,
+    check_tau,
+    check_theta,
+    real_array,
+)
+from decoders.checks import check_ids, check_int
+
+__all__ = [
+    "MAX_MAGNITUDE",
+    "ChainInstance",
+    "ChainScores",
+    "FeatureInstance",
+    "brute_force",
+    "sequence_score",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,7 +54,7 @@ class ChainScores:
 
     ``in_max[b] = max_a tau[a, b]``, ``in_min[b] = min_a tau[a, b]``, ``out_max[a] = max_b tau[a, b]``,
     ``out_min[a] = min_b tau[a, b]``: the data-independent maxima and minima of eq. 14 and of the reduced-cost
-    oracle's bounds U_tau (Fig. 1).
+    oracle's bounds U_tau (Fig. 1). ``labels`` names the L labels (distinct strings).
     """
 
     tau: np.ndarray
@@ -43,15 +65,14 @@ class ChainScores:
     out_max: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        tau = _float_array("ChainScores.tau", self.tau)
-        if len(self.labels) < 1:
-            raise ValueError("ChainScores.labels must name at least one label")
-        if tau.ndim != 2 or tau.shape[0] != tau.shape[1] or tau.shape[0] != len(self.labels):
+        labels = check_label_names(self.labels, "ChainScores.labels")
+        tau = real_array(self.tau, "ChainScores.tau")
+        if tau.ndim != 2 or tau.shape[0] != tau.shape[1] or tau.shape[0] != len(labels):
             raise ValueError(
-                f"ChainScores.tau must be L x L with L = {len(self.labels)} labels; got shape {tau.shape}"
+                f"ChainScores.tau must be L x L with L = {len(labels)} labels; got shape {tau.shape}"
             )
-        _refuse(tau, "ChainScores.tau", np.isnan(tau), "NaN")
-        _refuse(tau, "ChainScores.tau", tau == np.inf, "+inf (write a forbidden transition as -inf)")
+        tau = check_tau(tau, "ChainScores.tau")
+        object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "tau", tau)
         object.__setattr__(self, "in_min", tau.min(axis=0))
         object.__setattr__(self, "in_max", tau.max(axis=0))
@@ -66,36 +87,23 @@ class ChainScores:
     def longest_walk(self) -> float:
         """The largest number of transitions a label sequence can make without a forbidden one (``inf`` when the
         allowed transitions have a cycle): a sentence of ``n`` tokens is feasible iff ``n - 1 <= longest_walk``."""
-        allowed = np.isfinite(self.tau)
-        if allowed.all():
-            return np.inf
-        # Repeatedly drop labels that cannot be left (or entered): what remains lies on a cycle.
-        alive = np.ones(self.n_labels, dtype=bool)
-        length = np.zeros(self.n_labels)  # longest walk starting at each label, over dropped labels only
-        while True:
-            sub = allowed & alive[None, :]
-            sinks = alive & ~sub.any(axis=1)
-            if not sinks.any():
-                break
-            alive &= ~sinks
-            # a label dropped now has every allowed successor dropped earlier, whose walks are final
-            for x in np.flatnonzero(sinks):
-                successors = np.flatnonzero(allowed[x])
-                length[x] = 1 + length[successors].max() if successors.size else 0
-        return np.inf if alive.any() else float(length.max())
+        return _longest_walk(self.tau)
 
     @cached_property
     def cg_tables(self) -> np.ndarray:
         """The bounds and ``tau`` transposed, packed as column generation reads them
-        (``decoders.chains.colgen.transition_tables``), computed once per model rather than per sentence."""
-        from decoders.chains.colgen import transition_tables  # deferred: numba is needed only by CG
+        (``decoders.chains.colgen._transition_tables``), computed once per model rather than per sentence."""
+        from decoders.chains.colgen import _transition_tables  # deferred: numba is needed only by CG
 
-        return transition_tables(self.tau)
+        return _transition_tables(self.tau)
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class ChainInstance:
-    """One sentence: ``theta`` (n x L emission scores, start/end folded in), the shared scores, gold label ids."""
+    """One sentence: ``theta`` (n x L emission scores, start/end folded in), the shared scores, gold label ids.
+
+    Checked once, at construction (the decoders, which take an instance, check nothing per call), and frozen.
+    """
 
     theta: np.ndarray
     scores: ChainScores
@@ -104,72 +112,53 @@ class ChainInstance:
     def __post_init__(self) -> None:
         if not isinstance(self.scores, ChainScores):
             raise TypeError(f"ChainInstance.scores must be a ChainScores; got {type(self.scores).__name__}")
-        self.theta = _float_array("ChainInstance.theta", self.theta)
         n_labels = self.scores.n_labels
-        if self.theta.ndim != 2 or self.theta.shape[1] != n_labels or self.theta.shape[0] < 1:
-            raise ValueError(
-                f"ChainInstance.theta must be n x {n_labels} (the labels of tau) with n >= 1 tokens; "
-                f"got shape {self.theta.shape}"
-            )
-        _refuse(self.theta, "ChainInstance.theta", ~np.isfinite(self.theta), "a non-finite score")
-        tau = self.scores.tau
-        theta_max = float(np.abs(self.theta).max())
-        tau_max = float(np.abs(tau[np.isfinite(tau)]).max(initial=0.0))
-        if self.theta.shape[0] * (theta_max + 2.0 * tau_max) > MAX_MAGNITUDE:
-            raise ValueError(
-                f"ChainInstance.theta and tau: scores this large (max |theta| {theta_max:.3g}, max finite |tau| "
-                f"{tau_max:.3g}, {self.theta.shape[0]} tokens) could overflow a sequence's score or the decoders' "
-                f"bounds; keep n x (max |theta| + 2 max |tau|) <= {MAX_MAGNITUDE:.3g}"
-            )
-        if self.theta.shape[0] - 1 > self.scores.longest_walk:
-            raise ValueError(
-                f"ChainInstance.theta has {self.theta.shape[0]} tokens, but no label sequence longer than "
-                f"{int(self.scores.longest_walk) + 1} avoids the forbidden (-inf) transitions of tau"
-            )
+        theta = check_theta(self.theta, n_labels, "ChainInstance.theta")
+        _check_magnitude(theta, self.scores.tau, "ChainInstance.theta and tau")
+        _check_feasible(theta.shape[0], self.scores.longest_walk, "ChainInstance.theta")
+        object.__setattr__(self, "theta", theta)
         if self.gold is not None:
             gold = np.asarray(self.gold)
             if gold.dtype.kind not in "iu":
                 raise ValueError(f"ChainInstance.gold must hold integer label ids; got dtype {gold.dtype}")
-            if gold.shape != (self.theta.shape[0],):
+            if gold.shape != (theta.shape[0],):
                 raise ValueError(
                     f"ChainInstance.gold must have one label id per token; got shape {gold.shape}"
                 )
             outside = (gold < -1) | (gold >= n_labels)  # -1: a gold label the model does not know
             _refuse(gold, "ChainInstance.gold", outside, f"a label id outside -1..{n_labels - 1}")
-            self.gold = gold.astype(np.int64)
+            object.__setattr__(self, "gold", gold.astype(np.int64))
 
     @property
     def n_tokens(self) -> int:
         return self.theta.shape[0]
 
 
-def _float_array(field_name: str, values) -> np.ndarray:
-    """``values`` as a C-contiguous float64 array; a ValueError naming the field for anything non-numeric."""
-    array = np.asarray(values)
-    if array.dtype.kind not in "iuf":
-        raise ValueError(f"{field_name} must hold real numbers; got dtype {array.dtype}")
-    return np.ascontiguousarray(array, dtype=np.float64)
+def sequence_score(theta: Any, tau: Any, labels: Any) -> float:
+    """The model score of a label sequence (the objective every decoder maximises); ``-inf`` when it uses a
+    forbidden transition.
 
-
-def _refuse(array: np.ndarray, field_name: str, bad: np.ndarray, what: str) -> None:
-    """Raise a ValueError naming the field, the first offending position and its value, if ``bad`` has any."""
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{field_name}{list(where)} = {array[where].item()!r} is {what}")
-
-
-def sequence_score(theta: np.ndarray, tau: np.ndarray, labels: np.ndarray) -> float:
-    """The model score of a label sequence (the objective every decoder maximises)."""
-    labels = np.asarray(labels, dtype=np.int64)
+    ``theta`` (n x L, finite) and ``tau`` (L x L, finite or ``-inf``) are checked as :class:`ChainInstance` checks
+    them (feasibility aside); ``labels`` must hold one label id in ``0..L-1`` per token.
+    """
+    theta, tau = check_chain(theta, tau, feasible=False)
+    labels = check_labels(labels, theta.shape[0], tau.shape[0])
     return float(theta[np.arange(len(labels)), labels].sum() + tau[labels[:-1], labels[1:]].sum())
 
 
-def brute_force(theta: np.ndarray, tau: np.ndarray, k: int = 2) -> list[tuple[float, np.ndarray]]:
-    """The ``k`` best label sequences by enumeration (tests only: L ** n sequences), best first.
+def brute_force(theta: Any, tau: Any, k: int = 2) -> list[tuple[float, np.ndarray]]:
+    """The ``k`` best label sequences by enumeration (tests only: L ** n sequences, at most 2^22), best first.
 
-    Ties are broken towards the lexicographically smallest sequence.
+    Ties are broken towards the lexicographically smallest sequence; sequences that use a forbidden transition
+    score ``-inf`` (and are listed last).
     """
+    theta, tau = check_chain(theta, tau, feasible=False)
+    k = check_int(k, "k", minimum=1)
     n, n_labels = theta.shape
+    if n_labels**n > MAX_ENUMERATION:
+        raise ValueError(
+            f"theta: brute force would enumerate {n_labels}^{n} label sequences; at most {MAX_ENUMERATION} allowed"
+        )
     grids = np.indices((n_labels,) * n).reshape(n, -1).T
     totals = theta[np.arange(n), grids].sum(axis=1)
     if n > 1:
@@ -178,13 +167,18 @@ def brute_force(theta: np.ndarray, tau: np.ndarray, k: int = 2) -> list[tuple[fl
     return [(float(totals[j]), grids[j].copy()) for j in order]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class FeatureInstance:
     """One sentence before scoring, for the variants whose timing includes scoring (and for CRFsuite).
 
     ``ids``/``token_offsets``: the tokens' feature ids under the model's vocabulary (token t owns
     ``ids[token_offsets[t]:token_offsets[t + 1]]``); ``strings``: the same features as strings, CRFsuite's input;
-    ``model``/``crfsuite``: paths of the trained models, which a decoding worker loads once (untimed warm-up).
+    ``model``/``crfsuite``: paths of the trained models, which a decoding worker loads once (untimed warm-up);
+    ``gold``: label ids (-1 for a label the model does not know).
+
+    Shapes, dtypes and ranges are checked at construction; what depends on the model (feature ids below its
+    feature count, gold ids below its label count, a feasible length) when a decoder first scores the instance
+    with it (:func:`decoders.chains.decoders._theta`, once per instance and model).
     """
 
     ids: np.ndarray
@@ -193,6 +187,45 @@ class FeatureInstance:
     model: str
     crfsuite: str | None
     gold: np.ndarray
+    _checked_model = None  # the model the instance was last checked against (not a field; never pickled)
+
+    def __post_init__(self) -> None:
+        ids = check_ids(self.ids, "FeatureInstance.ids", ndim=1)
+        _refuse(ids, "FeatureInstance.ids", (ids < 0) | (ids > np.iinfo(np.int32).max), "not a feature id")
+        offsets = check_ids(self.token_offsets, "FeatureInstance.token_offsets", ndim=1)
+        if len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != len(ids) or (np.diff(offsets) < 0).any():
+            raise ValueError(
+                f"FeatureInstance.token_offsets must rise from 0 to the number of feature ids ({len(ids)}) over "
+                f"n >= 1 tokens; got {offsets.tolist()[:10]}"
+            )
+        n = len(offsets) - 1
+        strings = self.strings
+        if not isinstance(strings, list | tuple) or len(strings) != n:
+            raise ValueError(f"FeatureInstance.strings must be a list of {n} token feature lists")
+        for t, token in enumerate(strings):
+            if not isinstance(token, list | tuple) or not all(isinstance(name, str) for name in token):
+                raise ValueError(f"FeatureInstance.strings[{t}] must be a list of feature strings")
+        if not isinstance(self.model, str):
+            raise ValueError(f"FeatureInstance.model must be a path (str); got {self.model!r}")
+        if self.crfsuite is not None and not isinstance(self.crfsuite, str):
+            raise ValueError(f"FeatureInstance.crfsuite must be a path (str) or None; got {self.crfsuite!r}")
+        gold = check_ids(self.gold, "FeatureInstance.gold", ndim=1)
+        if gold.shape != (n,):
+            raise ValueError(
+                f"FeatureInstance.gold must have one label id per token ({n}); got shape {gold.shape}"
+            )
+        _refuse(gold, "FeatureInstance.gold", gold < -1, "not a label id (-1: unknown)")
+        object.__setattr__(self, "ids", np.ascontiguousarray(ids, dtype=np.int32))
+        object.__setattr__(self, "token_offsets", np.ascontiguousarray(offsets))
+        object.__setattr__(self, "gold", gold)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_checked_model", None)  # a model is checked again in the process that unpickles it
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     @property
     def n_tokens(self) -> int:

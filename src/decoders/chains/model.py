@@ -24,21 +24,60 @@ import numba
 import numpy as np
 import pandas as pd
 
+from decoders.chains.checks import (
+    MAX_MAGNITUDE,
+    _check_feasible,
+    _refuse,
+    check_label_names,
+    check_tau,
+    real_array,
+)
 from decoders.chains.features import FeatureMatrix, FeatureVocabulary
 from decoders.chains.instance import ChainInstance, ChainScores
-from decoders.chains.viterbi import viterbi
+from decoders.chains.viterbi import _viterbi
+from decoders.checks import check_ids, check_int, check_range
 from decoders.corpora.sentences import NER_COLUMN
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
 
-__all__ = ["JOINT_SEPARATOR", "ChainModel", "gather_emissions", "label_inventory", "sentence_labels"]
+__all__ = ["JOINT_SEPARATOR", "MAX_WEIGHT", "ChainModel", "label_inventory", "sentence_labels"]
 
 JOINT_SEPARATOR = "|"
 """Separates the POS tag from the NER tag in a joint label: ``NNP|B-PER``."""
 
+MAX_WEIGHT = MAX_MAGNITUDE / 2.0**64
+"""The largest magnitude of a model's weights, start, end and finite transitions: a token's theta sums at most its
+features' weights plus start and end, so a sentence of n tokens with at most k features each has
+``n x (max |theta| + 2 max |tau|) <= n (k + 4) MAX_WEIGHT``, within ``MAX_MAGNITUDE`` whenever ``n (k + 4) <= 2^64``
+(always: n and k are array lengths). Every instance the model scores can then be decoded without overflow."""
+
+
+def _check_frame(frame: Any) -> None:
+    """A sentence table: a DataFrame whose ``tags`` (and ``ner``, if present) hold one string per token."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame of sentences; got {type(frame).__name__}")
+    if "tags" not in frame.columns:
+        raise ValueError(f"frame must have a 'tags' column; got columns {list(frame.columns)}")
+    columns = ["tags", NER_COLUMN] if NER_COLUMN in frame.columns else ["tags"]
+    for column in columns:
+        for number, tags in enumerate(frame[column]):
+            if isinstance(tags, str) or not isinstance(tags, list | tuple | np.ndarray):
+                raise ValueError(
+                    f"frame['{column}'] of sentence {number} must be a list of strings; got {tags!r}"
+                )
+            if not all(isinstance(tag, str) for tag in tags):
+                raise ValueError(
+                    f"frame['{column}'] of sentence {number} must hold strings; got {list(tags)!r}"
+                )
+            if column == NER_COLUMN and len(tags) != len(frame["tags"].iloc[number]):
+                raise ValueError(
+                    f"frame: sentence {number} has {len(tags)} NER tags for {len(frame['tags'].iloc[number])} tags"
+                )
+
 
 def sentence_labels(frame: pd.DataFrame) -> list[list[str]]:
     """The gold label sequence of every sentence: the fine tags, or ``TAG|NER`` when ``ner`` is a column."""
+    _check_frame(frame)
     if NER_COLUMN not in frame.columns:
         return [list(tags) for tags in frame["tags"]]
     return [
@@ -49,6 +88,7 @@ def sentence_labels(frame: pd.DataFrame) -> list[list[str]]:
 
 def label_inventory(frame: pd.DataFrame) -> tuple[str, ...]:
     """The label set of a (training) sentence table, sorted; the tag x NER cross product for joint tables."""
+    _check_frame(frame)
     tags = sorted(set(itertools.chain.from_iterable(frame["tags"])))
     if NER_COLUMN not in frame.columns:
         return tuple(tags)
@@ -60,7 +100,7 @@ def label_inventory(frame: pd.DataFrame) -> tuple[str, ...]:
 
 
 @numba.njit(cache=True, nogil=True)
-def gather_emissions(
+def _gather_emissions(
     weights: np.ndarray,
     start: np.ndarray,
     end: np.ndarray,
@@ -71,7 +111,8 @@ def gather_emissions(
 ) -> np.ndarray:
     """theta for tokens ``first..stop-1``: per token the sum of its features' weight rows, start/end folded.
 
-    ``weights`` may have rows beyond the feature ids (training keeps start/end as its last two rows).
+    ``weights`` may have rows beyond the feature ids (training keeps start/end as its last two rows). A kernel
+    without bounds checks: callers pass feature ids checked against ``weights`` (:meth:`ChainModel.emissions`).
     """
     n_labels = weights.shape[1]
     theta = np.zeros((stop - first, n_labels))
@@ -100,8 +141,8 @@ def _predict_all(
     labels = np.empty(token_offsets.shape[0] - 1, dtype=np.int64)
     for s in range(sentence_offsets.shape[0] - 1):
         first, stop = sentence_offsets[s], sentence_offsets[s + 1]
-        theta = gather_emissions(weights, start, end, ids, token_offsets, first, stop)
-        best, _ = viterbi(theta, tau)
+        theta = _gather_emissions(weights, start, end, ids, token_offsets, first, stop)
+        best, _ = _viterbi(theta, tau)
         labels[first:stop] = best
     return labels
 
@@ -128,24 +169,44 @@ class ChainModel:
         vocabulary: FeatureVocabulary,
         meta: dict[str, Any] | None = None,
     ):
-        self.labels = tuple(labels)
+        if not isinstance(vocabulary, FeatureVocabulary):
+            raise ValueError(f"vocabulary must be a FeatureVocabulary; got {type(vocabulary).__name__}")
+        if meta is not None and not isinstance(meta, dict):
+            raise ValueError(f"meta must be a dict or None; got {type(meta).__name__}")
+        self.labels = check_label_names(labels, "labels")
         n_labels = len(self.labels)
-        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
-        self.start = np.ascontiguousarray(start, dtype=np.float64)
-        self.end = np.ascontiguousarray(end, dtype=np.float64)
-        self.tau = np.ascontiguousarray(tau, dtype=np.float64)
+        self.weights = real_array(weights, "weights")
+        self.start = real_array(start, "start")
+        self.end = real_array(end, "end")
+        self.tau = real_array(tau, "tau")
         self.vocabulary = vocabulary
         self.meta = dict(meta or {})
-        if len(set(self.labels)) != n_labels:
-            raise ValueError("label names must be unique")
         if self.weights.shape != (len(vocabulary), n_labels):
             raise ValueError(
                 f"weights must be {len(vocabulary)} features x {n_labels} labels; got {self.weights.shape}"
             )
         if self.start.shape != (n_labels,) or self.end.shape != (n_labels,):
-            raise ValueError(f"start and end must have {n_labels} entries")
+            raise ValueError(
+                f"start and end must have {n_labels} entries; got shapes {self.start.shape}, {self.end.shape}"
+            )
         if self.tau.shape != (n_labels, n_labels):
             raise ValueError(f"tau must be {n_labels} x {n_labels}; got {self.tau.shape}")
+        for name in ("weights", "start", "end"):
+            values = getattr(self, name)
+            _refuse(values, name, ~np.isfinite(values), "not finite")
+            _refuse(
+                values,
+                name,
+                np.abs(values) > MAX_WEIGHT,
+                f"past MAX_WEIGHT = {MAX_WEIGHT:.3g} (could overflow)",
+            )
+        check_tau(self.tau, "tau")  # finite or -inf (forbidden)
+        _refuse(
+            self.tau,
+            "tau",
+            np.isfinite(self.tau) & (np.abs(self.tau) > MAX_WEIGHT),
+            f"past MAX_WEIGHT = {MAX_WEIGHT:.3g} (could overflow)",
+        )
         self.label_index = {label: i for i, label in enumerate(self.labels)}
 
     @property
@@ -179,13 +240,16 @@ class ChainModel:
             ) from None
 
     def decode_labels(self, ids: np.ndarray) -> list[str]:
-        """Label names of label ids."""
+        """Label names of label ids (a 1-d array of ids in ``0..L-1``)."""
+        ids = check_range(check_ids(ids, "ids", ndim=1), "ids", 0, self.n_labels - 1)
         names = np.asarray(self.labels, dtype=object)
-        return names[np.asarray(ids, dtype=np.int64)].tolist()
+        return names[ids].tolist()
 
     # ----------------------------------------------------------------- scores
 
     def _check(self, matrix: FeatureMatrix) -> None:
+        if not isinstance(matrix, FeatureMatrix):
+            raise ValueError(f"matrix must be a FeatureMatrix; got {type(matrix).__name__}")
         if matrix.max_id() >= self.n_features:
             raise ValueError(
                 f"feature id {matrix.max_id()} out of range: the model has {self.n_features} features"
@@ -194,10 +258,11 @@ class ChainModel:
     def emissions(self, matrix: FeatureMatrix, sentence_index: int) -> np.ndarray:
         """theta (n x L) of one sentence of ``matrix``, start and end folded into the first and last rows."""
         self._check(matrix)
+        sentence_index = check_int(sentence_index, "sentence_index")
         if not 0 <= sentence_index < matrix.n_sentences:
-            raise IndexError(f"sentence {sentence_index} out of range 0..{matrix.n_sentences - 1}")
+            raise ValueError(f"sentence_index {sentence_index} out of range 0..{matrix.n_sentences - 1}")
         span = matrix.sentence_slice(sentence_index)
-        return gather_emissions(
+        return _gather_emissions(
             self.weights, self.start, self.end, matrix.ids, matrix.token_offsets, span.start, span.stop
         )
 
@@ -209,10 +274,13 @@ class ChainModel:
 
     def instances(self, matrix: FeatureMatrix, gold: np.ndarray | None = None) -> list[ChainInstance]:
         """Instances of every sentence of ``matrix``; ``gold`` is flat (one label id per token) or None."""
+        self._check(matrix)
         if gold is not None:
-            gold = np.asarray(gold, dtype=np.int64)
+            gold = check_ids(gold, "gold")
             if gold.shape != (matrix.n_tokens,):
-                raise ValueError(f"gold must have one label id per token ({matrix.n_tokens})")
+                raise ValueError(
+                    f"gold must have one label id per token ({matrix.n_tokens}); got shape {gold.shape}"
+                )
         return [
             self.instance(matrix, s, None if gold is None else gold[matrix.sentence_slice(s)])
             for s in range(matrix.n_sentences)
@@ -221,6 +289,8 @@ class ChainModel:
     def predict(self, matrix: FeatureMatrix) -> np.ndarray:
         """Viterbi label ids of every token of ``matrix`` (flat, int64)."""
         self._check(matrix)
+        if matrix.n_sentences:
+            _check_feasible(int(matrix.sentence_lengths().max()), self.scores.longest_walk, "matrix")
         return _predict_all(
             self.weights,
             self.start,
@@ -233,9 +303,12 @@ class ChainModel:
 
     def accuracy(self, matrix: FeatureMatrix, gold: np.ndarray) -> float:
         """Token accuracy of Viterbi decoding against flat gold label ids."""
-        gold = np.asarray(gold, dtype=np.int64)
+        self._check(matrix)
+        gold = check_ids(gold, "gold")
         if gold.shape != (matrix.n_tokens,):
-            raise ValueError(f"gold must have one label id per token ({matrix.n_tokens})")
+            raise ValueError(
+                f"gold must have one label id per token ({matrix.n_tokens}); got shape {gold.shape}"
+            )
         return float(np.mean(self.predict(matrix) == gold)) if len(gold) else float("nan")
 
     # ----------------------------------------------------------------- files

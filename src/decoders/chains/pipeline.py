@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 
 from decoders.chains import crfsuite
+from decoders.chains.checks import check_flag
 from decoders.chains.features import token_features
 from decoders.chains.instance import FeatureInstance
 from decoders.chains.model import ChainModel, sentence_labels
 from decoders.chains.train import train_chain_model
+from decoders.checks import check_int
 from decoders.corpora.sentences import read_sentences
 from decoders.harness.instances import write_instance_shards
 from decoders.io import write_json_atomic
@@ -29,6 +31,10 @@ def train_model(
     train: str | Path, spec: Mapping[str, Any], *, min_count: int, seed: int, model_out, history_out
 ) -> ChainModel:
     """Train the scorer ``spec`` (config.yaml: experiments.chains.models.<name>) on a train split."""
+    if not isinstance(spec, Mapping) or "method" not in spec:
+        raise ValueError(f"spec must be a mapping with a 'method' (and the trainer's options); got {spec!r}")
+    min_count = check_int(min_count, "min_count", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
     frame = read_sentences(train)
     options = {key: value for key, value in spec.items() if key != "method"}
     model, history = train_chain_model(
@@ -41,7 +47,9 @@ def train_model(
 
 
 def train_crfsuite_model(train: str | Path, model_out: str | Path, options: Mapping[str, Any]) -> None:
-    """CRFsuite on the same feature strings and labels as our scorer."""
+    """CRFsuite on the same feature strings and labels as our scorer (``options``: c1, c2, max_iterations)."""
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a mapping of CRFsuite options; got {options!r}")
     frame = read_sentences(train)
     features = [token_features(words) for words in frame["words"]]
     crfsuite.train_crfsuite(features, sentence_labels(frame), model_out, **options)
@@ -58,6 +66,11 @@ def build_instances(
 ) -> int:
     """Score the test split with the model and write the instance set (or, with ``features``, the sentences
     as feature ids and strings for the variants that score while they are timed, and for CRFsuite)."""
+    if isinstance(shard_paths, str | Path) or not isinstance(shard_paths, Sequence) or len(shard_paths) < 1:
+        raise ValueError(f"shard_paths must be a non-empty list of paths; got {shard_paths!r}")
+    features = check_flag(features, "features")
+    if features and crfsuite_path is not None and not isinstance(crfsuite_path, str | Path):
+        raise ValueError(f"crfsuite_path must be a path or None; got {crfsuite_path!r}")
     frame = read_sentences(test)
     model = ChainModel.load(model_path)
     matrix = model.featurize(frame["words"])

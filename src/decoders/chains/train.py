@@ -47,9 +47,11 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from decoders.chains.checks import check_flag, check_label_names
 from decoders.chains.features import FeatureMatrix, FeatureVocabulary, fit_features
-from decoders.chains.model import ChainModel, gather_emissions, label_inventory, sentence_labels
-from decoders.chains.viterbi import viterbi
+from decoders.chains.model import ChainModel, _gather_emissions, label_inventory, sentence_labels
+from decoders.chains.viterbi import _viterbi
+from decoders.checks import check_ids
 from decoders.errors import ConfigError
 
 __all__ = ["ssvm_objective", "train_chain_model", "train_perceptron", "train_ssvm"]
@@ -124,7 +126,7 @@ def _epoch(
         n = stop - first
         y = gold[first:stop]
         scale_e, scale_t = state[_SCALE_E], state[_SCALE_T]
-        theta = gather_emissions(
+        theta = _gather_emissions(
             emission, emission[start_row], emission[end_row], ids, token_offsets, first, stop
         )
         theta *= scale_e
@@ -138,7 +140,7 @@ def _epoch(
             for i in range(n):
                 theta[i, y[i]] -= 1.0
         # Viterbi maximises theta + scale_t * T; dividing by scale_t > 0 keeps the argmax
-        y_hat, best = viterbi(theta / scale_t, transition)
+        y_hat, best = _viterbi(theta / scale_t, transition)
         loss += best * scale_t - gold_score
         errors = 0
         for i in range(n):
@@ -206,7 +208,7 @@ def _hinge_sum(
         first, stop = sentence_offsets[s], sentence_offsets[s + 1]
         n = stop - first
         y = gold[first:stop]
-        theta = gather_emissions(weights, start, end, ids, token_offsets, first, stop)
+        theta = _gather_emissions(weights, start, end, ids, token_offsets, first, stop)
         gold_score = 0.0
         for i in range(n):
             gold_score += theta[i, y[i]]
@@ -214,7 +216,7 @@ def _hinge_sum(
             theta[i, y[i]] -= 1.0
         for i in range(n - 1):
             gold_score += tau[y[i], y[i + 1]]
-        _, best = viterbi(theta, tau)
+        _, best = _viterbi(theta, tau)
         total += max(best - gold_score, 0.0)
     return total
 
@@ -226,6 +228,11 @@ def ssvm_objective(
     model: ChainModel, matrix: FeatureMatrix, gold: np.ndarray, lambda_e: float, lambda_t: float
 ) -> float:
     """The structured SVM objective ``F(w)`` of the module docstring for ``model`` on a training set."""
+    if not isinstance(model, ChainModel):
+        raise ValueError(f"model must be a ChainModel; got {type(model).__name__}")
+    if not np.isfinite(model.tau).all():
+        raise ValueError("model.tau forbids transitions (-inf): the structured SVM objective is not defined")
+    _check_lambdas(lambda_e, lambda_t)
     gold = _check_data(matrix, gold, model.n_labels, model.n_features)
     hinge = _hinge_sum(
         model.weights,
@@ -263,9 +270,7 @@ def train_ssvm(
     would be returned after that epoch (one more pass over the data per epoch).
     """
     _check_options(epochs, learning_rate, seed)
-    for name, value in (("lambda_e", lambda_e), ("lambda_t", lambda_t)):
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-            raise ConfigError(f"{name} must be a number >= 0, got {value!r}")
+    _check_lambdas(lambda_e, lambda_t)
     n_sentences = matrix.n_sentences
     if n_sentences and learning_rate * max(lambda_e, lambda_t) / n_sentences >= 1.0:
         raise ConfigError(
@@ -284,7 +289,9 @@ def train_ssvm(
     mu = min(lambda_e, lambda_t) / n_sentences if n_sentences else 0.0
     per_sentence = (lambda_e / n_sentences, lambda_t / n_sentences) if n_sentences else (0.0, 0.0)
     objective = (
-        (lambda model: ssvm_objective(model, matrix, gold, lambda_e, lambda_t)) if track_objective else None
+        (lambda model: ssvm_objective(model, matrix, gold, lambda_e, lambda_t))
+        if check_flag(track_objective, "track_objective")
+        else None
     )
     return _train(
         matrix, gold, labels, vocabulary, options, learning_rate, mu, per_sentence, True, progress, objective
@@ -318,13 +325,20 @@ def train_chain_model(
     :func:`train_perceptron`. The model's ``meta`` records ``min_count`` and the feature count too.
     """
     trainers = {"ssvm": train_ssvm, "perceptron": train_perceptron}
-    if method not in trainers:
+    if not isinstance(method, str) or method not in trainers:
         raise ConfigError(f"training method must be one of {sorted(trainers)}, got {method!r}")
-    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+    if isinstance(min_count, bool) or not isinstance(min_count, int | np.integer) or min_count < 1:
         raise ConfigError(f"min_count must be an int >= 1, got {min_count!r}")
-    labels = label_inventory(frame)
+    labels = label_inventory(frame)  # checks the frame and its tags
+    if "words" not in frame.columns:
+        raise ValueError(f"frame must have a 'words' column; got columns {list(frame.columns)}")
     index = {label: i for i, label in enumerate(labels)}
-    vocabulary, matrix = fit_features(frame["words"], min_count)
+    vocabulary, matrix = fit_features(frame["words"], min_count)  # checks the words
+    for number, (words, tags) in enumerate(zip(frame["words"], frame["tags"], strict=True)):
+        if len(words) != len(tags):
+            raise ValueError(
+                f"frame: sentence {number} (0-based) has {len(words)} words but {len(tags)} tags"
+            )
     gold = np.fromiter(
         (index[label] for sentence in sentence_labels(frame) for label in sentence),
         dtype=np.int64,
@@ -336,16 +350,32 @@ def train_chain_model(
 
 
 def _check_options(epochs: int, learning_rate: float, seed: int) -> None:
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+    if isinstance(epochs, bool) or not isinstance(epochs, int | np.integer) or epochs < 1:
         raise ConfigError(f"epochs must be an int >= 1, got {epochs!r}")
-    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or learning_rate <= 0:
-        raise ConfigError(f"learning_rate must be a number > 0, got {learning_rate!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed must be an int, got {seed!r}")
+    if (
+        isinstance(learning_rate, bool)
+        or not isinstance(learning_rate, int | float | np.integer | np.floating)
+        or not 0 < learning_rate < np.inf
+    ):
+        raise ConfigError(f"learning_rate must be a finite number > 0, got {learning_rate!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"seed must be an int >= 0, got {seed!r}")
+
+
+def _check_lambdas(lambda_e: float, lambda_t: float) -> None:
+    for name, value in (("lambda_e", lambda_e), ("lambda_t", lambda_t)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float | np.integer | np.floating)
+            or not 0 <= value < np.inf
+        ):
+            raise ConfigError(f"{name} must be a finite number >= 0, got {value!r}")
 
 
 def _check_data(matrix: FeatureMatrix, gold: np.ndarray, n_labels: int, n_features: int) -> np.ndarray:
-    gold = np.ascontiguousarray(gold, dtype=np.int64)
+    if not isinstance(matrix, FeatureMatrix):
+        raise ValueError(f"matrix must be a FeatureMatrix; got {type(matrix).__name__}")
+    gold = np.ascontiguousarray(check_ids(gold, "gold"))
     if gold.shape != (matrix.n_tokens,):
         raise ValueError(f"gold must have one label id per token ({matrix.n_tokens}); got shape {gold.shape}")
     if len(gold) and (gold.min() < 0 or gold.max() >= n_labels):
@@ -369,10 +399,13 @@ def _train(
     objective: Any,
 ) -> tuple[ChainModel, list[dict[str, Any]]]:
     """The epoch loop shared by both methods; returns the model and the per-epoch history."""
-    labels = tuple(labels)
+    labels = check_label_names(labels, "labels")
+    if not isinstance(vocabulary, FeatureVocabulary):
+        raise ValueError(f"vocabulary must be a FeatureVocabulary; got {type(vocabulary).__name__}")
     n_labels, n_features = len(labels), len(vocabulary)
     gold = _check_data(matrix, gold, n_labels, n_features)
-    average = bool(options["average"])
+    average = check_flag(options["average"], "average")
+    progress = check_flag(progress, "progress")
     emission = np.zeros((n_features + 2, n_labels))  # rows F and F + 1: the start and end vectors
     transition = np.zeros((n_labels, n_labels))
     emission_sums = np.zeros_like(emission) if average else np.zeros((0, 0))

@@ -11,21 +11,31 @@ at least the second best), so the pruned kernels return exactly what their unpru
 
 Kernels:
 
-* :func:`viterbi` -- the baseline every speed-up is measured against, O(n L^2), tuned (see its docstring).
-* :func:`prune_domains` -- eq. 14 of Belanger et al. (2012) with the offline transition bounds.
-* :func:`viterbi_domains` / :func:`viterbi_pruned` -- Viterbi over restricted domains, O(sum |D_i||D_i+1|).
-* :func:`viterbi_2best` / :func:`viterbi_domains_2best` / :func:`viterbi_pruned_2best` -- the best and the
+* :func:`_viterbi` -- the baseline every speed-up is measured against, O(n L^2), tuned (see its docstring).
+* :func:`_prune_domains` -- eq. 14 of Belanger et al. (2012) with the offline transition bounds.
+* :func:`_viterbi_domains` / :func:`_viterbi_pruned` -- Viterbi over restricted domains, O(sum |D_i||D_i+1|).
+* :func:`_viterbi_2best` / :func:`_viterbi_domains_2best` / :func:`_viterbi_pruned_2best` -- the best and the
   second-best *distinct* sequences (the paper's footnote 1: every maximisation becomes a two-best one).
 
 No kernel uses fastmath: each candidate costs one addition and comparisons, in the order of the textbook
 recurrence, so all kernels agree bit for bit. Scores are assumed finite; a sequence scoring ``-inf`` counts as
 infeasible (never reported as a second best).
+
+The kernels are private: they index without bounds checks and trust their arguments (n >= 1 tokens, ``theta``
+n x L and finite, ``tau`` L x L without NaN or ``+inf``, sums that cannot overflow), which
+:class:`~decoders.chains.instance.ChainInstance` checks once at construction, so the decoders call them directly.
+The public :func:`viterbi` and :func:`viterbi_2best` check raw arrays the same way
+(:func:`decoders.chains.checks.check_chain`), once per call, then call the kernels.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+
+from decoders.chains.checks import check_chain
 
 # A restricted step reads whole rows of tau (contiguous, vectorised: |D_i-1| L cells) instead of gathering
 # tau[D_i-1, D_i] (|D_i-1| |D_i| cells) once the successor domain holds more than this share of the labels.
@@ -161,7 +171,7 @@ def _step_gather(
 
 
 @numba.njit(cache=True, nogil=True)
-def viterbi(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float]:
+def _viterbi(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float]:
     """The best label sequence (int64[n]) and its score; O(n L^2), vectorised.
 
     The step loops run over predecessors a outside and successors b inside, so the inner loop streams a
@@ -267,7 +277,7 @@ def _second_of_sum(row: np.ndarray, shift: np.ndarray, first: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
-def prune_domains(
+def _prune_domains(
     theta: np.ndarray,
     in_min: np.ndarray,
     in_max: np.ndarray,
@@ -329,10 +339,10 @@ def prune_domains(
 
 
 @numba.njit(cache=True, nogil=True)
-def viterbi_domains(
+def _viterbi_domains(
     theta: np.ndarray, tau: np.ndarray, offsets: np.ndarray, domain: np.ndarray
 ) -> tuple[np.ndarray, float]:
-    """Viterbi restricted to per-token domains (CSR as from :func:`prune_domains`: ascending, non-empty).
+    """Viterbi restricted to per-token domains (CSR as from :func:`_prune_domains`: ascending, non-empty).
 
     Messages and back-pointers are indexed by position within the domains, so the cost is
     ``O(sum_i |D_i-1| |D_i|)``; a step whose successor domain is large reads whole rows of ``tau`` instead of
@@ -378,7 +388,7 @@ def viterbi_domains(
 
 
 @numba.njit(cache=True, nogil=True)
-def viterbi_pruned(
+def _viterbi_pruned(
     theta: np.ndarray,
     tau: np.ndarray,
     in_min: np.ndarray,
@@ -389,10 +399,10 @@ def viterbi_pruned(
     """Viterbi+P: eq. 14 pruning (one dominator) then Viterbi over the pruned domains.
 
     Returns ``(labels int64[n], score, sizes int64[n])``, ``sizes[i]`` being token i's pruned domain size;
-    labels and score equal :func:`viterbi`'s.
+    labels and score equal :func:`_viterbi`'s.
     """
-    offsets, domain = prune_domains(theta, in_min, in_max, out_min, out_max, 1)
-    labels, total = viterbi_domains(theta, tau, offsets, domain)
+    offsets, domain = _prune_domains(theta, in_min, in_max, out_min, out_max, 1)
+    labels, total = _viterbi_domains(theta, tau, offsets, domain)
     return labels, total, np.diff(offsets)
 
 
@@ -526,14 +536,14 @@ def _trace_two_best(back: np.ndarray, offsets: np.ndarray, domain: np.ndarray, c
 
 
 @numba.njit(cache=True, nogil=True)
-def viterbi_domains_2best(
+def _viterbi_domains_2best(
     theta: np.ndarray, tau: np.ndarray, offsets: np.ndarray, domain: np.ndarray
 ) -> tuple[np.ndarray, float, np.ndarray, float]:
-    """2-best Viterbi over per-token domains (CSR as from :func:`prune_domains`: ascending, non-empty).
+    """2-best Viterbi over per-token domains (CSR as from :func:`_prune_domains`: ascending, non-empty).
 
     Returns ``(labels1, score1, labels2, score2)``: the best and the second-best distinct sequences, best
     first; ``labels2`` is empty and ``score2 = -inf`` when the domains admit a single sequence. Cost
-    ``O(sum_i |D_i-1| |D_i|)``, with the same dense/gather choice per step as :func:`viterbi_domains`.
+    ``O(sum_i |D_i-1| |D_i|)``, with the same dense/gather choice per step as :func:`_viterbi_domains`.
     """
     n, n_labels = theta.shape
     score1 = np.empty(n_labels, dtype=np.float64)
@@ -580,22 +590,22 @@ def viterbi_domains_2best(
 
 
 @numba.njit(cache=True, nogil=True)
-def viterbi_2best(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, float]:
+def _viterbi_2best(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, float]:
     """The best and second-best distinct sequences over all labels, O(n L^2).
 
-    Returns ``(labels1, score1, labels2, score2)`` as :func:`viterbi_domains_2best` (``labels2`` empty and
-    ``score2 = -inf`` when L = 1); ``labels1``/``score1`` equal :func:`viterbi`'s.
+    Returns ``(labels1, score1, labels2, score2)`` as :func:`_viterbi_domains_2best` (``labels2`` empty and
+    ``score2 = -inf`` when L = 1); ``labels1``/``score1`` equal :func:`_viterbi`'s.
     """
     n, n_labels = theta.shape
     offsets = np.arange(n + 1) * n_labels
     domain = np.empty(n * n_labels, dtype=np.int64)
     for i in range(n):
         domain[i * n_labels : (i + 1) * n_labels] = np.arange(n_labels)
-    return viterbi_domains_2best(theta, tau, offsets, domain)
+    return _viterbi_domains_2best(theta, tau, offsets, domain)
 
 
 @numba.njit(cache=True, nogil=True)
-def viterbi_pruned_2best(
+def _viterbi_pruned_2best(
     theta: np.ndarray,
     tau: np.ndarray,
     in_min: np.ndarray,
@@ -606,8 +616,30 @@ def viterbi_pruned_2best(
     """Viterbi+P 2-best: eq. 14 pruning with two dominators, then 2-best Viterbi over the pruned domains.
 
     Returns ``(labels1, score1, labels2, score2, sizes int64[n])``; the sequences and scores equal
-    :func:`viterbi_2best`'s.
+    :func:`_viterbi_2best`'s.
     """
-    offsets, domain = prune_domains(theta, in_min, in_max, out_min, out_max, 2)
-    labels1, score1, labels2, score2 = viterbi_domains_2best(theta, tau, offsets, domain)
+    offsets, domain = _prune_domains(theta, in_min, in_max, out_min, out_max, 2)
+    labels1, score1, labels2, score2 = _viterbi_domains_2best(theta, tau, offsets, domain)
     return labels1, score1, labels2, score2, np.diff(offsets)
+
+
+# --------------------------------------------------------------------------- public, checked entry points
+
+
+def viterbi(theta: Any, tau: Any) -> tuple[np.ndarray, float]:
+    """The best label sequence (int64[n]) and its score, by exact Viterbi (ties as in the module docstring).
+
+    ``theta`` is n x L (n >= 1 tokens) of finite scores; ``tau`` is L x L, ``-inf`` marking a forbidden
+    transition; some label sequence must avoid every forbidden transition, and the scores must be small enough
+    that no sum overflows (``decoders.chains.checks.MAX_MAGNITUDE``). A ValueError names the argument otherwise.
+    """
+    theta, tau = check_chain(theta, tau)
+    return _viterbi(theta, tau)
+
+
+def viterbi_2best(theta: Any, tau: Any) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """The best and the second-best distinct label sequences and their scores, ``(labels1, score1, labels2,
+    score2)``; ``labels2`` is empty and ``score2 = -inf`` when no other feasible sequence exists. Arguments as
+    for :func:`viterbi`."""
+    theta, tau = check_chain(theta, tau)
+    return _viterbi_2best(theta, tau)
