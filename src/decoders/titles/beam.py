@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from decoders.checks import check_int
+from decoders.titles.checks import check_deadline, check_instance, check_real
 from decoders.titles.instance import TitleInstance
 
 
@@ -30,17 +32,28 @@ def _top(candidates: np.ndarray, width: int) -> np.ndarray:
 def beam_search(
     instance: TitleInstance, width: int, *, deadline: float | None = None
 ) -> tuple[np.ndarray | None, float, bool]:
-    """(best complete path found or None, its score or -inf, whether the deadline cut the search)."""
-    if width < 1:
-        raise ValueError(f"beam width must be >= 1; got {width}")
+    """(best complete path found or None, its score or -inf, whether the deadline cut the search).
+
+    ``width`` is an integer >= 1 and ``deadline`` None or a :func:`time.perf_counter` value (each a ValueError
+    naming it otherwise)."""
+    check_instance(instance)
+    width = check_int(width, "width", minimum=1)
+    deadline = check_deadline(deadline)
+    return _beam_search(instance, width, deadline)
+
+
+def _beam_search(
+    instance: TitleInstance, width: int, deadline: float | None
+) -> tuple[np.ndarray | None, float, bool]:
+    """:func:`beam_search` on checked arguments."""
     n, k = instance.n, instance.k
     if n == 0:
         return None, -math.inf, False
-    klass = instance.klass
+    klass = instance.class_index
     chosen = _top(instance.start, width)
     paths = chosen[:, None]
     scores = instance.start[chosen]
-    used = np.zeros((chosen.size, instance.n_classes), dtype=bool)
+    used = np.zeros((chosen.size, instance.distinct_classes), dtype=bool)
     used[np.arange(chosen.size), klass[chosen]] = True
     for _ in range(1, k):
         if deadline is not None and time.perf_counter() > deadline:
@@ -65,7 +78,8 @@ def beam_search(
 
 
 def reaches(score: float, optimum: float) -> bool:
-    """Whether ``score`` equals ``optimum`` within 1e-9 relative (both -inf counts as equal)."""
+    """Whether ``score`` equals ``optimum`` within 1e-9 relative (both -inf counts as equal); NaN is refused."""
+    score, optimum = check_real(score, "score"), check_real(optimum, "optimum")
     if math.isinf(optimum) or math.isinf(score):
         return score == optimum
     return math.isclose(score, optimum, rel_tol=1e-9, abs_tol=1e-12)
@@ -80,9 +94,12 @@ def smallest_optimal_width(instance: TitleInstance, optimum: float, max_width: i
     prefix a narrower beam kept), so this is the smallest width only along the searched sequence; the workflow therefore
     verifies the width it chooses on every instance afterwards.
     """
+    check_instance(instance)
+    optimum = check_real(optimum, "optimum")
+    max_width = check_int(max_width, "max_width", minimum=1)
 
     def ok(width: int) -> bool:
-        return reaches(beam_search(instance, width)[1], optimum)
+        return reaches(_beam_search(instance, width, None)[1], optimum)
 
     if ok(1):
         return 1

@@ -40,6 +40,7 @@ import numba
 import numpy as np
 
 from decoders.errors import ConfigError
+from decoders.titles.checks import check_deadline, check_instance
 from decoders.titles.colour_coding import (
     MAX_COLOURS,
     _integer,
@@ -47,7 +48,7 @@ from decoders.titles.colour_coding import (
     choose_colours,
     iterations_for,
 )
-from decoders.titles.instance import TitleInstance, path_magnitude, path_score
+from decoders.titles.instance import TitleInstance, _magnitude, _score
 
 CERTIFICATE_RTOL = 1e-10
 """The incumbent is certified when ``bound - score <= CERTIFICATE_RTOL * sum |terms|`` (as the ILP's)."""
@@ -59,7 +60,11 @@ NO_CLASS = -3  # the class "before" the first vertex (s)
 
 
 def inflation(k: int) -> float:
-    """The factor ``g`` by which every weight's magnitude is added to it in the bound computations."""
+    """The factor ``g`` by which every weight's magnitude is added to it in the bound computations (``k``: the
+    title length, an integer >= 1)."""
+    k = _integer("k", k, 1)
+    if k > 2**40:
+        raise ConfigError(f"k must be at most 2^40 (a title length); got {k}")
     return 4.0 * (k + 2) * UNIT_ROUNDOFF
 
 
@@ -365,12 +370,12 @@ class _Search:
 
     def offer(self, path: np.ndarray, source: str, iteration: int) -> None:
         """Keep ``path`` if it is a title scoring above the incumbent."""
-        if path[0] < 0 or np.unique(self.instance.klass[path]).size != path.size:
+        if path[0] < 0 or np.unique(self.instance.class_index[path]).size != path.size:
             return
-        score = path_score(self.instance, path)
+        score = _score(self.instance, path)
         if score > self.score and math.isfinite(score):
             self.path, self.score = path.copy(), score
-            self.magnitude = path_magnitude(self.instance, path)
+            self.magnitude = _magnitude(self.instance, path)
             self.found_by, self.first_found = source, iteration
 
     @property
@@ -402,7 +407,10 @@ def certified_colour_coding(
     deadline: float | None = None,
 ) -> CertifiedResult:
     """Colour-coding with a bound and an early stop (module docstring). Parameters are checked first, each
-    ConfigError naming its key; ``relaxation=False`` keeps only the walk bound (no class-relaxation rounds)."""
+    ConfigError naming its key (``instance`` and ``deadline``: a ValueError); ``relaxation=False`` keeps only the
+    walk bound (no class-relaxation rounds)."""
+    check_instance(instance)
+    deadline = check_deadline(deadline)
     failure_probability = _probability(failure_probability)
     seed = _integer("seed", seed, 0)
     colours = None if colours is None else _integer("colours", colours, 1)
@@ -418,13 +426,13 @@ def certified_colour_coding(
     r = choose_colours(k) if colours is None else colours
     if not k <= r <= MAX_COLOURS:
         raise ConfigError(f"colours must lie in [k, {MAX_COLOURS}] = [{k}, {MAX_COLOURS}]; got {r}")
-    classes = np.unique(instance.klass)
+    classes = np.arange(instance.distinct_classes, dtype=np.int64)
     own_colours = classes.size <= r  # one colour per class: a single, exact colouring
     total = (
         1 if own_colours else iterations_for(k, r, failure_probability) if iterations is None else iterations
     )
     g = inflation(k)
-    klass = instance.klass.astype(np.int64)
+    klass = instance.class_index.astype(np.int64)  # classes 0..c-1: per-class tables stay at most n long
     start, edge, end = instance.start, instance.edge, instance.end
     h1, c1, x1, h2, x2 = _completion(edge, end, klass, k, g)
     walk_bound, first = _root(start, h1, k, g)

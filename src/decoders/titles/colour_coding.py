@@ -24,13 +24,16 @@ import numba
 import numpy as np
 
 from decoders.errors import ConfigError
+from decoders.titles.checks import check_deadline, check_instance
 from decoders.titles.instance import TitleInstance
 
 MAX_COLOURS = 62  # spectra are int64 bitmasks
 
 
 def colourful_probability(k: int, r: int) -> float:
-    """Probability that ``k`` given classes get pairwise distinct colours among ``r``: ``prod (r-i)/r``."""
+    """Probability that ``k`` given classes get pairwise distinct colours among ``r``: ``prod (r-i)/r`` (``k``,
+    ``r``: integers >= 1, each a ConfigError naming it otherwise)."""
+    k, r = _integer("k", k, 1), _integer("r", r, 1)
     if r < k:
         return 0.0
     return math.prod((r - i) / r for i in range(k))
@@ -38,8 +41,7 @@ def colourful_probability(k: int, r: int) -> float:
 
 def iterations_for(k: int, r: int, failure_probability: float) -> int:
     """Iterations ``T = ceil(ln(eps) / ln(1-p))`` after which the optimum was missed with probability <= eps."""
-    if not 0.0 < failure_probability < 1.0:
-        raise ConfigError(f"failure_probability must lie in (0, 1); got {failure_probability}")
+    failure_probability = _probability(failure_probability)
     p = colourful_probability(k, r)
     if p <= 0.0:
         raise ConfigError(f"with r = {r} < k = {k} colours no path is colourful")
@@ -50,6 +52,7 @@ def iterations_for(k: int, r: int, failure_probability: float) -> int:
 
 def choose_colours(k: int) -> int:
     """The ``r`` in ``[k, 2k]`` minimising the paper's running time ``2^r / p_r`` (ties: fewer colours)."""
+    k = _integer("k", k, 1)
     if k > MAX_COLOURS:
         raise ConfigError(
             f"colour-coding decodes titles of at most {MAX_COLOURS} words (spectra are 64-bit masks); got k = {k}"
@@ -208,7 +211,11 @@ def _one_colouring(
 
 
 def _probability(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float | np.integer | np.floating)
+        or not 0.0 < value < 1.0
+    ):
         raise ConfigError(f"failure_probability must lie in (0, 1); got {value!r}")
     return float(value)
 
@@ -232,7 +239,9 @@ def colour_coding(
 
     An instance marked :attr:`~decoders.titles.instance.TitleInstance.infeasible` is answered at once (no
     colouring planned or run: ``colours = iterations = 0``). Parameters are checked first, each ConfigError
-    naming its key."""
+    naming its key (``instance`` and ``deadline``: a ValueError)."""
+    check_instance(instance)
+    deadline = check_deadline(deadline)
     failure_probability = _probability(failure_probability)
     seed = _integer("seed", seed, 0)
     colours = None if colours is None else _integer("colours", colours, 1)
@@ -255,8 +264,8 @@ def colour_coding(
         if deadline is not None and time.perf_counter() > deadline:
             timed_out = True
             break
-        class_colour = rng.integers(0, r, size=max(instance.n_classes, 1))
-        vertex_colour = class_colour[instance.klass] if instance.n else np.empty(0, dtype=np.int64)
+        class_colour = rng.integers(0, r, size=max(instance.distinct_classes, 1))
+        vertex_colour = class_colour[instance.class_index] if instance.n else np.empty(0, dtype=np.int64)
         path, score, visited, cut = _one_colouring(instance, vertex_colour, r, deadline)
         states += visited
         if cut:

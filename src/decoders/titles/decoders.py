@@ -10,7 +10,12 @@ is the certificate). Otherwise colour-coding is randomised, so even when it find
 meets its bound (:mod:`decoders.titles.ilp`), else ``feasible`` with that bound; beam search is a heuristic
 (``feasible``, no bound); exhaustive search is exact (``optimal``). Every reported objective is the path's score
 recomputed from the instance (:func:`~decoders.titles.instance.path_score`). Every parameter is validated, a
-ConfigError naming its key.
+ConfigError naming its key (the instance and the deadline: a ValueError).
+
+Statuses keep their promise: ``feasible`` always comes with a title. A decoder that stops without one says
+``timeout`` when the deadline stopped it, and ``error`` (objective NaN, the reason in ``stats["error"]``) when a
+heuristic (beam search, colour-coding without a certificate) finished without finding a title: it cannot tell
+whether one exists. Only a certified search answers "no title" (``optimal``, objective and bound ``-inf``).
 """
 
 from __future__ import annotations
@@ -27,10 +32,17 @@ from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
 from decoders.titles.certified import DEFAULT_MAX_LABELS, certified_colour_coding
+from decoders.titles.checks import check_deadline, check_instance, check_path
 from decoders.titles.colour_coding import colour_coding
 from decoders.titles.exhaustive import DEFAULT_MAX_PATHS, exhaustive
 from decoders.titles.ilp import DEFAULT_HINT_WIDTH, SOLVERS, solve
-from decoders.titles.instance import TitleInstance, path_magnitude, path_problem, path_score, realise
+from decoders.titles.instance import (
+    TitleInstance,
+    _magnitude,
+    _score,
+    path_problem,
+    realise,
+)
 
 EXPERIMENT = "titles"
 
@@ -48,7 +60,19 @@ def _no_title(instance: TitleInstance, **stats: Any) -> Solution:
 
 
 def _rescored(instance: TitleInstance, path) -> float:
-    return -math.inf if path is None else path_score(instance, path)
+    return -math.inf if path is None else _score(instance, path)
+
+
+def _nothing_found(decoder: str, **stats: Any) -> Solution:
+    """What a heuristic that finished without a title returns: no structure, so not ``feasible``; it cannot
+    certify that none exists either."""
+    message = f"{decoder} found no title (it cannot tell whether one exists)"
+    return Solution(None, math.nan, None, "error", {**stats, "error": message})
+
+
+def _parameters(instance: Any, deadline: Any) -> float | None:
+    check_instance(instance)
+    return check_deadline(deadline)
 
 
 @register(EXPERIMENT, "colour-coding")
@@ -62,6 +86,7 @@ def decode_colour_coding(
     iterations: int | None = None,
 ) -> Solution:
     """Section 4: the best colourful path over the amplified number of random colourings."""
+    deadline = _parameters(instance, deadline)
     result = colour_coding(
         instance,
         failure_probability=failure_probability,
@@ -79,11 +104,12 @@ def decode_colour_coding(
     }
     if instance.infeasible is not None:
         return _no_title(instance, **stats)
+    if result.path is None:
+        if result.timed_out:
+            return Solution(None, math.nan, None, "timeout", stats)
+        return _nothing_found("colour-coding", **stats)
     status = "timeout" if result.timed_out else "feasible"
-    objective = (
-        _rescored(instance, result.path) if result.path is not None or not result.timed_out else math.nan
-    )
-    return Solution(result.path, objective, None, status, stats)
+    return Solution(result.path, _rescored(instance, result.path), None, status, stats)
 
 
 @register(EXPERIMENT, "colour-coding-certified")
@@ -100,6 +126,7 @@ def decode_colour_coding_certified(
 ) -> Solution:
     """Colour-coding with an upper bound and an early stop (:mod:`decoders.titles.certified`): ``optimal`` when
     its best title meets the bound, else ``feasible`` with the bound after the ``T`` colourings."""
+    deadline = _parameters(instance, deadline)
     result = certified_colour_coding(
         instance,
         failure_probability=failure_probability,
@@ -125,6 +152,10 @@ def decode_colour_coding_certified(
     if instance.infeasible is not None:
         return _no_title(instance, **stats)
     status = "timeout" if result.timed_out else "optimal" if result.certified else "feasible"
+    if result.path is None and status != "optimal":  # no title, and none proven absent
+        if status == "timeout":
+            return Solution(None, math.nan, result.bound, status, stats)
+        return _nothing_found("colour-coding-certified", **stats)
     return Solution(result.path, result.score, result.bound, status, stats)
 
 
@@ -139,6 +170,7 @@ def decode_ilp(
     """Section 5: the flow ILP solved by CP-SAT or SCIP (one thread), within the deadline, started from the
     beam-``hint_width`` path as a solution hint (None or 0: no hint). A timeout carries the best path known (the
     solver's, or the hint's when the solver found none: ``stats["from_hint"]``) and the solver's bound."""
+    deadline = _parameters(instance, deadline)
     if not isinstance(solver, str) or solver not in SOLVERS:
         raise ConfigError(f"solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
     hint_width = None if hint_width is None else _integer("hint_width", hint_width, 0)
@@ -163,12 +195,15 @@ def decode_ilp(
 @register(EXPERIMENT, "beam")
 def decode_beam(instance: TitleInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
     """Beam search keeping ``width`` prefixes per step (the paper's baseline)."""
+    deadline = _parameters(instance, deadline)
     width = _integer("width", width, 1)
     if instance.infeasible is not None:
         return _no_title(instance, width=width)
     path, _, timed_out = beam_search(instance, width, deadline=deadline)
     if timed_out:
         return Solution(None, math.nan, None, "timeout", {"width": width})
+    if path is None:
+        return _nothing_found(f"beam search of width {width}", width=width)
     return Solution(path, _rescored(instance, path), None, "feasible", {"width": width})
 
 
@@ -176,7 +211,9 @@ def decode_beam(instance: TitleInstance, *, deadline: float | None = None, width
 def decode_exhaustive(
     instance: TitleInstance, *, deadline: float | None = None, max_paths: int = DEFAULT_MAX_PATHS
 ) -> Solution:
-    """Enumerate every class-distinct path (small instances only; the test oracle)."""
+    """Enumerate every class-distinct path (small instances only; the test oracle). It runs to the end: its answer
+    is certified even when the deadline has passed."""
+    _parameters(instance, deadline)
     max_paths = _integer("max_paths", max_paths, 1)
     if instance.infeasible is not None:
         return _no_title(instance, paths=0)
@@ -191,16 +228,23 @@ def _scorer() -> rouge_scorer.RougeScorer:
 
 
 def title_text(instance: TitleInstance, structure) -> str:
-    """The realised title of a decoded path (content words with their auxiliary words); "" for no path."""
-    return "" if structure is None else " ".join(realise(instance, structure))
+    """The realised title of a decoded path (content words with their auxiliary words); "" for no path.
+    ``structure``: None or ``k`` distinct word ids of ``instance`` (:func:`~decoders.titles.instance.realise`)."""
+    check_instance(instance)
+    if structure is None:
+        return ""
+    return " ".join(realise(instance, check_path(instance, structure, "structure")))
 
 
 def evaluate(instance: TitleInstance, solution: Solution) -> dict[str, float | int]:
     """ROUGE-L F-measure of the realised title (with its auxiliary words) against the section's true title.
     (Result records hold numbers only; the tables realise example titles again with :func:`title_text`.)"""
+    check_instance(instance)
+    _check_solution(solution)
     if solution.structure is None:
         return {"rouge_l": math.nan, "k": int(instance.k)}
-    score = _scorer().score(instance.reference, title_text(instance, solution.structure))["rougeL"].fmeasure
+    path = check_path(instance, solution.structure, "solution.structure")
+    score = _scorer().score(instance.reference, " ".join(realise(instance, path)))["rougeL"].fmeasure
     return {"rouge_l": float(score), "k": int(instance.k)}
 
 
@@ -220,8 +264,11 @@ def verify(instance: TitleInstance, solution: Solution) -> str | None:
     with objective and bound ``-inf``. On small instances (:data:`VERIFY_BRUTE_FORCE_PATHS`) a plain enumeration
     of every title, written apart from the decoders, must find none better (or, for ``None``, none at all); an
     instance marked :attr:`TitleInstance.infeasible` certifies ``None`` by itself. Returns None when everything
-    holds, else the reason.
+    holds, else the reason. ``instance`` must be a TitleInstance and ``solution`` a Solution (a ValueError
+    otherwise); anything wrong with the solution's structure or numbers is a reason returned.
     """
+    check_instance(instance)
+    _check_solution(solution)
     structure = solution.structure
     if structure is None:
         if solution.objective != -math.inf or solution.bound != -math.inf:
@@ -240,7 +287,7 @@ def verify(instance: TitleInstance, solution: Solution) -> str | None:
     problem = path_problem(instance, path)
     if problem:
         return problem
-    score, scale = path_score(instance, path), path_magnitude(instance, path)
+    score, scale = _score(instance, path), _magnitude(instance, path)
     tol = VERIFY_RTOL * scale
     if not abs(score - solution.objective) <= tol:
         return f"objective {solution.objective!r} but the title scores {score!r}"
@@ -249,9 +296,15 @@ def verify(instance: TitleInstance, solution: Solution) -> str | None:
     best = _brute_force(instance)
     if best is not None and best[0] is not None:
         best_path, best_score = best
-        if best_score - score > VERIFY_RTOL * max(scale, path_magnitude(instance, best_path)):
+        if best_score - score > VERIFY_RTOL * max(scale, _magnitude(instance, best_path)):
             return f"the title {best_path.tolist()} scores {best_score!r} > objective {score!r}"
     return None
+
+
+def _check_solution(solution: Any) -> Solution:
+    if not isinstance(solution, Solution):
+        raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
+    return solution
 
 
 def _brute_force(instance: TitleInstance) -> tuple[np.ndarray | None, float] | None:
@@ -261,7 +314,7 @@ def _brute_force(instance: TitleInstance) -> tuple[np.ndarray | None, float] | N
     if k > n or math.perm(n, k) > VERIFY_BRUTE_FORCE_PATHS:
         return None
     paths = np.array(list(itertools.permutations(range(n), k)), dtype=np.int64).reshape(-1, k)
-    classes = np.sort(instance.klass[paths], axis=1)
+    classes = np.sort(instance.class_index[paths], axis=1)
     paths = paths[(classes[:, 1:] != classes[:, :-1]).all(axis=1)]
     scores = instance.start[paths[:, 0]] + instance.end[paths[:, -1]]
     for i in range(k - 1):

@@ -11,6 +11,8 @@ import math
 import numba
 import numpy as np
 
+from decoders.checks import check_int
+from decoders.titles.checks import check_instance
 from decoders.titles.instance import TitleInstance
 
 DEFAULT_MAX_PATHS = 10**8
@@ -66,16 +68,27 @@ def exhaustive(
 ) -> tuple[np.ndarray | None, float, int]:
     """The optimal path (None when no feasible path exists), its score (-inf then) and the paths enumerated.
 
-    Raises ValueError when ``n^k`` exceeds ``max_paths``: the enumeration would not finish in reasonable time.
+    Raises ValueError when ``n^k`` exceeds ``max_paths`` (an integer >= 1): the enumeration would not finish in
+    reasonable time.
     """
-    if math.pow(instance.n, instance.k) > max_paths:
+    check_instance(instance)
+    max_paths = check_int(max_paths, "max_paths", minimum=1)
+    if instance.infeasible is not None:  # k beyond the words or classes, or no walk: nothing to enumerate
+        return None, -math.inf, 0
+    n, k = instance.n, instance.k  # k <= n here; n^k exactly only once its logarithm says it is not huge
+    if k * math.log(max(n, 1)) > math.log(max_paths) + 1.0 or n**k > max_paths:
         raise ValueError(
             f"exhaustive search over n^k = {instance.n}^{instance.k} paths exceeds max_paths = {max_paths}"
         )
     if instance.n == 0:
         return None, -math.inf, 0
     path, score, complete = _search(
-        instance.start, instance.edge, instance.end, instance.klass, instance.n_classes, instance.k
+        instance.start,
+        instance.edge,
+        instance.end,
+        instance.class_index,
+        instance.distinct_classes,
+        instance.k,
     )
     if not np.isfinite(score):
         return None, -math.inf, int(complete)

@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_int
 from decoders.corpora.textbooks import content_words
+from decoders.titles.checks import check_mapping, check_text, check_texts
 from decoders.titles.instance import TitleInstance
 from decoders.titles.language_model import BOS, EOS, BigramLM, lm_tokens
 from decoders.titles.selection import SelectionModel
@@ -48,10 +50,10 @@ def auxiliary_words(titles: Sequence[str], bodies: Sequence[str], count: int = 2
 
     Ties, and the places left when fewer than ``count`` of them occur in the titles, go by frequency in
     ``bodies`` (then alphabetically), so the set is always ``count`` words drawn from the corpus when the
-    corpus has that many.
+    corpus has that many. ``titles`` and ``bodies`` are sequences of strings, ``count`` an integer >= 0.
     """
-    if count < 0:
-        raise ValueError(f"the number of auxiliary words must be >= 0, not {count}")
+    titles, bodies = check_texts(titles, "titles"), check_texts(bodies, "bodies")
+    count = check_int(count, "count", minimum=0)
     in_titles = Counter(token for title in titles for token in lm_tokens(title) if token in AUXILIARY_CLASS)
     in_bodies = Counter(token for body in bodies for token in lm_tokens(body) if token in AUXILIARY_CLASS)
     ranked = sorted(set(in_titles) | set(in_bodies), key=lambda w: (-in_titles[w], -in_bodies[w], w))
@@ -60,7 +62,7 @@ def auxiliary_words(titles: Sequence[str], bodies: Sequence[str], count: int = 2
 
 def title_length(title: str) -> int:
     """``k`` for a title: its number of content words (the paper gives the decoder the true length)."""
-    return len(content_words(title))
+    return len(content_words(check_text(title, "title")))
 
 
 def _best_route(direct: np.ndarray, via: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -87,7 +89,24 @@ def build_instance(
 
     ``selection_scores`` (stem -> log P(stem in the title)) may be passed when they were computed for many
     sections at once (see :func:`decoders.titles.pipeline.build_instances`); else they are computed here.
+    Every argument is checked first, a ValueError naming it: ``unit`` a mapping (or a frame's row) with the strings ``body`` and
+    ``title``, the two scorers of their types, ``aux_words`` strings, ``k`` an integer >= 1, and each selection
+    score a log probability (``-inf`` allowed; NaN and ``+inf`` are not).
     """
+    if not isinstance(unit, Mapping | pd.Series):
+        raise ValueError(f"unit must be a mapping (or a row of a frame); got {type(unit).__name__}")
+    for key in ("body", "title"):
+        if key not in unit:
+            raise ValueError(f"unit lacks {key!r}")
+        check_text(unit[key], f"unit[{key!r}]")
+    if not isinstance(selection_model, SelectionModel):
+        raise ValueError(f"selection_model must be a SelectionModel; got {type(selection_model).__name__}")
+    if not isinstance(lm, BigramLM):
+        raise ValueError(f"lm must be a BigramLM; got {type(lm).__name__}")
+    aux_words = check_texts(aux_words, "aux_words")
+    k = check_int(k, "k", minimum=1)
+    if selection_scores is not None:
+        check_mapping(selection_scores, "selection_scores")
     if selection_scores is None:
         scored = selection_model.log_probabilities([unit["body"]])
         selection_scores = dict(zip(scored["stem"], scored["log_prob"], strict=True))
@@ -104,6 +123,14 @@ def build_instance(
         selection = np.array([selection_scores[stem] for stem in stems], dtype=np.float64)
     except KeyError as error:
         raise ValueError(f"section {unit.get('section_id', '?')!r}: no selection score for {error}") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"selection_scores must map stems to numbers; got {selection_scores!r}") from None
+    bad = np.isnan(selection) | (selection == np.inf)
+    if bad.any():
+        stem = stems[int(np.flatnonzero(bad)[0])]
+        raise ValueError(
+            f"selection_scores[{stem!r}] is {selection_scores[stem]!r}; a log probability is not"
+        )
     aux = list(aux_words)
     # Log bigram probabilities between words, auxiliary words (x) and the title's start and end.
     word = lm.ids(vertices)

@@ -63,9 +63,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from decoders.checks import check_finite, check_ids, check_int, check_range, float_array
 from decoders.errors import ConfigError, DecodersError
-from decoders.titles.beam import beam_search
-from decoders.titles.instance import TitleInstance, path_magnitude, path_score
+from decoders.titles.beam import _beam_search
+from decoders.titles.checks import check_deadline, check_instance, check_real
+from decoders.titles.colour_coding import _integer
+from decoders.titles.instance import TitleInstance, _magnitude, _score, path_problem
 
 SOLVERS = ("cp-sat", "scip")
 CERTIFICATE_RTOL = 1e-10
@@ -90,6 +93,9 @@ class PathModel:
     """The ILP of eqs. 1-13. Nodes ``0..n-1`` are words, ``n`` is ``s``, ``n+1`` is ``t``.
 
     Columns ``0..E-1`` are the ``I_e``, ``E..2E-1`` the ``f_e``; rows are ``lower <= A x <= upper``.
+    ``instance`` is the instance :func:`build_model` wrote it for (:func:`solve` takes a model only for that one).
+    The sizes, the node ids, the weights (finite) and the row bounds (no NaN) are checked at construction, each
+    error naming the field.
     """
 
     n: int
@@ -100,6 +106,41 @@ class PathModel:
     matrix: sp.csr_matrix  # (rows, 2E)
     lower: np.ndarray
     upper: np.ndarray
+    instance: TitleInstance | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.n = check_int(self.n, "PathModel.n", minimum=0)
+        self.k = check_int(self.k, "PathModel.k", minimum=1)
+        self.tail = check_range(
+            check_ids(self.tail, "PathModel.tail", ndim=1), "PathModel.tail", 0, self.n + 1
+        )
+        self.head = check_range(
+            check_ids(self.head, "PathModel.head", ndim=1), "PathModel.head", 0, self.n + 1
+        )
+        edges = self.tail.shape[0]
+        weight = float_array(self.weight, "PathModel.weight")
+        if self.head.shape != (edges,) or weight.shape != (edges,):
+            raise ValueError(
+                f"PathModel.head and PathModel.weight must have the shape ({edges},) of PathModel.tail; got "
+                f"{self.head.shape} and {weight.shape}"
+            )
+        self.weight = check_finite(weight, "PathModel.weight")
+        if not sp.issparse(self.matrix) or self.matrix.ndim != 2 or self.matrix.shape[1] != 2 * edges:
+            shape = getattr(self.matrix, "shape", type(self.matrix).__name__)
+            raise ValueError(f"PathModel.matrix must be a sparse (rows, {2 * edges}) matrix; got {shape}")
+        self.matrix = sp.csr_matrix(self.matrix)
+        rows = self.matrix.shape[0]
+        for name in ("lower", "upper"):
+            bounds = float_array(getattr(self, name), f"PathModel.{name}")
+            if bounds.shape != (rows,):
+                raise ValueError(
+                    f"PathModel.{name} must have shape ({rows},), one per row; got {bounds.shape}"
+                )
+            if np.isnan(bounds).any():
+                raise ValueError(f"PathModel.{name}{_first_nan(bounds)} is NaN")
+            setattr(self, name, bounds)
+        if self.instance is not None:
+            check_instance(self.instance, "PathModel.instance")
 
     @property
     def n_edges(self) -> int:
@@ -114,21 +155,38 @@ class PathModel:
         return int(self.matrix.shape[0])
 
     def path(self, selected: np.ndarray) -> np.ndarray:
-        """The word vertices in order, from the 0/1 values of the ``I`` columns."""
-        chosen = np.flatnonzero(np.asarray(selected) > 0.5)
+        """The word vertices in order, from the 0/1 values of the ``I`` columns (at least ``E`` values, the first
+        ``E`` read; no NaN). The walk from ``s`` stops at ``t``, at a node no chosen edge leaves, or after ``k + 1``
+        words: whoever reads it checks that it is a title."""
+        selected = float_array(selected, "selected")
+        if selected.ndim != 1 or selected.shape[0] < self.n_edges:
+            raise ValueError(
+                f"selected must be 1-d with at least {self.n_edges} values; got {selected.shape}"
+            )
+        if np.isnan(selected[: self.n_edges]).any():
+            raise ValueError(f"selected{_first_nan(selected[: self.n_edges])} is NaN")
+        chosen = np.flatnonzero(selected[: self.n_edges] > 0.5)
         following = dict(zip(self.tail[chosen].tolist(), self.head[chosen].tolist(), strict=True))
         s, t = self.n, self.n + 1
         path = []
-        node = following[s]
+        node = following.get(s, t)
         while node != t and len(path) <= self.k:
             path.append(node)
-            node = following[node]
+            node = following.get(node, t)
         return np.asarray(path, dtype=np.int64)
 
     def columns(self, path: np.ndarray) -> np.ndarray:
         """The values of all ``2E`` columns for ``s -> path -> t`` (``I_e`` = 1 and ``f_e`` = position on its
-        edges, 0 elsewhere): the solution hint. Raises ValueError if an edge of the path is not in the model."""
-        nodes = np.concatenate([[self.n], np.asarray(path, dtype=np.int64), [self.n + 1]])
+        edges, 0 elsewhere): the solution hint. ``path``: ``k`` word ids in ``0..n-1``. Raises ValueError if an edge
+        of the path is not in the model."""
+        path = np.asarray(path)
+        if path.size == 0 and path.dtype.kind == "f":  # [] is float64 to numpy
+            path = path.astype(np.int64)
+        path = check_ids(path, "path")
+        if path.shape != (self.k,):
+            raise ValueError(f"path must hold k = {self.k} word ids; got shape {path.shape}")
+        check_range(path, "path", 0, self.n - 1)
+        nodes = np.concatenate([[self.n], path, [self.n + 1]])
         # edges are unique (tail, head) pairs: look them up by the key tail * (n + 2) + head
         keys = self.tail * (self.n + 2) + self.head
         order = np.argsort(keys, kind="stable")
@@ -147,12 +205,13 @@ def build_model(instance: TitleInstance) -> PathModel:
     """The program of eqs. 1-13 with (7) strengthened (module docstring) for ``instance``, built with numpy.
 
     Edges of weight -inf, same-class edges and (for ``k = 1``) all inner edges are left out."""
+    check_instance(instance)
     n, k = instance.n, instance.k
     s, t = n, n + 1
     words = np.arange(n, dtype=np.int64)
     if k > 1:
         inner_tail, inner_head = np.nonzero(np.isfinite(instance.edge))
-        distinct = instance.klass[inner_tail] != instance.klass[inner_head]
+        distinct = instance.class_index[inner_tail] != instance.class_index[inner_head]
         inner_tail, inner_head = inner_tail[distinct], inner_head[distinct]
     else:
         inner_tail = inner_head = np.zeros(0, dtype=np.int64)
@@ -212,9 +271,9 @@ def build_model(instance: TitleInstance) -> PathModel:
         zeros_n,
         zeros_n,
     )
-    n_classes = instance.n_classes
+    n_classes = instance.distinct_classes
     add(  # (6): out-degree of each class <= 1
-        instance.klass[tail[word_tail]].astype(np.int64),
+        instance.class_index[tail[word_tail]].astype(np.int64),
         edges[word_tail],
         ones[word_tail],
         np.full(n_classes, -np.inf),
@@ -244,7 +303,11 @@ def build_model(instance: TitleInstance) -> PathModel:
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(next_row, 2 * n_edges)
     )
     matrix.sum_duplicates()
-    return PathModel(n, k, tail, head, weight, matrix, np.concatenate(lower), np.concatenate(upper))
+    return PathModel(n, k, tail, head, weight, matrix, np.concatenate(lower), np.concatenate(upper), instance)
+
+
+def _first_nan(array: np.ndarray) -> str:
+    return f"[{int(np.flatnonzero(np.isnan(array))[0])}]"
 
 
 @dataclass
@@ -312,9 +375,21 @@ def _cp_sat_proto(model: PathModel, scaled: np.ndarray, hint: np.ndarray | None)
     return cp
 
 
+def _weights(weight, k) -> tuple[np.ndarray, int]:
+    weight = float_array(weight, "weight")
+    if weight.ndim != 1:
+        raise ValueError(f"weight must be 1-d, one per edge; got shape {weight.shape}")
+    return check_finite(weight, "weight"), check_int(k, "k", minimum=1)
+
+
 def cp_sat_scale(weight: np.ndarray, k: int) -> float:
     """The power of two CP-SAT's weights are multiplied by (module docstring): as large as keeps every path's
-    integer score below ``2^51`` and the objective's total magnitude below ``2^60``."""
+    integer score below ``2^51`` and the objective's total magnitude below ``2^60``. ``weight``: the model's
+    finite edge weights (1-d); ``k``: the title length, an integer >= 1."""
+    return _cp_sat_scale(*_weights(weight, k))
+
+
+def _cp_sat_scale(weight: np.ndarray, k: int) -> float:
     magnitude = np.abs(weight)
     if magnitude.size == 0 or magnitude.max() == 0.0:
         return 1.0
@@ -329,7 +404,16 @@ def raised_weights(weight: np.ndarray, k: int, known: float) -> np.ndarray:
     to a common floor below that: an edge ``e`` on a title of score >= ``known`` has ``w_e + k max(w) >= known``.
     Raising a weight never lowers the optimum, so a bound for the raised weights bounds the true ones; the floor
     sits a margin lower still, so no title through a raised edge can tie the known one. CP-SAT's scale then
-    depends only on edges that can be in the optimum (module docstring)."""
+    depends only on edges that can be in the optimum (module docstring). ``weight`` and ``k`` as for
+    :func:`cp_sat_scale`; ``known``: a number, ``-inf`` when no title is known (NaN and ``+inf`` are refused)."""
+    weight, k = _weights(weight, k)
+    known = check_real(known, "known")
+    if known == math.inf:
+        raise ValueError("known must be the score of a title: finite, or -inf when none is known; got inf")
+    return _raised_weights(weight, k, known)
+
+
+def _raised_weights(weight: np.ndarray, k: int, known: float) -> np.ndarray:
     if weight.size == 0 or not math.isfinite(known):
         return weight
     top = float(weight.max())
@@ -345,8 +429,8 @@ def _solve_cp_sat(
 ) -> _Outcome:
     from ortools.sat.python import cp_model
 
-    weight = raised_weights(model.weight, model.k, known)
-    scale = cp_sat_scale(weight, model.k) if scale is None else scale
+    weight = _raised_weights(model.weight, model.k, known)
+    scale = _cp_sat_scale(weight, model.k) if scale is None else scale
     scaled = np.rint(weight * scale)
     if scaled.size and np.abs(scaled).max() > 2.0**52 / (model.k + 1):
         raise ConfigError(f"scale: weights times scale {scale:g} do not fit CP-SAT's integer objective")
@@ -445,12 +529,20 @@ def solve(
     bound on the true optimum, and the status "optimal" only when the two meet (module docstring), else
     "feasible". An instance marked :attr:`~decoders.titles.instance.TitleInstance.infeasible` is answered at once.
     A solver failure (invalid model, abnormal end, a solution that is not a k-path) raises DecodersError.
+    ``instance`` (a TitleInstance), ``deadline`` (None or a :func:`time.perf_counter` value) and ``model`` (None or
+    :func:`build_model` of this very instance) are checked, a ValueError naming each; ``solver``, ``scale`` and
+    ``hint_width`` (None or an integer >= 0), a ConfigError.
     """
+    check_instance(instance)
+    deadline = check_deadline(deadline)
+    hint_width = None if hint_width is None else _integer("hint_width", hint_width, 0)
+    if model is not None and (not isinstance(model, PathModel) or model.instance is not instance):
+        raise ValueError("model must be None or build_model(instance) of this very instance")
     if not isinstance(solver, str) or solver not in SOLVERS:
         raise ConfigError(f"solver: the ILP solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
     if scale is not None and (
         isinstance(scale, bool)
-        or not isinstance(scale, int | float)
+        or not isinstance(scale, int | float | np.integer | np.floating)
         or not 0.0 < scale < math.inf
         or math.frexp(scale)[0] != 0.5
     ):
@@ -462,7 +554,7 @@ def solve(
     sizes = (model.n_variables, model.n_constraints)
     hint_name, hint_path, hint_score, hint = None, None, math.nan, None
     if hint_width:
-        hint_path, hint_score, _ = beam_search(instance, int(hint_width))
+        hint_path, hint_score, _ = _beam_search(instance, hint_width, None)
         if hint_path is not None:
             hint_name, hint = f"beam-{int(hint_width)}", model.columns(hint_path)
     built = time.perf_counter() - began
@@ -488,18 +580,17 @@ def solve(
                              **extra, from_hint=True)  # fmt: skip
         return ILPResult(None, math.nan, out.bound, out.status, out.name, out.seconds, *sizes, **extra)
     path = model.path(out.selected)
-    if path.size != instance.k:
-        raise DecodersError(
-            f"ILP solver {solver} ({out.name}) returned a path of {path.size} words, not k = {instance.k}"
-        )
-    score = path_score(instance, path)
+    problem = path_problem(instance, path)
+    if problem is not None:
+        raise DecodersError(f"ILP solver {solver} ({out.name}) returned no title: {problem}")
+    score = _score(instance, path)
     if out.status == "timeout" and hint_path is not None and hint_score > score:
         return ILPResult(hint_path, hint_score, out.bound, out.status, out.name, out.seconds, *sizes,
                          **extra, from_hint=True)  # fmt: skip
     status, bound = out.status, out.bound
     if status == "optimal":
         # the certificate must hold for the true weights: the exact score of the path against the true bound
-        if bound is None or not bound - score <= CERTIFICATE_RTOL * path_magnitude(instance, path):
+        if bound is None or not bound - score <= CERTIFICATE_RTOL * _magnitude(instance, path):
             status = "feasible"
         if bound is not None:
             bound = max(bound, score)

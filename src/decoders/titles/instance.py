@@ -20,17 +20,34 @@ classes are non-negative, auxiliary indices lie in ``-1..len(aux_words)-1``; ``s
 are real with the shapes ``(n,)``, ``(n, n)``, ``(n,)``. **A missing (forbidden) edge is written ``-inf``** in
 any of the three; every decoder supports it (exhaustive search, colour-coding and beam search never extend over
 it, the ILP leaves it out of its model), so nobody needs a large negative stand-in. NaN and ``+inf`` are
-refused. ``k`` is an integer >= 1. An instance on which no title can exist for plain reasons (``k`` above the
-number of words or of distinct classes, or no walk of ``k`` words from ``s`` to ``t`` over finite edges) is
-accepted but marked (:attr:`TitleInstance.infeasible`), and every decoder answers it at once.
+refused, and so is a finite weight so large that a sum over the graph's ``(n + 2)^2`` edges could overflow
+(:func:`weight_limit`: a title's score, and every bound on it, stays finite). ``k`` is an integer >= 1;
+``words`` and ``aux_words`` are sequences of strings and ``reference`` a string. Class ids keep their values
+(they need not be contiguous); :attr:`TitleInstance.class_index` numbers the classes ``0..c-1`` for the
+decoders, so that no table they allocate grows with the ids. An instance on which no title can exist for plain
+reasons (``k`` above the number of words or of distinct classes, or no walk of ``k`` words from ``s`` to ``t``
+over finite edges) is accepted but marked (:attr:`TitleInstance.infeasible`), and every decoder answers it at
+once.
+
+The functions that take a path (:func:`path_score`, :func:`path_magnitude`, :func:`realise`) refuse one that is
+not ``k`` distinct word ids in range, naming it; :func:`path_problem` returns the reason instead (a path that is
+not a 1-d integer array is a ValueError there too).
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from decoders.checks import check_ids, check_int
+from decoders.titles.checks import check_instance, check_path, check_text, check_texts
+
+_CLASS_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""TitleInstance -> its :attr:`~TitleInstance.class_index` (outside the instance, whose ``vars`` stay its fields
+and the cached :attr:`~TitleInstance.infeasible`)."""
 
 
 @dataclass(eq=False)
@@ -50,21 +67,23 @@ class TitleInstance:
     reference: str  # the section's true title, as written
 
     def __post_init__(self) -> None:
-        self.words = tuple(self.words)
-        self.aux_words = tuple(self.aux_words)
+        self.words = tuple(check_texts(self.words, "TitleInstance.words"))
+        self.aux_words = tuple(check_texts(self.aux_words, "TitleInstance.aux_words"))
+        self.reference = check_text(self.reference, "TitleInstance.reference")
         n = len(self.words)
         if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
             raise ValueError(f"TitleInstance.k must be an integer >= 1; got {self.k!r}")
         self.k = int(self.k)
         self.klass = _ids("klass", self.klass, (n,), 0, None)
-        self.start = _weights("start", self.start, (n,))
-        self.edge = _weights("edge", self.edge, (n, n))
-        self.end = _weights("end", self.end, (n,))
+        limit = weight_limit(n)
+        self.start = _weights("start", self.start, (n,), limit)
+        self.edge = _weights("edge", self.edge, (n, n), limit)
+        self.end = _weights("end", self.end, (n,), limit)
         last_aux = len(self.aux_words) - 1
         self.start_aux = _ids("start_aux", self.start_aux, (n,), -1, last_aux)
         self.edge_aux = _ids("edge_aux", self.edge_aux, (n, n), -1, last_aux)
         self.end_aux = _ids("end_aux", self.end_aux, (n,), -1, last_aux)
-        _ = self.infeasible  # decided once, here, outside every timed decoder
+        _ = self.class_index, self.infeasible  # decided once, here, outside every timed decoder
 
     @property
     def n(self) -> int:
@@ -78,7 +97,19 @@ class TitleInstance:
 
     @property
     def distinct_classes(self) -> int:
-        return int(np.unique(self.klass).size)
+        return int(self.class_index.max()) + 1 if self.n else 0
+
+    @property
+    def class_index(self) -> np.ndarray:
+        """int32 (n,): the class of each vertex numbered ``0..distinct_classes-1`` in the order of the ids (the
+        same partition as ``klass``). The decoders index their per-class tables with it, so a large class id
+        never makes a large table. Computed once per instance (at construction; after unpickling, on first use)
+        and kept beside it, not in its fields."""
+        index = _CLASS_INDEX.get(self)
+        if index is None:
+            index = np.unique(self.klass, return_inverse=True)[1].reshape(-1).astype(np.int32)
+            _CLASS_INDEX[self] = index
+        return index
 
     @cached_property
     def infeasible(self) -> str | None:
@@ -119,8 +150,16 @@ def _ids(name: str, values, shape: tuple[int, ...], lowest: int, highest: int | 
     return np.ascontiguousarray(array, dtype=np.int32)
 
 
-def _weights(name: str, values, shape: tuple[int, ...]) -> np.ndarray:
-    """Real weights of ``shape`` as float64: ``-inf`` (no edge) allowed, NaN and ``+inf`` refused."""
+def weight_limit(n: int) -> float:
+    """The largest magnitude a finite weight of an ``n``-word instance may have: ``(n + 2)^2`` of them, each
+    raised by the certified decoder's rounding margin, still sum to a finite float (``n``: an integer >= 0)."""
+    n = check_int(n, "n", minimum=0)
+    return float(np.finfo(np.float64).max) / (4.0 * (n + 2) ** 2)
+
+
+def _weights(name: str, values, shape: tuple[int, ...], limit: float) -> np.ndarray:
+    """Real weights of ``shape`` as float64: ``-inf`` (no edge) allowed, NaN, ``+inf`` and finite weights above
+    ``limit`` in magnitude refused."""
     array = np.asarray(values)
     field_name = f"TitleInstance.{name}"
     if array.dtype.kind not in "iuf":
@@ -130,6 +169,12 @@ def _weights(name: str, values, shape: tuple[int, ...]) -> np.ndarray:
     array = np.ascontiguousarray(array, dtype=np.float64)
     _refuse(array, field_name, np.isnan(array), "NaN")
     _refuse(array, field_name, array == np.inf, "+inf (write a missing edge as -inf)")
+    _refuse(
+        array,
+        field_name,
+        np.isfinite(array) & (np.abs(array) > limit),
+        f"too large: with {shape[0]} words a weight's magnitude must be at most {limit:.3g} (sums overflow)",
+    )
     return array
 
 
@@ -142,38 +187,45 @@ def _refuse(array: np.ndarray, field_name: str, bad: np.ndarray, what: str) -> N
 
 def path_problem(instance: TitleInstance, path) -> str | None:
     """Why ``path`` is not a feasible title of ``instance`` (None when it is): wrong length, a vertex out of range,
-    two vertices of one class, or an edge of weight -inf."""
+    two vertices of one class, or an edge of weight -inf. ``path`` must be a 1-d array of integers (anything else
+    is a ValueError naming it: the reasons returned are about its values)."""
+    check_instance(instance)
     path = np.asarray(path)
-    if path.ndim != 1 or path.shape[0] != instance.k:
-        return f"a title has k = {instance.k} words; got {path.shape[0] if path.ndim == 1 else path.shape}"
-    if path.size and (path.min() < 0 or path.max() >= instance.n):
+    if path.size == 0 and path.dtype.kind == "f":  # [] is float64 to numpy
+        path = path.astype(np.int64)
+    path = check_ids(path, "path", ndim=1)
+    if path.shape[0] != instance.k:
+        return f"a title has k = {instance.k} words; got {path.shape[0]}"
+    if path.min() < 0 or path.max() >= instance.n:
         return f"vertex out of range 0..{instance.n - 1}: {path.tolist()}"
     classes = instance.klass[path]
     if np.unique(classes).size != classes.size:
         return f"repeated equivalence class on the path {path.tolist()} (classes {classes.tolist()})"
-    if not np.isfinite(path_score(instance, path)):
+    if not np.isfinite(_score(instance, path)):
         return f"the path {path.tolist()} uses a missing edge (weight -inf)"
     return None
 
 
 def path_score(instance: TitleInstance, path) -> float:
-    """Score of ``s -> path -> t`` (no feasibility check)."""
-    path = np.asarray(path, dtype=np.int64)
-    return float(instance.start[path[0]] + instance.edge[path[:-1], path[1:]].sum() + instance.end[path[-1]])
+    """Score of ``s -> path -> t``: ``path`` must be ``k`` distinct word ids in range (a ValueError naming it
+    otherwise); whether it is a title is :func:`path_problem`'s to say (an edge of weight ``-inf`` gives
+    ``-inf``)."""
+    check_instance(instance)
+    return _score(instance, check_path(instance, path))
 
 
 def path_magnitude(instance: TitleInstance, path) -> float:
-    """``sum |terms|`` of the path's score: the scale every tolerance on that score is relative to."""
-    path = np.asarray(path, dtype=np.int64)
-    terms = np.concatenate(
-        [instance.start[path[:1]], instance.edge[path[:-1], path[1:]], instance.end[path[-1:]]]
-    )
-    return float(np.abs(terms).sum())
+    """``sum |terms|`` of the path's score: the scale every tolerance on that score is relative to (``path`` as
+    for :func:`path_score`)."""
+    check_instance(instance)
+    return _magnitude(instance, check_path(instance, path))
 
 
 def realise(instance: TitleInstance, path) -> list[str]:
-    """The title's words: the path's vertices with the auxiliary word of every edge that routes through one."""
-    path = [int(v) for v in path]
+    """The title's words: the path's vertices with the auxiliary word of every edge that routes through one
+    (``path`` as for :func:`path_score`)."""
+    check_instance(instance)
+    path = check_path(instance, path).tolist()
     out: list[str] = []
 
     def aux(index: int) -> None:
@@ -187,3 +239,18 @@ def realise(instance: TitleInstance, path) -> list[str]:
             aux(int(instance.edge_aux[v, path[position + 1]]))
     aux(int(instance.end_aux[path[-1]]))
     return out
+
+
+def _score(instance: TitleInstance, path: np.ndarray) -> float:
+    """:func:`path_score` of a path already checked (the decoders' own paths)."""
+    path = np.asarray(path, dtype=np.int64)
+    return float(instance.start[path[0]] + instance.edge[path[:-1], path[1:]].sum() + instance.end[path[-1]])
+
+
+def _magnitude(instance: TitleInstance, path: np.ndarray) -> float:
+    """:func:`path_magnitude` of a path already checked."""
+    path = np.asarray(path, dtype=np.int64)
+    terms = np.concatenate(
+        [instance.start[path[:1]], instance.edge[path[:-1], path[1:]], instance.end[path[-1:]]]
+    )
+    return float(np.abs(terms).sum())

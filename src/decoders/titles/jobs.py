@@ -7,6 +7,7 @@ after the exact reference has decoded every title, find the smallest beam width 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_int
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.records import read_records
 from decoders.io import write_json_atomic
 from decoders.tables.papers import paper_value
 from decoders.titles import pipeline
 from decoders.titles.beam import beam_search, reaches, smallest_optimal_width
+from decoders.titles.checks import check_mapping
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,9 @@ def train_scorer(
 ) -> None:
     """Train the selection classifier on the train split, and the bigram model and IDF table on the bodies of
     every kept section (train and test, as the paper's language model of section bodies)."""
+    _paths(train=train, test=test, model_out=model_out, stats_out=stats_out)
+    check_mapping(options, "options")
+    seed = check_int(seed, "seed", minimum=0)
     train_units = pd.read_parquet(train)
     test_units = pd.read_parquet(test)
     all_units = pd.concat([train_units, test_units], ignore_index=True)
@@ -52,6 +58,8 @@ def build_instance_set(
     test: str | Path, model_path: str | Path, shard_paths: Sequence[str], index, stats_out
 ):
     """Score every test section into a word graph and write the instance set with its statistics."""
+    _paths(test=test, model_path=model_path, index=index, stats_out=stats_out)
+    _path_list(shard_paths, "shard_paths")
     model = pipeline.TitleModel.load(model_path)
     units = pd.read_parquet(test)
     instances = pipeline.build_instances(model, units)
@@ -85,8 +93,11 @@ def smallest_beam(
     not monotone in the width, so the largest of these is then checked on every title, and doubled until it is
     optimal everywhere (or reaches ``max_width``). Titles without a certified optimum (the exact decoder
     timed out) are left out and listed. ``params_out`` gets ``{"width": W}`` (the beam-smallest variant's
-    params_file), ``search_out`` the search's details.
+    params_file), ``search_out`` the search's details. ``max_width`` is an integer >= 1.
     """
+    max_width = check_int(max_width, "max_width", minimum=1)
+    _paths(exact_records=exact_records, params_out=params_out, search_out=search_out)
+    _path_list(shard_paths, "shard_paths")
     records = read_records(exact_records)
     optimal = records[records["status"] == "optimal"].set_index("instance_id")["objective"]
     instances = [(i, inst) for path in shard_paths for i, _, inst in read_instance_shard(path)]
@@ -120,3 +131,16 @@ def smallest_beam(
     write_json_atomic(params_out, {"width": result["width"]})
     log.info("smallest optimal beam width: %s (%d titles certified)", result["width"], len(certified))
     return chosen
+
+
+def _paths(**paths: Any) -> None:
+    for name, path in paths.items():
+        if not isinstance(path, str | os.PathLike):
+            raise ValueError(f"{name} must be a file path; got {path!r}")
+
+
+def _path_list(paths: Any, name: str) -> None:
+    if isinstance(paths, str | bytes | os.PathLike) or not isinstance(paths, Sequence) or not paths:
+        raise ValueError(f"{name} must be a non-empty list of file paths; got {paths!r}")
+    for i, path in enumerate(paths):
+        _paths(**{f"{name}[{i}]": path})

@@ -30,7 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_finite, check_ids, check_range, float_array
 from decoders.corpora.textbooks import words
+from decoders.titles.checks import check_text, check_texts
 
 __all__ = [
     "BOS",
@@ -53,6 +55,7 @@ _POSSESSIVE = re.compile(r"['’]s$")
 def sentences(text: str) -> list[str]:
     """The sentences of a body: each line (paragraph or heading) split after ``.``, ``!`` or ``?`` followed by
     a capital or digit; empty pieces are dropped."""
+    text = check_text(text, "text")
     found = []
     for line in text.split("\n"):
         found.extend(piece for piece in _SENTENCE_END.split(line.strip()) if piece)
@@ -61,6 +64,7 @@ def sentences(text: str) -> list[str]:
 
 def lm_tokens(text: str) -> list[str]:
     """The language model's tokens of a text: lower-cased words, possessive "'s" removed."""
+    text = check_text(text, "text")
     tokens = (_POSSESSIVE.sub("", word.lower()) for word in words(text))
     return [token for token in tokens if token]
 
@@ -87,6 +91,29 @@ class GoodTuring:
     slope: float
     turing: np.ndarray
 
+    def __post_init__(self) -> None:
+        r = check_ids(self.r, "GoodTuring.r", ndim=1)
+        if r.size == 0 or r[0] < 1 or (np.diff(r) <= 0).any():
+            raise ValueError(f"GoodTuring.r must be positive counts in increasing order; got {r.tolist()}")
+        size = (r.size,)
+        n_r = check_ids(self.n_r, "GoodTuring.n_r", ndim=1)
+        turing = np.asarray(self.turing)
+        arrays = {"r_star": self.r_star, "p": self.p}
+        arrays = {key: check_finite(float_array(value, f"GoodTuring.{key}"), f"GoodTuring.{key}")
+                  for key, value in arrays.items()}  # fmt: skip
+        shapes = {"n_r": n_r.shape, "turing": turing.shape, **{key: a.shape for key, a in arrays.items()}}
+        for key, shape in shapes.items():
+            if shape != size:
+                raise ValueError(f"GoodTuring.{key} must have the shape {size} of GoodTuring.r; got {shape}")
+        if turing.dtype != np.bool_:
+            raise ValueError(f"GoodTuring.turing must be boolean; got dtype {turing.dtype}")
+        check_range(n_r, "GoodTuring.n_r", 1, np.iinfo(np.int64).max)
+        if not 0.0 <= self.p0 <= 1.0 or ((arrays["p"] < 0) | (arrays["p"] > 1)).any():
+            raise ValueError("GoodTuring.p0 and GoodTuring.p must be probabilities (in [0, 1])")
+        for key in ("intercept", "slope"):
+            if not np.isfinite(getattr(self, key)):
+                raise ValueError(f"GoodTuring.{key} must be finite; got {getattr(self, key)!r}")
+
     def _rows(self, counts: np.ndarray) -> np.ndarray:
         counts = np.asarray(counts, dtype=np.int64)
         rows = np.searchsorted(self.r, counts).clip(0, len(self.r) - 1)
@@ -109,11 +136,15 @@ def simple_good_turing(counts: np.ndarray) -> GoodTuring:
 
     Raises ValueError when fewer than two distinct counts occur (no line can be fitted) or when the fitted
     log-log slope is not below -1 (Gale & Sampson: the smoothed estimates are then not usable, as they would
-    not discount large counts).
+    not discount large counts). ``counts`` must be a 1-d integer array (a ValueError naming it otherwise).
     """
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = np.asarray(counts)
+    if counts.size == 0 and counts.dtype.kind == "f":  # [] is float64 to numpy
+        counts = counts.astype(np.int64)
+    counts = check_ids(counts, "counts", ndim=1)
     if counts.size == 0 or counts.min() < 1:
-        raise ValueError("Simple Good-Turing needs positive type counts")
+        where = "" if counts.size == 0 else f"; counts[{int(np.argmin(counts))}] is {int(counts.min())}"
+        raise ValueError(f"Simple Good-Turing needs positive type counts{where}")
     r, n_r = np.unique(counts, return_counts=True)
     if r.size < 2:
         raise ValueError("Simple Good-Turing needs at least two distinct counts to fit its line")
@@ -158,6 +189,34 @@ class BigramLM:
     bigram_sgt: GoodTuring
 
     def __post_init__(self) -> None:
+        """Checks every field (shapes, ids, no NaN or ``+inf`` among the log probabilities), naming it."""
+        self.vocabulary = tuple(check_texts(self.vocabulary, "BigramLM.vocabulary"))
+        size = len(self.vocabulary)
+        if self.vocabulary[:3] != (BOS, EOS, UNK):
+            raise ValueError(
+                f"BigramLM.vocabulary must start with {BOS}, {EOS}, {UNK}; got {self.vocabulary[:3]}"
+            )
+        for key in ("log_unigram", "log_alpha", "log_seen"):
+            values = check_finite(
+                float_array(getattr(self, key), f"BigramLM.{key}"), f"BigramLM.{key}", forbid=True
+            )
+            setattr(self, key, values)
+        for key in ("log_unigram", "log_alpha"):
+            if getattr(self, key).shape != (size,):
+                raise ValueError(f"BigramLM.{key} must have shape ({size},), one per vocabulary entry")
+        keys = np.asarray(self.keys)
+        if keys.size == 0 and keys.dtype.kind == "f":
+            keys = keys.astype(np.int64)
+        self.keys = check_range(check_ids(keys, "BigramLM.keys", ndim=1), "BigramLM.keys", 0, size * size - 1)
+        if (np.diff(self.keys) <= 0).any():
+            raise ValueError("BigramLM.keys must be sorted, without repeats")
+        if self.log_seen.shape != self.keys.shape:
+            raise ValueError(f"BigramLM.log_seen must have the shape {self.keys.shape} of BigramLM.keys")
+        for key in ("unigram_sgt", "bigram_sgt"):
+            if not isinstance(getattr(self, key), GoodTuring):
+                raise ValueError(
+                    f"BigramLM.{key} must be a GoodTuring; got {type(getattr(self, key)).__name__}"
+                )
         self._ids = {token: i for i, token in enumerate(self.vocabulary)}
 
     def __getstate__(self) -> dict:
@@ -173,16 +232,28 @@ class BigramLM:
 
     def ids(self, tokens: Sequence[str]) -> np.ndarray:
         """Vocabulary ids of ``tokens``; an unknown token is ``<unk>``."""
+        tokens = check_texts(tokens, "tokens")
         unknown = self._ids[UNK]
         return np.fromiter(
             (self._ids.get(token, unknown) for token in tokens), dtype=np.int64, count=len(tokens)
         )
 
     def log_prob_ids(self, previous: np.ndarray, following: np.ndarray) -> np.ndarray:
-        """``log P(following | previous)`` elementwise (numpy broadcasting) for vocabulary ids."""
-        previous, following = np.broadcast_arrays(
-            np.asarray(previous, dtype=np.int64), np.asarray(following, dtype=np.int64)
-        )
+        """``log P(following | previous)`` elementwise (numpy broadcasting) for vocabulary ids (integers in
+        ``0..size-1``, each array a ValueError naming it otherwise)."""
+        checked = []
+        for name, ids in (("previous", previous), ("following", following)):
+            ids = np.asarray(ids)
+            if ids.size == 0 and ids.dtype.kind == "f":
+                ids = ids.astype(np.int64)
+            checked.append(check_range(check_ids(ids, name), name, 0, self.size - 1))
+        try:
+            previous, following = np.broadcast_arrays(*checked)
+        except ValueError:
+            raise ValueError(
+                f"previous and following must broadcast together; got shapes {checked[0].shape} and "
+                f"{checked[1].shape}"
+            ) from None
         backed_off = self.log_alpha[previous] + self.log_unigram[following]
         key = previous * self.size + following
         rows = np.searchsorted(self.keys, key).clip(0, max(len(self.keys) - 1, 0))
@@ -191,6 +262,9 @@ class BigramLM:
 
     def log_prob(self, previous: Sequence[str], following: Sequence[str]) -> np.ndarray:
         """``log P(following[i] | previous[i])`` for two equally long token sequences."""
+        previous, following = check_texts(previous, "previous"), check_texts(following, "following")
+        if len(previous) != len(following):
+            raise ValueError(f"previous and following differ in length: {len(previous)} != {len(following)}")
         return self.log_prob_ids(self.ids(previous), self.ids(following))
 
     def log_prob_matrix(self, previous: Sequence[str], following: Sequence[str]) -> np.ndarray:
@@ -199,14 +273,19 @@ class BigramLM:
 
     def sentence_log_prob(self, tokens: Sequence[str]) -> float:
         """``log P(<s> tokens </s>)``."""
-        sequence = [BOS, *tokens, EOS]
+        sequence = [BOS, *check_texts(tokens, "tokens"), EOS]
         return float(self.log_prob(sequence[:-1], sequence[1:]).sum())
 
 
 def estimate_bigram_lm(token_sentences: Iterable[Sequence[str]]) -> BigramLM:
     """Estimate the model on tokenised sentences (see :func:`lm_tokens`); each is wrapped in ``<s> .. </s>``."""
     flat: list[str] = []
-    for tokens in token_sentences:
+    if isinstance(token_sentences, str | bytes) or not isinstance(token_sentences, Iterable):
+        raise ValueError(
+            f"token_sentences must be an iterable of token lists; got {type(token_sentences).__name__}"
+        )
+    for i, tokens in enumerate(token_sentences):
+        tokens = check_texts(tokens, f"token_sentences[{i}]")
         if tokens:
             flat.append(BOS)
             flat.extend(tokens)

@@ -9,6 +9,7 @@ sections (train and test, as the paper) and picks the auxiliary words from the t
 from __future__ import annotations
 
 import logging
+import math
 import pickle
 import time
 from collections.abc import Mapping
@@ -19,9 +20,11 @@ from typing import Any
 import pandas as pd
 from rouge_score import rouge_scorer
 
+from decoders.checks import check_float
 from decoders.corpora.textbooks import textbook_stats
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.io import write_bytes_atomic
+from decoders.titles.checks import check_frame, check_text, check_texts
 from decoders.titles.graph import auxiliary_words, build_instance, title_length
 from decoders.titles.instance import TitleInstance
 from decoders.titles.language_model import BigramLM, estimate_bigram_lm, lm_tokens, sentences
@@ -55,6 +58,18 @@ class TitleModel:
     options: dict[str, Any] = field(default_factory=dict)
     train_seconds: float = 0.0
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.selection, SelectionModel):
+            raise ValueError(
+                f"TitleModel.selection must be a SelectionModel; got {type(self.selection).__name__}"
+            )
+        if not isinstance(self.lm, BigramLM):
+            raise ValueError(f"TitleModel.lm must be a BigramLM; got {type(self.lm).__name__}")
+        self.aux_words = tuple(check_texts(self.aux_words, "TitleModel.aux_words"))
+        if not isinstance(self.options, dict):
+            raise ValueError(f"TitleModel.options must be a dict; got {type(self.options).__name__}")
+        self.train_seconds = check_float(self.train_seconds, "TitleModel.train_seconds", minimum=0.0)
+
     def save(self, path: str | Path) -> None:
         """Pickle the model to ``path``, atomically."""
         write_bytes_atomic(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
@@ -72,18 +87,19 @@ class TitleModel:
 
 
 def _options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    if options is not None and not isinstance(options, Mapping):
+        raise ConfigError(f"titles options must be a mapping, not {type(options).__name__}")
     merged = {**DEFAULT_OPTIONS, **(options or {})}
     unknown = set(merged) - set(DEFAULT_OPTIONS)
     if unknown:
-        raise ConfigError(f"unknown titles model option(s): {', '.join(sorted(unknown))}")
-    if not isinstance(merged["aux_words"], int) or merged["aux_words"] < 0:
-        raise ConfigError(
-            f"titles option aux_words must be a non-negative integer, not {merged['aux_words']!r}"
-        )
-    if not isinstance(merged["C"], (int, float)) or merged["C"] <= 0:
-        raise ConfigError(f"titles option C must be a positive number, not {merged['C']!r}")
-    if not isinstance(merged["seed"], int):
-        raise ConfigError(f"titles option seed must be an integer, not {merged['seed']!r}")
+        raise ConfigError(f"unknown titles model option(s): {', '.join(sorted(map(str, unknown)))}")
+    aux, c, seed = merged["aux_words"], merged["C"], merged["seed"]
+    if isinstance(aux, bool) or not isinstance(aux, int) or aux < 0:
+        raise ConfigError(f"titles option aux_words must be a non-negative integer, not {aux!r}")
+    if isinstance(c, bool) or not isinstance(c, int | float) or not 0 < c < math.inf:
+        raise ConfigError(f"titles option C must be a positive number, not {c!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"titles option seed must be an integer >= 0, not {seed!r}")
     return merged
 
 
@@ -93,6 +109,8 @@ def train(
     """Fit the title scorers: selection on ``train_units``; the bigram model and the IDF table on the bodies of
     ``all_units`` (the train and test sections); auxiliary words from the training titles."""
     options = _options(options)
+    check_frame(train_units, "train_units", ("body", "title"))
+    check_frame(all_units, "all_units", ("body",))
     if train_units.empty or all_units.empty:
         raise ConfigError("titles: no sections to train on")
     started = time.perf_counter()
@@ -117,6 +135,10 @@ def train(
 def build_instances(model: TitleModel, units: pd.DataFrame) -> list[tuple[str, int, TitleInstance]]:
     """``(section_id, size, instance)`` for every section, ``size = n * k`` (vertices times title length,
     what the decoders' work grows with); ``k`` is the number of content words of the true title."""
+    _model(model)
+    check_frame(units, "units", ("section_id", "body", "title"))
+    check_texts(units["body"].tolist(), "units.body")
+    check_texts(units["title"].tolist(), "units.title")
     records = units.to_dict("records")
     scored = model.selection.log_probabilities([unit["body"] for unit in records])
     scores: list[dict[str, float]] = [{} for _ in records]
@@ -140,6 +162,9 @@ def unit_statistics(units: pd.DataFrame) -> dict[str, float | int]:
     """The corpus numbers the paper reports in section 6, under its keys (paper_numbers.yaml
     ``titles.corpus``): ``sections``, ``mean_section_words``, ``mean_title_words``,
     ``mean_title_content_words``."""
+    check_frame(units, "units", ("body", "title"))
+    check_texts(units["body"].tolist(), "units.body")
+    check_texts(units["title"].tolist(), "units.title")
     stats = textbook_stats(units)
     keys = ("sections", "mean_section_words", "mean_title_words", "mean_title_content_words")
     return {key: stats[key] for key in keys}
@@ -147,6 +172,10 @@ def unit_statistics(units: pd.DataFrame) -> dict[str, float | int]:
 
 def selection_accuracy(model: TitleModel, units: pd.DataFrame) -> dict[str, float]:
     """The selection classifier's quality on labelled sections (see :meth:`SelectionModel.quality`)."""
+    _model(model)
+    check_frame(units, "units", ("body", "title"))
+    check_texts(units["body"].tolist(), "units.body")
+    check_texts(units["title"].tolist(), "units.title")
     return model.selection.quality(units["body"].tolist(), units["title"].tolist())
 
 
@@ -156,4 +185,11 @@ _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 def rouge_l(reference: str, words: list[str]) -> float:
     """ROUGE-L F-measure (``rouge-score``'s ``rougeL``, no stemming, its default lower-casing tokenizer) of a
     decoded title's ``words`` against the reference title."""
+    reference, words = check_text(reference, "reference"), check_texts(words, "words")
     return float(_ROUGE.score(reference, " ".join(words))["rougeL"].fmeasure)
+
+
+def _model(value: Any) -> TitleModel:
+    if not isinstance(value, TitleModel):
+        raise ValueError(f"model must be a TitleModel; got {type(value).__name__}")
+    return value

@@ -23,7 +23,9 @@ from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from decoders.checks import check_float, check_ids, check_int, check_range
 from decoders.corpora.textbooks import content_words
+from decoders.titles.checks import check_frame, check_mapping, check_texts
 from decoders.titles.language_model import sentences
 
 __all__ = [
@@ -61,11 +63,23 @@ class Stemmer:
     mode: str = PorterStemmer.NLTK_EXTENSIONS
     _cache: dict[str, str] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        modes = (
+            PorterStemmer.ORIGINAL_ALGORITHM,
+            PorterStemmer.MARTIN_EXTENSIONS,
+            PorterStemmer.NLTK_EXTENSIONS,
+        )
+        if not isinstance(self.mode, str) or self.mode not in modes:
+            raise ValueError(f"Stemmer.mode must be one of {', '.join(modes)}; got {self.mode!r}")
+        if not isinstance(self._cache, dict):
+            raise ValueError(f"Stemmer._cache must be a dict; got {type(self._cache).__name__}")
+
     @cached_property
     def _stemmer(self) -> PorterStemmer:
         return PorterStemmer(mode=self.mode)
 
     def stems(self, tokens: Sequence[str]) -> list[str]:
+        tokens = check_texts(tokens, "tokens")
         missing = set(tokens).difference(self._cache)
         self._cache.update((word, self._stemmer.stem(word)) for word in missing)
         return [self._cache[word] for word in tokens]
@@ -78,6 +92,7 @@ def body_tokens(bodies: Sequence[str], stemmer: Stemmer) -> tuple[pd.DataFrame, 
     """The content words of each body in text order: a frame with columns ``unit`` (index into ``bodies``),
     ``sentence`` (index of its sentence in the body), ``position`` (index among the body's content words),
     ``word`` and ``stem``; and the number of sentences of each body."""
+    bodies, stemmer = check_texts(bodies, "bodies"), _stemmer(stemmer)
     units, sentence_ids, tokens = [], [], []
     n_sentences = np.zeros(len(bodies), dtype=np.int64)
     for unit, body in enumerate(bodies):
@@ -102,6 +117,7 @@ def body_tokens(bodies: Sequence[str], stemmer: Stemmer) -> tuple[pd.DataFrame, 
 
 def document_frequencies(bodies: Sequence[str], stemmer: Stemmer) -> tuple[dict[str, int], int]:
     """In how many of ``bodies`` each stem occurs, and the number of bodies (for IDF)."""
+    bodies = check_texts(bodies, "bodies")
     tokens, _ = body_tokens(bodies, stemmer)
     df = tokens.drop_duplicates(["unit", "stem"])["stem"].value_counts()
     return {str(stem): int(count) for stem, count in df.items()}, len(bodies)
@@ -111,7 +127,38 @@ def stem_features(
     tokens: pd.DataFrame, n_sentences: np.ndarray, df: dict[str, int], n_documents: int
 ) -> pd.DataFrame:
     """One row per (unit, stem) of ``tokens`` (see :func:`body_tokens`), in order of first occurrence, with
-    the columns ``unit``, ``stem`` and :data:`FEATURES`. ``df``/``n_documents`` give the IDF."""
+    the columns ``unit``, ``stem`` and :data:`FEATURES`. ``df``/``n_documents`` give the IDF.
+
+    Checked first, a ValueError naming each: ``tokens`` has the columns of :func:`body_tokens`, its units index
+    ``n_sentences`` (integers) and its sentence ids lie below their unit's count; ``n_documents`` is an integer
+    >= 1 and ``df`` maps stems to integer counts in ``0..n_documents``."""
+    tokens = check_frame(tokens, "tokens", ("unit", "sentence", "position", "word", "stem"))
+    n_sentences = np.asarray(n_sentences)
+    if n_sentences.size == 0 and n_sentences.dtype.kind == "f":
+        n_sentences = n_sentences.astype(np.int64)
+    n_sentences = check_range(
+        check_ids(n_sentences, "n_sentences", ndim=1), "n_sentences", 0, np.iinfo(np.int64).max
+    )
+    n_documents = check_int(n_documents, "n_documents", minimum=1)
+    df = dict(check_mapping(df, "df"))
+    for stem, count in df.items():
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, int | np.integer)
+            or not 0 <= count <= n_documents
+        ):
+            raise ValueError(f"df[{stem!r}] must be a count in 0..{n_documents}; got {count!r}")
+    for column in ("unit", "sentence", "position"):
+        check_ids(tokens[column].to_numpy(), f"tokens.{column}", ndim=1)
+    units = tokens["unit"].to_numpy(dtype=np.int64)
+    check_range(units, "tokens.unit", 0, n_sentences.size - 1)
+    sentence = tokens["sentence"].to_numpy(dtype=np.int64)
+    if len(tokens) and ((sentence < 0) | (sentence >= n_sentences[units])).any():
+        row = int(np.flatnonzero((sentence < 0) | (sentence >= n_sentences[units]))[0])
+        raise ValueError(
+            f"tokens.sentence[{row}] is {int(sentence[row])}, outside 0..{int(n_sentences[units[row]]) - 1} "
+            f"(n_sentences of unit {int(units[row])})"
+        )
     grouped = tokens.groupby(["unit", "stem"], sort=False)
     frame = grouped.agg(
         tf=("position", "size"),
@@ -144,6 +191,7 @@ def stem_features(
 
 def title_stems(titles: Sequence[str], stemmer: Stemmer) -> list[set[str]]:
     """The set of content-word stems of each title."""
+    titles, stemmer = check_texts(titles, "titles"), _stemmer(stemmer)
     return [set(stemmer.stems(content_words(title))) for title in titles]
 
 
@@ -165,6 +213,15 @@ class SelectionModel:
     df: dict[str, int]
     n_documents: int
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.classifier, Pipeline):
+            raise ValueError(
+                f"SelectionModel.classifier must be a Pipeline; got {type(self.classifier).__name__}"
+            )
+        _stemmer(self.stemmer, "SelectionModel.stemmer")
+        check_mapping(self.df, "SelectionModel.df")
+        self.n_documents = check_int(self.n_documents, "SelectionModel.n_documents", minimum=1)
+
     def features(self, bodies: Sequence[str]) -> pd.DataFrame:
         tokens, n_sentences = body_tokens(bodies, self.stemmer)
         return stem_features(tokens, n_sentences, self.df, self.n_documents)
@@ -183,6 +240,11 @@ class SelectionModel:
         that occur in the body (the most any selection can recall); ``average_precision``, ``roc_auc`` and
         ``log_loss`` over all (section, stem) pairs; ``positives`` and ``pairs`` their counts.
         """
+        bodies, titles = check_texts(bodies, "bodies"), check_texts(titles, "titles")
+        if len(bodies) != len(titles) or not bodies:
+            raise ValueError(
+                f"quality needs one title per body, and a body; got {len(bodies)} and {len(titles)}"
+            )
         scored = self.log_probabilities(bodies)
         stems = title_stems(titles, self.stemmer)
         labels = _labels(scored, stems)
@@ -217,8 +279,14 @@ def train_selection(
     """Fit the classifier on the (body, title) training sections; IDF is counted over ``idf_bodies``.
 
     The features are standardised before the L2-regularised logistic regression (``C`` its inverse
-    strength); classes are not reweighted, so the output stays a calibrated probability.
+    strength, a positive number); classes are not reweighted, so the output stays a calibrated probability.
     """
+    bodies, titles = check_texts(bodies, "bodies"), check_texts(titles, "titles")
+    idf_bodies = check_texts(idf_bodies, "idf_bodies")
+    C = check_float(C, "C", positive=True)
+    seed = check_int(seed, "seed", minimum=0)
+    if stemmer is not None:
+        _stemmer(stemmer)
     if len(bodies) != len(titles) or not bodies:
         raise ValueError("train_selection needs as many titles as bodies, and at least one")
     stemmer = stemmer or Stemmer()
@@ -231,3 +299,9 @@ def train_selection(
     classifier = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=2000, random_state=seed))
     classifier.fit(features[list(FEATURES)].to_numpy(), labels)
     return SelectionModel(classifier, stemmer, df, n_documents)
+
+
+def _stemmer(value, name: str = "stemmer") -> Stemmer:
+    if not isinstance(value, Stemmer):
+        raise ValueError(f"{name} must be a Stemmer; got {type(value).__name__}")
+    return value
