@@ -236,6 +236,15 @@ def test_graph_rejects_wrong_dtypes() -> None:
         Graph(np.array([0, 0], dtype=np.int32), np.empty(0, np.int32), np.array([0], dtype=np.int32))
 
 
+@pytest.mark.parametrize("neighbours", [[2, 1, 0, 0], [1, 1, 0, 0]])
+def test_graph_rejects_unsorted_or_repeated_neighbours(neighbours) -> None:
+    """The searches bisect neighbour lists (the overlay's and G's): a row out of order would be searched wrong."""
+    indptr, nodes = np.array([0, 2, 3, 4], dtype=np.int64), np.arange(3, dtype=np.int32)
+    Graph(indptr, np.array([1, 2, 0, 0], dtype=np.int32), nodes)
+    with pytest.raises(ValueError, match="sorted and distinct"):
+        Graph(indptr, np.array(neighbours, dtype=np.int32), nodes)
+
+
 # --- malformed and alternative inputs ----------------------------------------------------------------------
 
 

@@ -420,3 +420,50 @@ def test_bad_decoder_parameters_are_refused_naming_the_key(small_graph, name):
     for params, message in bad:
         with pytest.raises(ConfigError, match=message):
             get_decoder("linking", name)(instance, **params)
+
+
+# --------------------------------------------------------------------------- units of the scores
+
+
+@st.composite
+def scored_sets(draw):
+    """``(scores, sets)``: per-vertex scores drawn from a small pool (so that ties are common) of magnitudes
+    1e-6..1e6, and k <= 4 sets of distinct vertices."""
+    pool = draw(
+        st.lists(st.floats(1e-6, 1e6, allow_nan=False, allow_subnormal=False), min_size=1, max_size=4)
+    )
+    n = draw(st.integers(1, 10))
+    scores = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)), dtype=np.float64)
+    k = draw(st.integers(1, 4))
+    sets = [
+        np.array(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=min(4, n), unique=True)), np.int32)
+        for _ in range(k)
+    ]
+    return scores, sets
+
+
+@SETTINGS
+@given(scored_sets(), st.floats(-12, 12))
+def test_score_positions_do_not_depend_on_the_unit_of_the_scores(problem, exponent):
+    """The only float scores the linking package takes (``score_positions``, the PageRank decoder's choice):
+    multiplying them by any constant in 1e-12..1e12 leaves every chosen position unchanged, ties included (the
+    first listed candidate keeps them). Products that rounding makes equal where the scores were not (adjacent
+    floats) would be a different input, so they are skipped."""
+    from hypothesis import assume
+
+    from decoders.linking.heuristics import score_positions
+
+    scores, sets = problem
+    scaled = scores * 10.0**exponent
+    for s in sets:
+        assume(
+            (
+                np.sign(np.subtract.outer(scaled[s], scaled[s]))
+                == np.sign(np.subtract.outer(scores[s], scores[s]))
+            ).all()
+        )
+    assert score_positions(scaled, sets).tolist() == score_positions(scores, sets).tolist()
+    with pytest.raises(ValueError, match=r"scores\[0\] is nan"):
+        score_positions(np.r_[np.nan, scaled[1:]], sets)
+    with pytest.raises(ValueError, match=r"scores\[0\] is inf"):
+        score_positions(np.r_[np.inf, scaled[1:]], sets)

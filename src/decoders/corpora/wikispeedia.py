@@ -190,6 +190,11 @@ def _csr_problem(indptr: np.ndarray, indices: np.ndarray, original_node: np.ndar
         return "indices must lie in 0..n-1"
     if indices.shape[0] % 2:
         return "an undirected graph stores every edge twice, so len(indices) must be even"
+    rising = np.diff(indices.astype(np.int64)) > 0  # within a row: sorted, no repeats (searches bisect them)
+    boundary = indptr[1:-1] - 1  # the last entry of each row but the last, where the next row starts over
+    rising[boundary[(boundary >= 0) & (boundary < rising.size)]] = True
+    if not rising.all():
+        return "every vertex's neighbours must be sorted and distinct"
     return None
 
 

@@ -10,6 +10,9 @@ and the Wikipedia-size ``G`` is never copied.
   footnote 5 leaves that vertex arbitrary; we take the component's maximum-degree vertex, so the choice is
   deterministic). Degrees are those of ``G``; ties go to the earlier candidate position, and among components of
   equal size the one holding the earliest position counts as the largest.
+
+The public functions check their arguments (a well-formed graph with sorted neighbour lists, candidate sets of
+distinct vertex ids in range); the decoders call the private ``_connect`` on a checked instance.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from scipy.sparse.csgraph import connected_components
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
-from decoders.linking.overlay import Overlay, overlay_from_edges
+from decoders.linking.checks import check_csr, check_graph, check_overlay, check_sets, check_vertices
+from decoders.linking.overlay import Overlay, empty_overlay, overlay_from_edges
 
 CONNECTIONS: tuple[str, ...] = ("maximal", "minimal")
 
@@ -63,20 +67,21 @@ def _induced_edges(indptr, indices, candidates, order):
     return np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
 
 
-def induced_edges(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray) -> np.ndarray:
-    """Edges of the CSR graph with both ends among ``vertices`` (distinct), as an (m, 2) int32 vertex array."""
+def _edges_among(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray) -> np.ndarray:
+    """:func:`induced_edges` on checked arguments."""
     vertices = np.ascontiguousarray(vertices, dtype=np.int32)
     order = np.argsort(vertices, kind="stable").astype(np.int64)
     rows, cols = _induced_edges(indptr, indices, vertices, order)
     return np.column_stack([vertices[rows], vertices[cols]]).astype(np.int32)
 
 
-def induced_components(
+def _components_among(
     indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray, overlay: Overlay | None = None
 ) -> np.ndarray:
-    """Component label (0, 1, ... in order of first position) of each of ``vertices`` (distinct) within the
-    subgraph they induce in the CSR graph plus ``overlay``."""
+    """:func:`induced_components` on checked arguments."""
     vertices = np.ascontiguousarray(vertices, dtype=np.int32)
+    if vertices.size == 0:
+        return np.zeros(0, dtype=np.int32)
     order = np.argsort(vertices, kind="stable").astype(np.int64)
     rows, cols = _induced_edges(indptr, indices, vertices, order)
     if overlay is not None and overlay.n_edges:
@@ -91,9 +96,31 @@ def induced_components(
     return connected_components(adjacency, directed=False)[1]
 
 
+def induced_edges(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray) -> np.ndarray:
+    """Edges of the CSR graph with both ends among ``vertices`` (distinct vertex ids), as an (m, 2) int32 vertex
+    array."""
+    indptr, indices = check_csr(indptr, indices)
+    vertices = check_vertices(vertices, "vertices", indptr.size - 1, distinct=True)
+    return _edges_among(indptr, indices, vertices)
+
+
+def induced_components(
+    indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray, overlay: Overlay | None = None
+) -> np.ndarray:
+    """Component label (0, 1, ... in order of first position) of each of ``vertices`` (distinct vertex ids)
+    within the subgraph they induce in the CSR graph plus ``overlay``."""
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    vertices = check_vertices(vertices, "vertices", n, distinct=True)
+    overlay = None if overlay is None else check_overlay(overlay, n)
+    return _components_among(indptr, indices, vertices, overlay)
+
+
 def set_components(graph: Graph, candidates: np.ndarray) -> np.ndarray:
     """Component label (0, 1, ... in order of first position) of each candidate within ``G[candidates]``."""
-    return induced_components(graph.indptr, graph.indices, candidates)
+    graph = check_graph(graph)
+    candidates = check_vertices(candidates, "candidates", graph.n_nodes, distinct=True)
+    return _components_among(graph.indptr, graph.indices, candidates)
 
 
 def _new_edges(graph: Graph, u: np.ndarray, v: np.ndarray) -> Overlay:
@@ -103,8 +130,7 @@ def _new_edges(graph: Graph, u: np.ndarray, v: np.ndarray) -> Overlay:
     return overlay_from_edges(u[keep], v[keep])
 
 
-def maximal_connection(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
-    """Edges that turn every ``G[X_i]`` into a clique."""
+def _maximal(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
     us, vs = [], []
     for candidates in sets:
         p, q = np.triu_indices(len(candidates), k=1)
@@ -113,13 +139,12 @@ def maximal_connection(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
     return _new_edges(graph, np.concatenate(us), np.concatenate(vs))
 
 
-def minimal_connection(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
-    """The fewest edges joining the components of every ``G[X_i]`` (through the hub of its largest one)."""
+def _minimal(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
     degree = graph.degrees()
     us, vs = [], []
     for candidates in sets:
         candidates = np.asarray(candidates, dtype=np.int32)
-        labels = set_components(graph, candidates)
+        labels = _components_among(graph.indptr, graph.indices, candidates)
         n_components = int(labels.max()) + 1 if labels.size else 0
         if n_components <= 1:
             continue
@@ -133,14 +158,35 @@ def minimal_connection(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
         us.append(np.full(others.size, representative[largest], dtype=np.int32))
         vs.append(others)
     if not us:
-        return overlay_from_edges(np.empty(0, np.int32), np.empty(0, np.int32))
+        return empty_overlay()
     return _new_edges(graph, np.concatenate(us), np.concatenate(vs))
 
 
+def _connect(graph: Graph, sets: Sequence[np.ndarray], connection: str) -> Overlay:
+    """:func:`connect` on a checked graph, sets and connection name (the decoders' timed path)."""
+    return _maximal(graph, sets) if connection == "maximal" else _minimal(graph, sets)
+
+
+def _connection_name(connection) -> str:
+    if not isinstance(connection, str) or connection not in CONNECTIONS:
+        raise ConfigError(f"connection must be one of {', '.join(CONNECTIONS)}; got {connection!r}")
+    return connection
+
+
+def maximal_connection(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
+    """Edges that turn every ``G[X_i]`` into a clique (``sets``: candidate arrays of distinct vertex ids)."""
+    graph = check_graph(graph)
+    return _maximal(graph, check_sets(sets, "sets", graph.n_nodes))
+
+
+def minimal_connection(graph: Graph, sets: Sequence[np.ndarray]) -> Overlay:
+    """The fewest edges joining the components of every ``G[X_i]`` (through the hub of its largest one)."""
+    graph = check_graph(graph)
+    return _minimal(graph, check_sets(sets, "sets", graph.n_nodes))
+
+
 def connect(graph: Graph, sets: Sequence[np.ndarray], connection: str) -> Overlay:
-    """The overlay of the named connection (``"maximal"`` or ``"minimal"``)."""
-    if connection == "maximal":
-        return maximal_connection(graph, sets)
-    if connection == "minimal":
-        return minimal_connection(graph, sets)
-    raise ConfigError(f"connection must be one of {', '.join(CONNECTIONS)}; got {connection!r}")
+    """The overlay of the named connection (``"maximal"`` or ``"minimal"``; ConfigError otherwise)."""
+    connection = _connection_name(connection)
+    graph = check_graph(graph)
+    return _connect(graph, check_sets(sets, "sets", graph.n_nodes), connection)

@@ -24,7 +24,16 @@ constant ``n`` each, since every set lies within one component), in the heuristi
 
 **Parameters** are checked before any work, with a :class:`~decoders.errors.ConfigError` naming the key:
 ``connection`` one of ``maximal`` / ``minimal``; ``max_candidates`` None or an integer >= 1; ``seed`` an integer
->= 0. The instance itself was checked when it was built (:class:`~decoders.linking.instance.LinkingInstance`).
+>= 0; ``deadline`` None or finite (ValueError). The instance was checked when it was built
+(:class:`~decoders.linking.instance.LinkingInstance`, which also reads the graph's order) and is checked again,
+cheaply (O(candidates)), against the loaded graph before the kernels run: an instance changed, or unpickled from a
+shard written for another graph, is refused naming ``instance.sets[i][p]`` instead of reaching the unchecked
+kernels. The decoders then call the package's private kernels directly (no check per search).
+
+**Statuses.** Every heuristic returns ``feasible`` with a valid structure (they do not stop early, so a deadline
+already passed changes nothing); ``decomposable`` ``optimal`` (or raises NotDecomposableError); ``exact``
+``optimal``, or ``timeout`` with the best structure CP-SAT found and its bound, or with no structure (NaN objective,
+bound 0) when the deadline had passed before the solver started.
 
 **Certificates.** :func:`verify` is the harness's check of every ``optimal`` record: the structure is one position
 per set, the objective equals the cost recomputed from the instance alone (scipy's breadth-first distances on ``G``
@@ -51,29 +60,34 @@ from scipy.sparse.csgraph import shortest_path
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
-from decoders.linking.connection import CONNECTIONS, connect
-from decoders.linking.cost import distance_cost, unreachable_cost
-from decoders.linking.decomposable import decomposable_mindr
-from decoders.linking.exact import exact_mindr
+from decoders.linking.checks import check_deadline, check_positions, instance_and_graph
+from decoders.linking.connection import CONNECTIONS, _connect
+from decoders.linking.cost import _distance_cost
+from decoders.linking.decomposable import _decomposable_mindr
+from decoders.linking.exact import _exact_mindr
 from decoders.linking.heuristics import (
-    degree_positions,
-    greedy_positions,
-    hitting_distance_positions,
-    score_positions,
+    _degree_positions,
+    _greedy_positions,
+    _hitting_distance_positions,
+    _score_positions,
 )
-from decoders.linking.instance import LinkingInstance, load_graph
+from decoders.linking.instance import LinkingInstance, _path, load_graph
 from decoders.linking.overlay import Overlay
-from decoders.linking.pagerank import pagerank
-from decoders.linking.spanning_tree import spanning_tree_positions
+from decoders.linking.pagerank import _pagerank
+from decoders.linking.spanning_tree import _spanning_tree_positions
 
 EXPERIMENT = "linking"
 
 
-@lru_cache(maxsize=2)
 def graph_pagerank(graph_path: str) -> np.ndarray:
     """PageRank (damping 0.85) of the graph saved at ``graph_path``, computed once per process."""
+    return _graph_pagerank(_path(graph_path, "graph_path"))
+
+
+@lru_cache(maxsize=2)
+def _graph_pagerank(graph_path: str) -> np.ndarray:
     graph = load_graph(graph_path)
-    return pagerank(graph.indptr, graph.indices)
+    return _pagerank(graph.indptr, graph.indices)
 
 
 def _connection(connection: Any) -> str:
@@ -103,11 +117,24 @@ def _seed(seed: Any) -> int:
     return int(seed)
 
 
+def _checked(
+    instance: Any, deadline: Any, connection: Any, max_candidates: Any
+) -> tuple[LinkingInstance, Graph, str, int | None]:
+    """The parameters (ConfigError naming the key), the deadline, and the instance against its graph
+    (:func:`~decoders.linking.checks.instance_and_graph`: O(candidates), so that an instance changed or unpickled
+    after its construction cannot reach the kernels with an id past the graph)."""
+    connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
+    check_deadline(deadline)
+    instance, graph = instance_and_graph(instance)
+    return instance, graph, connection, max_candidates
+
+
 def _heuristic(
     instance: LinkingInstance,
     connection: str,
     choose: Callable[[np.ndarray, np.ndarray, Overlay, tuple[np.ndarray, ...]], np.ndarray],
     max_candidates: int | None = None,
+    deadline: float | None = None,
 ) -> Solution:
     """Run ``choose(indptr, indices, overlay, sets)`` on the connected graph and score its positions.
 
@@ -115,14 +142,13 @@ def _heuristic(
     (:meth:`~decoders.linking.instance.LinkingInstance.truncated`): the overlay, the choice and the cost are
     those of the cut instance, and the positions are valid in the whole one.
     """
-    connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
+    instance, graph, connection, max_candidates = _checked(instance, deadline, connection, max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
-    graph = instance.graph
-    overlay = connect(graph, instance.sets, connection)
+    overlay = _connect(graph, instance.sets, connection)
     positions = np.asarray(choose(graph.indptr, graph.indices, overlay, instance.sets), dtype=np.int64)
     selected = time.perf_counter()
-    cost = distance_cost(instance, instance.chosen_vertices(positions), overlay)
+    cost = _distance_cost(graph, overlay, instance.chosen_vertices(positions))
     stats = {"select_seconds": selected - started, "overlay_edges": overlay.n_edges, "connection": connection}
     if max_candidates is not None:
         stats["max_candidates"] = max_candidates
@@ -138,7 +164,7 @@ def decode_spanning_tree(
     max_candidates: int | None = None,
 ) -> Solution:
     """Section 5.1: exact decomposable MinDR on a spanning tree of the quotient graph."""
-    return _heuristic(instance, connection, spanning_tree_positions, max_candidates)
+    return _heuristic(instance, connection, _spanning_tree_positions, max_candidates, deadline)
 
 
 @register(EXPERIMENT, "hitting-distance")
@@ -150,7 +176,7 @@ def decode_hitting_distance(
     max_candidates: int | None = None,
 ) -> Solution:
     """Section 5.2: least average hitting distance per set."""
-    return _heuristic(instance, connection, hitting_distance_positions, max_candidates)
+    return _heuristic(instance, connection, _hitting_distance_positions, max_candidates, deadline)
 
 
 @register(EXPERIMENT, "greedy")
@@ -165,7 +191,11 @@ def decode_greedy(
     """Section 6's greedy baseline; the random start is drawn from ``seed`` (deterministic per seed)."""
     rng = np.random.default_rng(_seed(seed))
     return _heuristic(
-        instance, connection, lambda p, i, o, sets: greedy_positions(p, i, o, sets, rng), max_candidates
+        instance,
+        connection,
+        lambda p, i, o, sets: _greedy_positions(p, i, o, sets, rng),
+        max_candidates,
+        deadline,
     )
 
 
@@ -178,7 +208,7 @@ def decode_degree(
     max_candidates: int | None = None,
 ) -> Solution:
     """Highest degree in the connected graph per set."""
-    return _heuristic(instance, connection, degree_positions, max_candidates)
+    return _heuristic(instance, connection, _degree_positions, max_candidates, deadline)
 
 
 @register(EXPERIMENT, "pagerank")
@@ -190,10 +220,10 @@ def decode_pagerank(
     max_candidates: int | None = None,
 ) -> Solution:
     """Highest PageRank of ``G`` per set (the vector is cached per graph; see the module docstring)."""
-    _connection(connection), _max_candidates(max_candidates)  # refused before the PageRank is computed
+    instance = _checked(instance, deadline, connection, max_candidates)[0]  # before the PageRank is computed
     scores = graph_pagerank(instance.graph_path)
     return _heuristic(
-        instance, connection, lambda p, i, o, sets: score_positions(scores, sets), max_candidates
+        instance, connection, lambda p, i, o, sets: _score_positions(scores, sets), max_candidates, deadline
     )
 
 
@@ -211,7 +241,11 @@ def decode_retrieval(
     cost compares with the other decoders' under the same connection).
     """
     return _heuristic(
-        instance, connection, lambda p, i, o, sets: np.zeros(len(sets), dtype=np.int64), max_candidates
+        instance,
+        connection,
+        lambda p, i, o, sets: np.zeros(len(sets), dtype=np.int64),
+        max_candidates,
+        deadline,
     )
 
 
@@ -225,7 +259,11 @@ def decode_decomposable(
 ) -> Solution:
     """Algorithm 1, exact on decomposable instances; NotDecomposableError otherwise."""
     solution = _heuristic(
-        instance, connection, lambda p, i, o, sets: decomposable_mindr(p, i, sets, o), max_candidates
+        instance,
+        connection,
+        lambda p, i, o, sets: _decomposable_mindr(p, i, sets, o),
+        max_candidates,
+        deadline,
     )
     solution.bound = solution.objective
     solution.status = "optimal"
@@ -242,13 +280,12 @@ def decode_exact(
 ) -> Solution:
     """CP-SAT with one worker, seeded with the hitting-distance choice; ``timeout`` with its bound at the
     deadline. Among several optima CP-SAT returns any one (the solver, not the ranking, decides)."""
-    connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
+    instance, graph, connection, max_candidates = _checked(instance, deadline, connection, max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
-    graph = instance.graph
-    overlay = connect(graph, instance.sets, connection)
-    hint = hitting_distance_positions(graph.indptr, graph.indices, overlay, instance.sets)
-    result = exact_mindr(graph.indptr, graph.indices, overlay, instance.sets, deadline=deadline, hint=hint)
+    overlay = _connect(graph, instance.sets, connection)
+    hint = _hitting_distance_positions(graph.indptr, graph.indices, overlay, instance.sets)
+    result = _exact_mindr(graph.indptr, graph.indices, overlay, instance.sets, deadline=deadline, hint=hint)
     stats = {
         **result.stats,
         "select_seconds": time.perf_counter() - started,
@@ -262,14 +299,26 @@ def decode_exact(
     return Solution(result.positions, result.cost, result.bound, "timeout", stats)
 
 
+def _pair(instance: Any, solution: Any) -> tuple[LinkingInstance, Solution]:
+    if not isinstance(instance, LinkingInstance):
+        raise ValueError(f"instance must be a LinkingInstance, got {type(instance).__name__}")
+    if not isinstance(solution, Solution):
+        raise ValueError(
+            f"solution must be a decoders.harness.protocol.Solution, got {type(solution).__name__}"
+        )
+    return instance, solution
+
+
 def evaluate(instance: LinkingInstance, solution: Solution) -> dict[str, float | int]:
     """Fair choices (positions equal to the gold one), the number of sets, and the distance cost.
 
     A set whose target is not among its candidates (``gold = -1``) can never be fair but still counts in ``k``,
-    so the value ``fair / k`` is the share of all the document's mentions linked correctly."""
+    so the value ``fair / k`` is the share of all the document's mentions linked correctly. The structure must
+    be one position per set (ValueError naming ``solution.structure`` otherwise)."""
+    instance, solution = _pair(instance, solution)
     if solution.structure is None:
         return {"fair": 0, "k": instance.k, "cost": float("nan")}
-    positions = np.asarray(solution.structure, dtype=np.int64)
+    positions = check_positions(solution.structure, "solution.structure", [s.size for s in instance.sets])
     return {
         "fair": int((positions == instance.gold).sum()),
         "k": instance.k,
@@ -309,7 +358,7 @@ def _hop_distances(
         adjacency = adjacency + extra
     distances = shortest_path(adjacency, method="D", directed=True, unweighted=True, indices=sources)
     distances = np.atleast_2d(distances)
-    out = np.full(distances.shape, unreachable_cost(graph), dtype=np.int64)
+    out = np.full(distances.shape, graph.n_nodes, dtype=np.int64)  # unreachable_cost
     finite = np.isfinite(distances)
     out[finite] = distances[finite].astype(np.int64)
     return out
@@ -328,6 +377,8 @@ def verify(instance: LinkingInstance, solution: Solution) -> str | None:
     non-negative pair distances), so nothing the structure does not use widens it. Returns None when everything
     holds, else the reason.
     """
+    instance, solution = _pair(instance, solution)
+    instance, graph = instance_and_graph(instance)
     stats = solution.stats or {}
     try:
         connection = _connection(stats.get("connection", "maximal"))
@@ -352,8 +403,7 @@ def verify(instance: LinkingInstance, solution: Solution) -> str | None:
             f"structure[{i}] = {positions[i].item()!r} is not a position in set {i} of size {sizes[i]}{cut}"
         )
     positions = positions.astype(np.int64)
-    graph = instance.graph
-    overlay = connect(graph, instance.sets, connection)
+    overlay = _connect(graph, instance.sets, connection)
     chosen = instance.chosen_vertices(positions)
     unique, inverse = np.unique(chosen, return_inverse=True)
     # rows[i] = distances from the vertex chosen in set i

@@ -28,8 +28,9 @@ import numba
 import numpy as np
 
 from decoders.errors import DecodersError
-from decoders.linking.connection import induced_components
-from decoders.linking.distances import bfs_until, group_distances
+from decoders.linking.checks import check_csr, check_overlay, check_sets
+from decoders.linking.connection import _components_among
+from decoders.linking.distances import _bfs_until, _group_distances
 from decoders.linking.overlay import Overlay, empty_overlay
 
 
@@ -89,7 +90,7 @@ def _enter(
 
 
 @numba.njit(cache=True, nogil=True)
-def find_useful_edge(
+def _find_useful_edge(
     indptr, indices, ov_nodes, ov_indptr, ov_indices, label, current, start, group_of, n_groups,
     dfs, low, ybits, order, st_v, st_cur, st_lo, st_hi, st_skip,
 ):  # fmt: skip
@@ -172,13 +173,37 @@ def _check_groups(
             )
         group_of[vertices] = g
         members.append(vertices)
-        labels = induced_components(indptr, indices, vertices, overlay)
+        labels = _components_among(indptr, indices, vertices, overlay)
         if labels.size and labels.max() > 0:
             raise NotDecomposableError(
                 f"candidate set(s) {group} induce {int(labels.max()) + 1} components; decomposable MinDR needs "
                 "every G[X_i] connected"
             )
     return group_of, members
+
+
+def _check_partition(groups, k: int) -> list[list[int]]:
+    """``groups``: lists of set indices, every set ``0..k-1`` in exactly one non-empty group."""
+    if isinstance(groups, str | bytes | dict | np.ndarray):
+        raise ValueError(f"groups must be a sequence of lists of set indices, got {type(groups).__name__}")
+    try:
+        groups = [list(g) for g in groups]
+    except TypeError:
+        raise ValueError("groups must be a sequence of lists of set indices") from None
+    owner = np.full(k, -1, dtype=np.int64)
+    for g, group in enumerate(groups):
+        if not group:
+            raise ValueError(f"groups[{g}] is empty: every group holds at least one set")
+        for p, i in enumerate(group):
+            if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i < k:
+                raise ValueError(f"groups[{g}][{p}] is {i!r}, not a set index in 0..{k - 1}")
+            if owner[i] >= 0:
+                raise ValueError(f"groups[{g}][{p}] = {i}: set {i} is already in groups[{owner[i]}]")
+            owner[i] = g
+        groups[g] = [int(i) for i in group]
+    if (owner < 0).any():
+        raise ValueError(f"groups leave set {int(np.argmax(owner < 0))} out: every set must be in one group")
+    return groups
 
 
 def decomposable_mindr(
@@ -190,10 +215,28 @@ def decomposable_mindr(
 ) -> np.ndarray:
     """Positions (int64, one per set) of an optimal MinDR solution of a decomposable instance (Algorithm 1).
 
-    ``sets`` are vertex arrays of the CSR graph (plus ``overlay``); ``groups`` (default: one set each) lists the
-    sets that are split as one unit (section 5.1). Raises :class:`NotDecomposableError` when a sub-instance of
-    several groups has no useful edge, i.e. the instance is not decomposable. Groups in different connected components are solved apart (see the module docstring).
+    ``sets`` are arrays of distinct vertex ids of the CSR graph (plus ``overlay``); ``groups`` (default: one set
+    each) partitions the set indices into the units split together (section 5.1). Raises
+    :class:`NotDecomposableError` when a sub-instance of several groups has no useful edge, i.e. the instance is
+    not decomposable. Groups in different connected components are solved apart (see the module docstring).
+    Arguments are checked first (ValueError naming the argument).
     """
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    sets = check_sets(sets, "sets", n)
+    overlay = check_overlay(overlay, n)
+    groups = None if groups is None else _check_partition(groups, len(sets))
+    return _decomposable_mindr(indptr, indices, sets, overlay, groups)
+
+
+def _decomposable_mindr(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    sets: Sequence[np.ndarray],
+    overlay: Overlay | None = None,
+    groups: list[list[int]] | None = None,
+) -> np.ndarray:
+    """:func:`decomposable_mindr` on checked arguments (the decoders' and the spanning tree's path)."""
     overlay = empty_overlay() if overlay is None else overlay
     sets = [np.ascontiguousarray(s, dtype=np.int32) for s in sets]
     groups = [[i] for i in range(len(sets))] if groups is None else [list(g) for g in groups]
@@ -222,7 +265,7 @@ def decomposable_mindr(
         if len(active) == 1:
             _solve_single(indptr, indices, overlay, sets, groups[active[0]], extra, positions)
             continue
-        found, p, u, visited = find_useful_edge(
+        found, p, u, visited = _find_useful_edge(
             indptr, indices, overlay.nodes, overlay.indptr, overlay.indices, label, current,
             int(members[active[0]][0]), group_of, len(active), dfs, low, ybits, order, st_v, st_cur, st_lo,
             st_hi, st_skip,
@@ -262,7 +305,7 @@ def _components(
     parts = []
     while remaining:
         targets = np.concatenate([members[g] for g in remaining]).astype(np.int32)
-        dist = bfs_until(indptr, indices, members[remaining[0]][:1], targets, overlay)
+        dist = _bfs_until(indptr, indices, members[remaining[0]][:1], targets, overlay)
         parts.append([g for g in remaining if dist[members[g][0]] >= 0])
         remaining = [g for g in remaining if dist[members[g][0]] < 0]
     return parts
@@ -284,7 +327,7 @@ def _solve_single(
     targets = np.concatenate([sets[i] for i in group]).astype(np.int32)
     sources = np.array([z for z, _ in extra], dtype=np.int32)
     weights = np.array([b for _, b in extra], dtype=np.int64)
-    distances = group_distances(
+    distances = _group_distances(
         indptr, indices, np.arange(sources.size + 1, dtype=np.int64), sources, targets, overlay
     ).astype(np.int64)
     distances[distances < 0] = indptr.shape[0] - 1  # unreachable: the cost module's convention

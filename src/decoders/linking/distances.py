@@ -2,16 +2,21 @@
 added edges: single source, multi-source (hitting distance to a set), early-stopping at targets, and many
 searches at once reusing one set of buffers.
 
-Every kernel is ``numba.njit(cache=True)``. Graph arrays are the :class:`decoders.corpora.wikispeedia.Graph`
-CSR (``indptr`` int64, ``indices`` int32, both directions of each edge stored). Unreachable vertices get -1.
-The overlay's neighbours of a vertex are found by binary search in ``overlay.nodes``, so searching ``G`` plus
-an instance's few added edges never copies ``G``.
+Every kernel is ``numba.njit(cache=True)`` and private: the public functions check their arguments once per call
+(a well-formed CSR, vertex ids in range, a well-formed overlay over the same vertices; see
+:mod:`decoders.linking.checks`) and call the kernel, and the decoders call the kernels directly on a checked
+:class:`~decoders.linking.instance.LinkingInstance` and its :class:`decoders.corpora.wikispeedia.Graph` (no
+check per search). Graph arrays are the Graph's CSR (``indptr`` int64, ``indices`` int32, both directions of each
+edge stored). Unreachable vertices get -1. The overlay's neighbours of a vertex are found by binary search in
+``overlay.nodes``, so searching ``G`` plus an instance's few added edges never copies ``G``.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+
+from decoders.linking.checks import check_csr, check_offsets, check_overlay, check_vertex, check_vertices
 
 
 @numba.njit(cache=True, nogil=True)
@@ -84,7 +89,7 @@ def _flag_targets(n, targets):
 
 
 @numba.njit(cache=True, nogil=True)
-def bfs_until(indptr, indices, sources, targets, overlay=None):
+def _bfs_until(indptr, indices, sources, targets, overlay=None):
     """Distances from the nearest of ``sources``, stopping once every vertex of ``targets`` is labelled.
 
     Vertices the search had not reached when it stopped are -1 (the targets themselves are exact, or -1 when
@@ -100,21 +105,21 @@ def bfs_until(indptr, indices, sources, targets, overlay=None):
 
 
 @numba.njit(cache=True, nogil=True)
-def multi_source_bfs(indptr, indices, sources, overlay=None):
+def _multi_source_bfs(indptr, indices, sources, overlay=None):
     """Hitting distance of every vertex to the set ``sources`` (distance to its nearest member; -1 if none)."""
-    return bfs_until(indptr, indices, sources, np.empty(0, np.int32), overlay)
+    return _bfs_until(indptr, indices, sources, np.empty(0, np.int32), overlay)
 
 
 @numba.njit(cache=True, nogil=True)
-def bfs_distances(indptr, indices, source, overlay=None):
+def _bfs_distances(indptr, indices, source, overlay=None):
     """Hop distance from ``source`` to every vertex (int32, -1 where unreachable)."""
     sources = np.empty(1, np.int32)
     sources[0] = source
-    return bfs_until(indptr, indices, sources, np.empty(0, np.int32), overlay)
+    return _bfs_until(indptr, indices, sources, np.empty(0, np.int32), overlay)
 
 
 @numba.njit(cache=True, nogil=True)
-def group_distances(indptr, indices, group_ptr, group_vertices, targets, overlay=None):
+def _group_distances(indptr, indices, group_ptr, group_vertices, targets, overlay=None):
     """Distance from each source group to each target: ``out[g, t]`` = min over ``v`` in group ``g`` of
     ``d(v, targets[t])`` (-1 when unreachable); group ``g`` is ``group_vertices[group_ptr[g]:group_ptr[g + 1]]``.
 
@@ -141,9 +146,68 @@ def group_distances(indptr, indices, group_ptr, group_vertices, targets, overlay
     return out
 
 
-def pairwise_distances(indptr, indices, sources, targets, overlay=None) -> np.ndarray:
-    """``out[s, t] = d(sources[s], targets[t])`` (int32, -1 unreachable): one early-stopping BFS per source."""
+def _pairwise_distances(indptr, indices, sources, targets, overlay=None) -> np.ndarray:
+    """:func:`pairwise_distances` on checked arguments."""
     sources = np.ascontiguousarray(sources, dtype=np.int32)
     group_ptr = np.arange(sources.size + 1, dtype=np.int64)
     targets = np.ascontiguousarray(targets, dtype=np.int32)
-    return group_distances(indptr, indices, group_ptr, sources, targets, overlay)
+    return _group_distances(indptr, indices, group_ptr, sources, targets, overlay)
+
+
+# --------------------------------------------------------------------------- public, checking wrappers
+
+
+def _graph(indptr, indices, overlay):
+    """The checked CSR arrays, vertex count and overlay (None stays None: no added edge)."""
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    return indptr, indices, n, None if overlay is None else check_overlay(overlay, n)
+
+
+def bfs_until(indptr, indices, sources, targets, overlay=None) -> np.ndarray:
+    """Distances from the nearest of ``sources``, stopping once every vertex of ``targets`` is labelled.
+
+    Vertices the search had not reached when it stopped are -1 (the targets themselves are exact, or -1 when
+    unreachable). An empty ``targets`` searches the whole component. ``sources`` and ``targets`` are 1-d arrays
+    of vertex ids of the CSR graph (``indptr``, ``indices``); ``overlay`` adds edges over the same vertices.
+    """
+    indptr, indices, n, overlay = _graph(indptr, indices, overlay)
+    sources = check_vertices(sources, "sources", n)
+    targets = check_vertices(targets, "targets", n)
+    return _bfs_until(indptr, indices, sources, targets, overlay)
+
+
+def multi_source_bfs(indptr, indices, sources, overlay=None) -> np.ndarray:
+    """Hitting distance of every vertex to the set ``sources`` (distance to its nearest member; -1 if none)."""
+    indptr, indices, n, overlay = _graph(indptr, indices, overlay)
+    sources = check_vertices(sources, "sources", n)
+    return _multi_source_bfs(indptr, indices, sources, overlay)
+
+
+def bfs_distances(indptr, indices, source, overlay=None) -> np.ndarray:
+    """Hop distance from the vertex ``source`` to every vertex (int32, -1 where unreachable)."""
+    indptr, indices, n, overlay = _graph(indptr, indices, overlay)
+    source = check_vertex(source, "source", n)
+    return _bfs_distances(indptr, indices, source, overlay)
+
+
+def group_distances(indptr, indices, group_ptr, group_vertices, targets, overlay=None) -> np.ndarray:
+    """Distance from each source group to each target: ``out[g, t]`` = min over ``v`` in group ``g`` of
+    ``d(v, targets[t])`` (-1 when unreachable, and for an empty group); group ``g`` is
+    ``group_vertices[group_ptr[g]:group_ptr[g + 1]]`` (``group_ptr``: CSR offsets over ``group_vertices``).
+
+    One early-stopping BFS per group, all sharing one distance buffer (see :func:`_group_distances`).
+    """
+    indptr, indices, n, overlay = _graph(indptr, indices, overlay)
+    group_vertices = check_vertices(group_vertices, "group_vertices", n)
+    group_ptr = check_offsets(group_ptr, "group_ptr", group_vertices.size, "group_vertices")
+    targets = check_vertices(targets, "targets", n)
+    return _group_distances(indptr, indices, group_ptr, group_vertices, targets, overlay)
+
+
+def pairwise_distances(indptr, indices, sources, targets, overlay=None) -> np.ndarray:
+    """``out[s, t] = d(sources[s], targets[t])`` (int32, -1 unreachable): one early-stopping BFS per source."""
+    indptr, indices, n, overlay = _graph(indptr, indices, overlay)
+    sources = check_vertices(sources, "sources", n)
+    targets = check_vertices(targets, "targets", n)
+    return _pairwise_distances(indptr, indices, sources, targets, overlay)

@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_int
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.instance import LinkingInstance, rank_of
+from decoders.linking.checks import check_graph
+from decoders.linking.instance import LinkingInstance, _path, rank_of
 from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
@@ -53,10 +55,33 @@ def elevant_instances(
     their candidates), ``candidates_removed`` and ``gold_removed`` (by ``disjoint``, over the mapped mentions
     of documents with two of them); and ``all`` for the union, with the paper's numbers under ``paper``.
     """
+    if not isinstance(documents, pd.DataFrame) or not isinstance(mentions, pd.DataFrame):
+        raise ValueError("documents and mentions must be pandas DataFrames")
+    if missing := {"benchmark", "doc_id", "title"} - set(documents.columns):
+        raise ValueError(f"documents lack columns {sorted(missing)}")
     required = {"benchmark", "doc_id", "start", "surface", "node"}
     if missing := required - set(mentions.columns):
         raise ValueError(f"mentions lack columns {sorted(missing)}")
-    nodes = mentions["node"].astype("Int64")
+    graph = check_graph(graph)
+    graph_path = _path(graph_path, "graph_path")
+    if not isinstance(index, ArticleIndex):
+        raise ValueError(f"index must be an ArticleIndex, got {type(index).__name__}")
+    candidates = check_int(candidates, "candidates", minimum=1)
+    if pool is not None:
+        pool = check_int(pool, "pool", minimum=1)
+    if not isinstance(disjoint, bool | np.bool_):
+        raise ValueError(f"disjoint must be a bool, got {disjoint!r}")
+    try:
+        nodes = mentions["node"].astype("Int64")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"mentions['node'] must hold article nodes (integers) or missing values: {exc}"
+        ) from None
+    if (nodes.dropna() < 0).any():
+        at = int(np.argmax((nodes.fillna(0) < 0).to_numpy()))
+        raise ValueError(f"mentions['node'][{at}] is {nodes.iloc[at]}: article nodes are >= 0")
+    if not all(isinstance(text, str) for text in mentions.loc[nodes.notna().to_numpy(), "surface"].tolist()):
+        raise ValueError("mentions['surface'] must hold strings (on every mention with a node)")
     n_original = int(max(graph.original_node.max(), nodes.max(skipna=True) if nodes.notna().any() else 0)) + 1
     vertex_of = graph.new_ids(n_original)
     vertex = np.full(len(mentions), -1, dtype=np.int32)

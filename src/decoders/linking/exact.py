@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.sat.python import cp_model
 
-from decoders.linking.distances import pairwise_distances
+from decoders.linking.checks import check_csr, check_deadline, check_overlay, check_positions, check_sets
+from decoders.linking.distances import _pairwise_distances
 from decoders.linking.overlay import Overlay
 
 
@@ -33,13 +34,26 @@ class ExactResult:
     stats: dict
 
 
+def _checked(indptr, indices, overlay, sets):
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    return indptr, indices, check_overlay(overlay, n), check_sets(sets, "sets", n)
+
+
 def candidate_distances(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
 ) -> list[list[np.ndarray]]:
-    """``D[i][j][a, b]`` = hop distance between ``sets[i][a]`` and ``sets[j][b]`` (int64, unreachable -> n)."""
+    """``D[i][j][a, b]`` = hop distance between ``sets[i][a]`` and ``sets[j][b]`` (int64, unreachable -> n) on
+    the CSR graph plus ``overlay`` (None: no added edge); ``sets`` arrays of distinct vertex ids."""
+    return _candidate_distances(*_checked(indptr, indices, overlay, sets))
+
+
+def _candidate_distances(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
+) -> list[list[np.ndarray]]:
     candidates = np.concatenate(sets).astype(np.int32)
     unique, inverse = np.unique(candidates, return_inverse=True)
-    distances = pairwise_distances(indptr, indices, unique, unique, overlay).astype(np.int64)
+    distances = _pairwise_distances(indptr, indices, unique, unique, overlay).astype(np.int64)
     distances[distances < 0] = indptr.shape[0] - 1
     offsets = np.cumsum([0, *(len(s) for s in sets)])
     ids = [inverse[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
@@ -56,12 +70,31 @@ def exact_mindr(
 ) -> ExactResult:
     """Solve MinDR exactly with CP-SAT, stopping at ``deadline`` (a :func:`time.perf_counter` value).
 
-    ``hint`` (positions) seeds the search. On timeout the best solution found (or None) and the solver's
-    certified lower bound are returned with ``optimal`` False.
+    ``hint`` (positions, one per set) seeds the search. On timeout the best solution found (or None) and the
+    solver's certified lower bound are returned with ``optimal`` False; a deadline already passed when the model
+    is built returns no solution. Arguments are checked first (ValueError naming the argument): a CSR graph,
+    ``overlay`` (None: no added edge) and non-empty ``sets`` of distinct vertex ids, a finite ``deadline``, a
+    ``hint`` of valid positions.
     """
+    indptr, indices, overlay, sets = _checked(indptr, indices, overlay, sets)
+    deadline = check_deadline(deadline)
+    if hint is not None:
+        hint = check_positions(hint, "hint", [s.size for s in sets])
+    return _exact_mindr(indptr, indices, overlay, sets, deadline, hint)
+
+
+def _exact_mindr(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    overlay: Overlay,
+    sets: Sequence[np.ndarray],
+    deadline: float | None = None,
+    hint: np.ndarray | None = None,
+) -> ExactResult:
+    """:func:`exact_mindr` on checked arguments (the decoder's path)."""
     started = time.perf_counter()
     k = len(sets)
-    D = candidate_distances(indptr, indices, overlay, sets)
+    D = _candidate_distances(indptr, indices, overlay, sets)
     distances_seconds = time.perf_counter() - started
     model = cp_model.CpModel()
     x = [[model.new_bool_var(f"x{i}_{a}") for a in range(len(sets[i]))] for i in range(k)]
@@ -104,11 +137,18 @@ def exact_mindr(
         branches=solver.num_branches,
         conflicts=solver.num_conflicts,
     )
+    if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):  # never for a valid model: one choice per set
+        raise RuntimeError(f"CP-SAT answered {solver.status_name(status)} on a MinDR model")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        bound = solver.best_objective_bound if terms else 0.0
-        return ExactResult(None, float("nan"), max(float(bound), 0.0), False, stats)
+        return ExactResult(None, float("nan"), _bound(solver) if terms else 0.0, False, stats)
     positions = np.array([next(a for a, v in enumerate(row) if solver.boolean_value(v)) for row in x])
     cost = float(sum(D[i][j][positions[i], positions[j]] for i in range(k) for j in range(i + 1, k)))
     optimal = status == cp_model.OPTIMAL
-    bound = cost if optimal else max(float(solver.best_objective_bound), 0.0)
+    bound = cost if optimal else min(_bound(solver), cost)
     return ExactResult(positions, cost, bound, optimal, stats)
+
+
+def _bound(solver: cp_model.CpSolver) -> float:
+    """The solver's certified lower bound, at least 0 (distances are >= 0); 0 when it has none (not finite)."""
+    bound = float(solver.best_objective_bound)
+    return max(bound, 0.0) if np.isfinite(bound) else 0.0

@@ -12,6 +12,9 @@ retrieval rank order, so a tie goes to the better-ranked candidate: the paper le
 candidates open ("any such element, if there are many"), and the ranking is the one gold-free information
 that orders them (vertex ids would be arbitrary). Unreachable pairs count :func:`~decoders.linking.cost.
 unreachable_cost` (``n``), as in the cost.
+
+The public functions check their arguments once per call (:mod:`decoders.linking.checks`); the decoders call
+the private versions on a checked instance.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from decoders.linking.distances import group_distances
+from decoders.checks import check_finite, float_array
+from decoders.linking.checks import check_csr, check_overlay, check_sets
+from decoders.linking.distances import _group_distances
 from decoders.linking.overlay import Overlay
 
 
@@ -46,37 +51,28 @@ def _argmax_per_set(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.array([int(np.argmax(scores[a:b])) for a, b in zip(offsets[:-1], offsets[1:], strict=True)])
 
 
-def hitting_distances(
+def _hitting_distances(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
 ) -> np.ndarray:
-    """``H[j, c]`` = hitting distance of the ``c``-th candidate (sets concatenated) to set ``j`` (-1 if none).
-
-    One multi-source BFS per set, each stopping once every candidate is reached.
-    """
     candidates = np.concatenate(sets).astype(np.int32)
-    return group_distances(indptr, indices, _offsets(sets), candidates, candidates, overlay)
+    return _group_distances(indptr, indices, _offsets(sets), candidates, candidates, overlay)
 
 
-def hitting_distance_positions(
+def _hitting_distance_positions(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
 ) -> np.ndarray:
-    """Per set, the candidate of least average hitting distance to all the sets."""
     n = indptr.shape[0] - 1
-    scores = _finite(hitting_distances(indptr, indices, overlay, sets), n).sum(axis=0)
+    scores = _finite(_hitting_distances(indptr, indices, overlay, sets), n).sum(axis=0)
     return _argmin_per_set(scores, _offsets(sets))
 
 
-def greedy_positions(
+def _greedy_positions(
     indptr: np.ndarray,
     indices: np.ndarray,
     overlay: Overlay,
     sets: Sequence[np.ndarray],
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """The greedy baseline: random start set and candidate, the others in cyclic order, then the start again.
-
-    One BFS per chosen vertex (stopping once all candidates are reached) gives its distance to every candidate.
-    """
     n = indptr.shape[0] - 1
     k = len(sets)
     offsets = _offsets(sets)
@@ -90,7 +86,7 @@ def greedy_positions(
     def choose(i: int, position: int) -> None:
         positions[i] = position
         source = np.array([sets[i][position]], dtype=np.int32)
-        rows[i] = _finite(group_distances(indptr, indices, single, source, candidates, overlay)[0], n)
+        rows[i] = _finite(_group_distances(indptr, indices, single, source, candidates, overlay)[0], n)
 
     start = int(rng.integers(k))
     choose(start, int(rng.integers(len(sets[start]))))
@@ -104,19 +100,84 @@ def greedy_positions(
     return positions
 
 
-def degree_positions(
+def _degree_positions(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
 ) -> np.ndarray:
-    """Per set, the candidate of highest degree in ``G`` plus the overlay."""
     candidates = np.concatenate(sets).astype(np.int64)
     degree = indptr[candidates + 1] - indptr[candidates]
-    slots = np.searchsorted(overlay.nodes, candidates).clip(max=max(overlay.nodes.size - 1, 0))
-    if overlay.nodes.size:
+    if overlay is not None and overlay.nodes.size:
+        slots = np.searchsorted(overlay.nodes, candidates).clip(max=overlay.nodes.size - 1)
         has = overlay.nodes[slots] == candidates
         degree = degree + np.where(has, overlay.indptr[slots + 1] - overlay.indptr[slots], 0)
     return _argmax_per_set(degree, _offsets(sets))
 
 
-def score_positions(scores: np.ndarray, sets: Sequence[np.ndarray]) -> np.ndarray:
-    """Per set, the candidate with the highest per-vertex ``scores`` (e.g. a PageRank vector)."""
+def _score_positions(scores: np.ndarray, sets: Sequence[np.ndarray]) -> np.ndarray:
     return _argmax_per_set(scores[np.concatenate(sets)], _offsets(sets))
+
+
+# --------------------------------------------------------------------------- public, checking wrappers
+
+
+def _checked(indptr, indices, overlay, sets):
+    """The CSR graph, the overlay (None: no added edge) and the candidate sets (non-empty arrays of distinct
+    vertex ids), checked once (:mod:`decoders.linking.checks`)."""
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    return indptr, indices, check_overlay(overlay, n), check_sets(sets, "sets", n)
+
+
+def hitting_distances(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
+) -> np.ndarray:
+    """``H[j, c]`` = hitting distance of the ``c``-th candidate (sets concatenated) to set ``j`` (-1 if none).
+
+    One multi-source BFS per set, each stopping once every candidate is reached.
+    """
+    return _hitting_distances(*_checked(indptr, indices, overlay, sets))
+
+
+def hitting_distance_positions(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
+) -> np.ndarray:
+    """Per set, the candidate of least average hitting distance to all the sets."""
+    return _hitting_distance_positions(*_checked(indptr, indices, overlay, sets))
+
+
+def greedy_positions(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    overlay: Overlay,
+    sets: Sequence[np.ndarray],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The greedy baseline: random start set and candidate (drawn from ``rng``, a numpy Generator), the others
+    in cyclic order, then the start again.
+
+    One BFS per chosen vertex (stopping once all candidates are reached) gives its distance to every candidate.
+    """
+    checked = _checked(indptr, indices, overlay, sets)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return _greedy_positions(*checked, rng)
+
+
+def degree_positions(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
+) -> np.ndarray:
+    """Per set, the candidate of highest degree in ``G`` plus the overlay."""
+    return _degree_positions(*_checked(indptr, indices, overlay, sets))
+
+
+def score_positions(scores: np.ndarray, sets: Sequence[np.ndarray]) -> np.ndarray:
+    """Per set, the candidate with the highest per-vertex ``scores`` (e.g. a PageRank vector: one finite real
+    number per vertex; ``sets`` hold vertex ids below ``len(scores)``).
+
+    Only the order of the scores matters (``np.argmax``, the first maximum on ties), so scores multiplied by a
+    positive constant give the same positions wherever the product keeps their order.
+    """
+    scores = float_array(scores, "scores")
+    if scores.ndim != 1:
+        raise ValueError(f"scores must be 1-dimensional (one per vertex), got shape {scores.shape}")
+    check_finite(scores, "scores")
+    return _score_positions(scores, check_sets(sets, "sets", scores.size))

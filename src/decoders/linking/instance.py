@@ -25,22 +25,42 @@ from functools import lru_cache
 
 import numpy as np
 
+from decoders.checks import check_int
 from decoders.corpora.wikispeedia import Graph
+from decoders.linking.checks import check_positions, integer_array
+
+
+def _path(path, name: str) -> str:
+    """A graph path as a string (a ``str`` or ``os.PathLike``)."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {path!r}")
+    return path
 
 
 @lru_cache(maxsize=2)
-def load_graph(path: str) -> Graph:
-    """The graph saved at ``path``, read once per process (keyed by the path string)."""
+def _load_graph(path: str) -> Graph:
     return Graph.load(path)
 
 
-@lru_cache(maxsize=64)
+def load_graph(path: str) -> Graph:
+    """The graph saved at ``path``, read (and checked: :meth:`Graph.load`) once per process (keyed by the path
+    string)."""
+    return _load_graph(_path(path, "path"))
+
+
 def graph_order(path: str) -> int:
     """Number of vertices of the graph saved at ``path`` (a :meth:`Graph.save` ``.npz``), read from the shape of
     its ``indptr`` array alone (the ``.npy`` header, not the arrays), once per path and process.
 
     Raises FileNotFoundError naming the path when there is no such file, ValueError when it is not a saved graph.
     """
+    return _graph_order(_path(path, "path"))
+
+
+@lru_cache(maxsize=64)
+def _graph_order(path: str) -> int:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"LinkingInstance.graph_path = {path!r}: no graph file there")
     try:
@@ -66,8 +86,11 @@ def graph_order(path: str) -> int:
 
 
 def rank_of(candidates: np.ndarray, vertex: int) -> int:
-    """Position of ``vertex`` in the candidate array ``candidates`` (ranked, not sorted), or -1 if absent."""
-    where = np.flatnonzero(np.asarray(candidates) == vertex)
+    """Position of ``vertex`` in the candidate array ``candidates`` (1-d vertex ids, ranked, not sorted), or -1 if
+    absent."""
+    candidates = integer_array(candidates, "candidates")
+    vertex = check_int(vertex, "vertex")
+    where = np.flatnonzero(candidates == vertex)
     return int(where[0]) if where.size else -1
 
 
@@ -123,7 +146,16 @@ class LinkingInstance:
             raise ValueError(
                 f"LinkingInstance.sets must be a sequence of candidate arrays; got an array of shape {self.sets.shape}"
             )
-        sets = tuple(self.sets)
+        if isinstance(self.sets, str | bytes | dict):
+            raise ValueError(
+                f"LinkingInstance.sets must be a sequence of candidate arrays; got {self.sets!r}"
+            )
+        try:
+            sets = tuple(self.sets)
+        except TypeError:
+            raise ValueError(
+                f"LinkingInstance.sets must be a sequence of candidate arrays; got {type(self.sets).__name__}"
+            ) from None
         k = len(sets)
         if k < 1:
             raise ValueError(
@@ -164,11 +196,16 @@ class LinkingInstance:
                 f"(-1..{sizes[i] - 1}; -1: the target is not among the candidates)"
             )
         self.gold = np.ascontiguousarray(gold, dtype=np.int32)
-        if isinstance(self.mentions, str) or len(self.mentions) != k:
+        if isinstance(self.mentions, str) or not hasattr(self.mentions, "__len__") or len(self.mentions) != k:
             raise ValueError(
                 f"LinkingInstance.mentions must have one entry per set ({k}); got {self.mentions!r}"
             )
         self.mentions = tuple(self.mentions)
+        for i, mention in enumerate(self.mentions):
+            if not isinstance(mention, str):
+                raise ValueError(f"LinkingInstance.mentions[{i}] must be a string, got {mention!r}")
+        if not isinstance(self.document, str):
+            raise ValueError(f"LinkingInstance.document must be a string, got {self.document!r}")
 
     def _graph_order(self, n_vertices: int | None) -> int:
         """The graph's vertex count: from the file's header, or ``n_vertices`` when there is no file (yet)."""
@@ -206,15 +243,8 @@ class LinkingInstance:
         return load_graph(self.graph_path)
 
     def chosen_vertices(self, structure) -> np.ndarray:
-        """Vertices picked by a decoder's ``structure`` (positions within the sets)."""
-        positions = np.asarray(structure, dtype=np.int64)
-        if positions.shape != (self.k,):
-            raise ValueError(
-                f"a linking solution has one position per set ({self.k}); got shape {positions.shape}"
-            )
-        sizes = np.array([s.size for s in self.sets])
-        if (positions < 0).any() or (positions >= sizes).any():
-            raise ValueError(f"positions {positions.tolist()} out of range for set sizes {sizes.tolist()}")
+        """Vertices picked by a decoder's ``structure`` (integer positions within the sets, one per set)."""
+        positions = check_positions(structure, "structure", [s.size for s in self.sets])
         return np.array([s[p] for s, p in zip(self.sets, positions, strict=True)], dtype=np.int32)
 
     def truncated(self, max_candidates: int | None) -> LinkingInstance:
@@ -224,8 +254,12 @@ class LinkingInstance:
         instance too; a gold position past the cut becomes -1 (the target is not among the candidates). Returns
         the instance itself when nothing is cut (``None``, or no set longer than ``max_candidates``).
         """
-        if max_candidates is not None and max_candidates < 1:
-            raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+        if max_candidates is not None and (
+            isinstance(max_candidates, bool)
+            or not isinstance(max_candidates, int | np.integer)
+            or max_candidates < 1
+        ):
+            raise ValueError(f"max_candidates must be None or an integer, at least 1; got {max_candidates!r}")
         if max_candidates is None or all(s.size <= max_candidates for s in self.sets):
             return self
         return LinkingInstance._trusted(

@@ -20,6 +20,7 @@ from decoders.corpora.wikispeedia import Graph, read_links
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.provenance import collect_provenance, write_provenance
 from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.linking.checks import INT32_MAX, check_span
 from decoders.linking.elevant_sets import elevant_instances
 from decoders.linking.nel import wikispeedia_instances
 from decoders.linking.retrieval import ArticleIndex, build_index
@@ -30,11 +31,21 @@ log = logging.getLogger(__name__)
 
 
 def article_index(articles: pd.DataFrame) -> ArticleIndex:
-    """BM25 over the title and plaintext of every article in the graph (``vertex`` set)."""
+    """BM25 over the title and plaintext of every article in the graph (``vertex`` set: a vertex id, integral
+    and >= 0, or missing for an article outside the graph)."""
+    if not isinstance(articles, pd.DataFrame):
+        raise ValueError(f"articles must be a pandas DataFrame, got {type(articles).__name__}")
+    if missing := {"vertex", "title", "text"} - set(articles.columns):
+        raise ValueError(f"articles lack columns {sorted(missing)}")
     inside = articles[articles["vertex"].notna()]
-    return build_index(
-        inside["title"].tolist(), inside["text"].tolist(), inside["vertex"].to_numpy(dtype=np.int32)
-    )
+    try:
+        vertices = inside["vertex"].astype("Int64").to_numpy(dtype=np.int64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"articles['vertex'] must hold vertex ids (integers) or missing values: {exc}"
+        ) from None
+    check_span(vertices, "articles['vertex']", 0, INT32_MAX)
+    return build_index(inside["title"].tolist(), inside["text"].tolist(), vertices)
 
 
 def _write_set(

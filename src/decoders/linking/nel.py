@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_float, check_int
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.instance import LinkingInstance, rank_of
+from decoders.linking.checks import check_graph, check_span, check_text, integer_array
+from decoders.linking.instance import LinkingInstance, _path, rank_of
 from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value
 
@@ -43,8 +45,26 @@ _PARENTHESISED = re.compile(r"\s*\([^()]*\)")
 MENTION_COLUMNS = ["source", "target", "start", "end", "surface", "matched"]
 
 
+def _links(links, name: str) -> np.ndarray:
+    """An ``(m, 2)`` integer array of article nodes (>= 0)."""
+    links = integer_array(links, name, ndim=2) if np.asarray(links).size else np.zeros((0, 2), dtype=np.int64)
+    if links.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (m, 2) (source, target), got {links.shape}")
+    return check_span(links, name, 0, np.iinfo(np.int64).max)
+
+
+def _frame(frame, name: str, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A DataFrame holding ``columns``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    if missing := [c for c in columns if c not in frame.columns]:
+        raise ValueError(f"{name} lacks columns {missing}")
+    return frame
+
+
 def strip_parenthesised(title: str) -> str:
     """The title without parenthesised parts (``Mercury (planet)`` -> ``Mercury``), white space collapsed."""
+    title = check_text(title, "title")
     return " ".join(_PARENTHESISED.sub("", title).split())
 
 
@@ -52,6 +72,7 @@ def body_start(text: str) -> int:
     """Offset where the article body starts: after the Schools-Wikipedia header (``#copyright``, the
     title, ``Related subjects: ...``), so that the title line and category list are not taken as mentions.
     Texts without that header start at 0."""
+    text = check_text(text, "text")
     marker = text.find("Related subjects:")
     if marker < 0:
         return 0
@@ -69,6 +90,8 @@ def find_phrase(haystack: str, phrase: str) -> int:
     Whole word: the characters on either side, if any, are not word characters (``\\w``), the boundary
     rule of a regular expression's ``\\b`` for phrases that start and end with a word character.
     """
+    haystack = check_text(haystack, "haystack")
+    phrase = check_text(phrase, "phrase")
     if not phrase:
         raise ValueError("cannot search for an empty phrase")
     at = haystack.find(phrase)
@@ -92,8 +115,27 @@ def find_link_mentions(texts: pd.Series, titles: pd.Series, links: np.ndarray) -
     the title without its parenthesised part. Returns one row per link, grouped by source, with columns
     ``source, target, start, end`` (offsets into the collapsed body; -1 if not found), ``surface`` (the
     occurrence as written; empty if not found) and ``matched`` (``title``, ``stripped`` or ``none``).
+    Every node of ``links`` must be in the index of both ``texts`` and ``titles`` (strings).
     """
-    links = np.asarray(links)
+    links = _links(links, "links")
+    for name, series, column in (("texts", texts, 0), ("titles", titles, None)):
+        if not isinstance(series, pd.Series):
+            raise ValueError(
+                f"{name} must be a pandas Series indexed by article node, got {type(series).__name__}"
+            )
+        nodes = links.ravel() if column is None else links[:, column]
+        known = series.index.get_indexer(nodes) >= 0 if nodes.size else np.ones(0, dtype=bool)
+        if not known.all():
+            at = int(np.argmax(~known))
+            row, col = (at // 2, at % 2) if column is None else (at, column)
+            raise ValueError(
+                f"links[{row}, {col}] = {nodes[at]} is not an article node of {name} (its index)"
+            )
+        needed = series if column is None else series.loc[np.unique(nodes)]
+        bad = ~np.array([isinstance(value, str) for value in needed.tolist()], dtype=bool)
+        if bad.any():
+            at = int(np.argmax(bad))
+            raise ValueError(f"{name}[{needed.index[at]!r}] must be a string, got {needed.iloc[at]!r}")
     rows: list[tuple[int, int, int, int, str, str]] = []
     keys = {node: " ".join(title.lower().split()) for node, title in titles.items()}
     stripped_keys = {node: strip_parenthesised(title).lower() for node, title in titles.items()}
@@ -123,7 +165,11 @@ def find_link_mentions(texts: pd.Series, titles: pd.Series, links: np.ndarray) -
 
 def non_overlapping(mentions: pd.DataFrame) -> pd.DataFrame:
     """Keep, per source, a set of mentions whose spans do not overlap: by start, the longest first (ties by
-    target node), each kept unless it overlaps one kept before. Rows come back sorted by source and start."""
+    target node), each kept unless it overlaps one kept before. Rows come back sorted by source and start.
+    ``mentions`` has integer columns ``source, target, start, end`` (:func:`find_link_mentions`)."""
+    mentions = _frame(mentions, "mentions", ("source", "target", "start", "end"))
+    for column in ("source", "target", "start", "end"):
+        integer_array(mentions[column].to_numpy(), f"mentions[{column!r}]")
     ordered = mentions.assign(length=mentions["end"] - mentions["start"]).sort_values(
         ["source", "start", "length", "target"], ascending=[True, True, False, True], kind="stable"
     )
@@ -144,7 +190,15 @@ def non_overlapping(mentions: pd.DataFrame) -> pd.DataFrame:
 def sample_sizes(
     rng: np.random.Generator, n: int, mean: float, maximum: int, sigma: float = 0.6
 ) -> np.ndarray:
-    """``n`` instance sizes from a log-normal with the given mean, rounded and clipped to ``2..maximum``."""
+    """``n`` instance sizes from a log-normal with the given mean, rounded and clipped to ``2..maximum``
+    (``rng`` a numpy Generator, ``n`` >= 0 and ``maximum`` >= 2 integers, ``mean`` > 0 and ``sigma`` >= 0
+    finite)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    n = check_int(n, "n", minimum=0)
+    mean = check_float(mean, "mean", positive=True)
+    maximum = check_int(maximum, "maximum", minimum=2)
+    sigma = check_float(sigma, "sigma", minimum=0.0)
     mu = np.log(mean) - sigma**2 / 2
     return np.clip(np.rint(rng.lognormal(mu, sigma, size=n)), 2, maximum).astype(np.int64)
 
@@ -188,6 +242,31 @@ def wikispeedia_instances(
     paper's numbers beside the measured ones; ``candidates_removed``, ``mentions_emptied`` and
     ``gold_removed`` count what ``disjoint`` took away.
     """
+    articles = _frame(articles, "articles", ("node", "name", "title", "text"))
+    graph = check_graph(graph)
+    graph_path = _path(graph_path, "graph_path")
+    if not isinstance(index, ArticleIndex):
+        raise ValueError(f"index must be an ArticleIndex, got {type(index).__name__}")
+    n_documents = check_int(n_documents, "n_documents", minimum=1)
+    candidates = check_int(candidates, "candidates", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
+    if mean_mentions is not None:
+        mean_mentions = check_float(mean_mentions, "mean_mentions", positive=True)
+    if max_mentions is not None:
+        max_mentions = check_int(max_mentions, "max_mentions", minimum=2)
+    if pool is not None:
+        pool = check_int(pool, "pool", minimum=1)
+    if not isinstance(disjoint, bool | np.bool_):
+        raise ValueError(f"disjoint must be a bool, got {disjoint!r}")
+    nodes = integer_array(articles["node"].to_numpy(), "articles['node']")
+    if not np.array_equal(nodes, np.arange(len(articles))):
+        raise ValueError("articles['node'] must be 0..len(articles)-1 in order (read_articles' numbering)")
+    links = _links(links, "links")
+    check_span(links, "links", 0, len(articles) - 1)
+    if graph.original_node.size and (
+        graph.original_node.min() < 0 or graph.original_node.max() >= len(articles)
+    ):
+        raise ValueError(f"graph.original_node must name article nodes 0..{len(articles) - 1}")
     mean_mentions = paper_value("linking.setup.mean_entities") if mean_mentions is None else mean_mentions
     max_mentions = paper_value("linking.setup.max_entities") if max_mentions is None else max_mentions
     vertex_of = graph.new_ids(len(articles))

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from decoders.checks import check_float, check_int
+from decoders.linking.checks import check_csr
+
 
 @numba.njit(cache=True, nogil=True)
 def _power_iteration(indptr, indices, damping, tol, max_iter):
@@ -46,7 +49,24 @@ def _power_iteration(indptr, indices, damping, tol, max_iter):
 def pagerank(
     indptr: np.ndarray, indices: np.ndarray, damping: float = 0.85, tol: float = 1e-10, max_iter: int = 200
 ) -> np.ndarray:
-    """PageRank of every vertex (float64, sums to 1) of the undirected graph in CSR form."""
+    """PageRank of every vertex (float64, sums to 1) of the undirected graph in CSR form.
+
+    Checked first (ValueError naming the argument): a well-formed CSR graph, ``damping`` in ``0..1``, ``tol``
+    finite and > 0, ``max_iter`` an integer >= 1. RuntimeError when it does not converge within ``max_iter``.
+    """
+    indptr, indices = check_csr(indptr, indices)
+    damping = check_float(damping, "damping", minimum=0.0)
+    if damping > 1:
+        raise ValueError(f"damping must lie in 0..1, got {damping!r}")
+    tol = check_float(tol, "tol", positive=True)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    return _pagerank(indptr, indices, damping, tol, max_iter)
+
+
+def _pagerank(
+    indptr: np.ndarray, indices: np.ndarray, damping: float = 0.85, tol: float = 1e-10, max_iter: int = 200
+) -> np.ndarray:
+    """:func:`pagerank` on checked arguments (the decoder's and the scaling table's path)."""
     if indptr.shape[0] < 2:
         return np.zeros(0, dtype=np.float64)
     rank, iterations = _power_iteration(indptr, indices, float(damping), float(tol), int(max_iter))

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
+from decoders.checks import check_int
+from decoders.linking.checks import INT32_MAX, check_span, check_texts, check_vertices, integer_array
+
 __all__ = ["ArticleIndex", "build_index", "disjoint_candidates", "first_candidates", "top_candidates"]
 
 
@@ -30,6 +33,23 @@ class ArticleIndex:
     retriever: bm25s.BM25
     tokenizer: bm25s.tokenization.Tokenizer
     vertices: np.ndarray  # int32, one graph vertex per indexed document
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.retriever, bm25s.BM25):
+            raise ValueError(
+                f"ArticleIndex.retriever must be a bm25s.BM25, got {type(self.retriever).__name__}"
+            )
+        if not isinstance(self.tokenizer, bm25s.tokenization.Tokenizer):
+            raise ValueError(
+                f"ArticleIndex.tokenizer must be a bm25s Tokenizer, got {type(self.tokenizer).__name__}"
+            )
+        vertices = check_vertices(self.vertices, "ArticleIndex.vertices", None, distinct=True)
+        indexed = getattr(self.retriever, "scores", {}).get("num_docs")
+        if indexed is not None and int(indexed) != vertices.size:
+            raise ValueError(
+                f"ArticleIndex.vertices has {vertices.size} entries for {int(indexed)} indexed documents"
+            )
+        object.__setattr__(self, "vertices", vertices)
 
     @property
     def n_documents(self) -> int:
@@ -46,9 +66,12 @@ def build_index(
     """Index articles ``(titles[i], texts[i])`` standing for graph vertices ``vertices[i]`` (distinct).
 
     ``title_weight`` copies of the title precede the body, so a query word in the title counts more than
-    the same word in the body (the title-field boost of BM25F).
+    the same word in the body (the title-field boost of BM25F). ``titles`` and ``texts`` are sequences of strings,
+    ``vertices`` distinct vertex ids (integers >= 0), ``title_weight`` an integer >= 1.
     """
-    vertices = np.asarray(vertices, dtype=np.int32)
+    titles = check_texts(titles, "titles")
+    texts = check_texts(texts, "texts")
+    vertices = check_vertices(vertices, "vertices", None)
     if not len(titles) == len(texts) == vertices.shape[0]:
         raise ValueError(
             f"titles, texts and vertices differ in length: {len(titles)}, {len(texts)}, {vertices.shape[0]}"
@@ -57,8 +80,8 @@ def build_index(
         raise ValueError("cannot index an empty article set")
     if np.unique(vertices).size != vertices.size:
         raise ValueError("vertices must be distinct: each article is one graph vertex")
-    if title_weight < 1:
-        raise ValueError(f"title_weight must be at least 1, got {title_weight}")
+    if isinstance(title_weight, bool) or not isinstance(title_weight, int | np.integer) or title_weight < 1:
+        raise ValueError(f"title_weight must be an integer, at least 1; got {title_weight!r}")
     documents = [
         " ".join([title] * title_weight) + "\n" + text for title, text in zip(titles, texts, strict=True)
     ]
@@ -74,9 +97,12 @@ def top_candidates(index: ArticleIndex, queries: Sequence[str], k: int = 100) ->
 
     Row ``q`` lists vertices by decreasing BM25 score. Only articles sharing a word with the query score
     above zero; the slots past them hold ``-1`` (a query whose words are all unknown or stopwords gets a row
-    of ``-1``). ``k`` may not exceed the number of indexed articles.
+    of ``-1``). ``k`` may not exceed the number of indexed articles. ``queries`` is a sequence of strings.
     """
-    if not 1 <= k <= index.n_documents:
+    if not isinstance(index, ArticleIndex):
+        raise ValueError(f"index must be an ArticleIndex, got {type(index).__name__}")
+    queries = check_texts(queries, "queries")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= index.n_documents:
         raise ValueError(f"k must lie in 1..{index.n_documents} (the indexed articles), got {k}")
     if len(queries) == 0:
         return np.empty((0, k), dtype=np.int32)
@@ -97,11 +123,13 @@ def disjoint_candidates(retrieved: np.ndarray, documents: Sequence[object] | np.
     best (smallest column); on a tie, in the earliest row. Its other occurrences become ``-1``, so columns
     keep their BM25 rank. Uses no gold information.
     """
-    retrieved = np.asarray(retrieved)
-    if retrieved.ndim != 2:
-        raise ValueError(f"retrieved must be a 2-d array of candidate rows, got shape {retrieved.shape}")
+    retrieved = _rows(retrieved)
     n, k = retrieved.shape
+    if isinstance(documents, str | bytes):
+        raise ValueError(f"documents must give one label per row, got a string {documents!r}")
     labels = np.asarray(documents)
+    if labels.ndim != 1:
+        raise ValueError(f"documents must give one label per row (1-d), got shape {labels.shape}")
     if labels.shape != (n,):
         raise ValueError(f"documents must give one label per row: {labels.shape[0]} labels for {n} rows")
     out = retrieved.copy()
@@ -118,10 +146,19 @@ def disjoint_candidates(retrieved: np.ndarray, documents: Sequence[object] | np.
     return out
 
 
+def _rows(retrieved) -> np.ndarray:
+    """Candidate rows: a 2-d integer array of vertex ids >= 0 or -1 (an empty slot)."""
+    retrieved = integer_array(retrieved, "retrieved", ndim=2)
+    check_span(retrieved, "retrieved", -1, INT32_MAX)
+    return retrieved
+
+
 def first_candidates(retrieved: np.ndarray, k: int) -> np.ndarray:
     """The first ``k`` vertices (``>= 0``) of every row, in rank order, padded with ``-1``: after
-    :func:`disjoint_candidates` on a deeper ranking, this refills each mention's set up to ``k`` candidates."""
-    retrieved = np.asarray(retrieved)
+    :func:`disjoint_candidates` on a deeper ranking, this refills each mention's set up to ``k`` candidates.
+    ``retrieved`` is a 2-d integer array (vertices >= 0, -1 for empty slots), ``k`` an integer >= 1."""
+    retrieved = _rows(retrieved)
+    k = check_int(k, "k", minimum=1)
     valid = retrieved >= 0
     position = np.cumsum(valid, axis=1) - 1
     row, column = np.nonzero(valid & (position < k))

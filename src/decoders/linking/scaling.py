@@ -21,12 +21,14 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_int
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.connection import connect
-from decoders.linking.distances import bfs_distances, multi_source_bfs
-from decoders.linking.heuristics import hitting_distance_positions
+from decoders.linking.checks import check_graph, check_instance, check_text, check_vertex, integer_array
+from decoders.linking.connection import _connect
+from decoders.linking.distances import _bfs_distances, _multi_source_bfs
+from decoders.linking.heuristics import _hitting_distance_positions
 from decoders.linking.instance import LinkingInstance
-from decoders.linking.pagerank import pagerank
+from decoders.linking.pagerank import _pagerank
 from decoders.linking.synthetic import plant_instances, synthetic_graph
 
 __all__ = [
@@ -72,29 +74,45 @@ def hitting_distance_choice(graph: Graph, instance: LinkingInstance) -> np.ndarr
     """The hitting-distance decoder's choice (paper, section 5) on an in-memory graph: maximal connection of
     the sets, one multi-source BFS per set, each set's candidate with the least average hitting distance to
     the others (:func:`decoders.linking.heuristics.hitting_distance_positions`, as the registered decoder
-    does). Returns positions within the sets; the operation timed as ``hitting_distance``."""
-    overlay = connect(graph, instance.sets, "maximal")
-    return hitting_distance_positions(graph.indptr, graph.indices, overlay, instance.sets)
+    does). Returns positions within the sets; the operation timed as ``hitting_distance``. The instance's sets
+    must be vertices of ``graph`` (which need not be saved: the scaling table's graphs are not)."""
+    graph = check_graph(graph)
+    return _hitting_distance_choice(graph, check_instance(instance, graph.n_nodes))
+
+
+def _hitting_distance_choice(graph: Graph, instance: LinkingInstance) -> np.ndarray:
+    """:func:`hitting_distance_choice` on a checked graph and instance (the timed operation)."""
+    overlay = _connect(graph, instance.sets, "maximal")
+    return _hitting_distance_positions(graph.indptr, graph.indices, overlay, instance.sets)
 
 
 def graph_rows(
     name: str, graph: Graph, instances: Sequence[LinkingInstance], *, source: int = 0, repeats: int = 3
 ) -> list[dict[str, Any]]:
     """BFS from ``source``, hitting distance (median seconds per instance) and PageRank on the CSR graph,
-    plus the graph's array size. The kernels are compiled on a two-vertex graph before the clock starts."""
+    plus the graph's array size. The kernels are compiled on a two-vertex graph before the clock starts. The
+    arguments are checked once, before (``instances``' sets must be vertices of ``graph``, ``source`` one of
+    them, ``repeats`` >= 1); the clock times the kernels alone."""
+    name = check_text(name, "name")
+    graph = check_graph(graph)
+    if isinstance(instances, str | bytes | LinkingInstance):
+        raise ValueError(f"instances must be a sequence of LinkingInstance, got {type(instances).__name__}")
+    instances = [check_instance(inst, graph.n_nodes, f"instances[{i}]") for i, inst in enumerate(instances)]
+    source = check_vertex(source, "source", graph.n_nodes)
+    repeats = check_int(repeats, "repeats", minimum=1)
     tiny = np.array([0, 1, 2], dtype=np.int64), np.array([1, 0], dtype=np.int32)
-    bfs_distances(*tiny, 0)
-    multi_source_bfs(*tiny, np.array([0], dtype=np.int32))
-    pagerank(*tiny)
+    _bfs_distances(*tiny, 0)
+    _multi_source_bfs(*tiny, np.array([0], dtype=np.int32))
+    _pagerank(*tiny)
     size = (graph.n_nodes, graph.n_edges)
     nbytes = graph.indptr.nbytes + graph.indices.nbytes + graph.original_node.nbytes
     rows = [_row(name, size, "graph_arrays", "numpy", None, nbytes)]
-    seconds = _median_seconds(lambda: bfs_distances(graph.indptr, graph.indices, source), repeats)
+    seconds = _median_seconds(lambda: _bfs_distances(graph.indptr, graph.indices, source), repeats)
     rows.append(_row(name, size, "bfs", "numba", seconds, None))
     if instances:
-        per_instance = [_median_seconds(lambda i=i: hitting_distance_choice(graph, i), 1) for i in instances]
+        per_instance = [_median_seconds(lambda i=i: _hitting_distance_choice(graph, i), 1) for i in instances]
         rows.append(_row(name, size, "hitting_distance", "numba", float(np.median(per_instance)), None))
-    seconds = _median_seconds(lambda: pagerank(graph.indptr, graph.indices), repeats)
+    seconds = _median_seconds(lambda: _pagerank(graph.indptr, graph.indices), repeats)
     rows.append(_row(name, size, "pagerank", "numba", seconds, None))
     return rows
 
@@ -102,6 +120,10 @@ def graph_rows(
 def networkx_rows(name: str, graph: Graph, *, source: int = 0, repeats: int = 3) -> list[dict[str, Any]]:
     """The same graph as a ``networkx.Graph``: build time and resident-memory growth, BFS
     (``single_source_shortest_path_length``) and ``pagerank`` (its scipy power iteration)."""
+    name = check_text(name, "name")
+    graph = check_graph(graph)
+    source = check_vertex(source, "source", graph.n_nodes)
+    repeats = check_int(repeats, "repeats", minimum=1)
     size = (graph.n_nodes, graph.n_edges)
     rows_of = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), graph.degrees())
     upper = rows_of < graph.indices
@@ -136,7 +158,23 @@ def scaling_table(
     its construction and the operations of :func:`graph_rows` on ``n_instances`` planted instances, and add
     :func:`networkx_rows` for the largest size with at most ``networkx_max_edges`` edges. Rows also record
     ``peak_rss`` after each build (the process's peak so far, so sizes should be given in increasing order).
+    ``degrees`` and ``sizes`` are checked as :func:`~decoders.linking.synthetic.synthetic_graph` checks them,
+    the counts as integers (``n_instances`` and ``repeats`` >= 1, the others >= 0), before any graph is built.
     """
+    degrees = integer_array(degrees, "degrees")
+    if isinstance(sizes, str | bytes) or not hasattr(sizes, "__iter__"):
+        raise ValueError(f"sizes must be a sequence of (nodes, edges) pairs, got {sizes!r}")
+    sizes = list(sizes)
+    for i, size in enumerate(sizes):
+        if isinstance(size, str | bytes) or not hasattr(size, "__len__") or len(size) != 2:
+            raise ValueError(f"sizes[{i}] must be a (nodes, edges) pair, got {size!r}")
+        check_int(size[0], f"sizes[{i}][0] (nodes)", minimum=2)
+        check_int(size[1], f"sizes[{i}][1] (edges)", minimum=1)
+    sizes = [(int(a), int(b)) for a, b in sizes]
+    networkx_max_edges = check_int(networkx_max_edges, "networkx_max_edges", minimum=0)
+    n_instances = check_int(n_instances, "n_instances", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
+    repeats = check_int(repeats, "repeats", minimum=1)
     frames: list[dict[str, Any]] = []
     small = [s for s in sizes if s[1] <= networkx_max_edges]
     networkx_size = max(small, key=lambda s: s[1]) if small else None

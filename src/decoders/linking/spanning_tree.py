@@ -26,13 +26,19 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from decoders.linking.connection import induced_edges
-from decoders.linking.decomposable import decomposable_mindr
+from decoders.linking.checks import check_csr, check_overlay, check_sets, check_vertices
+from decoders.linking.connection import _edges_among
+from decoders.linking.decomposable import _decomposable_mindr
 from decoders.linking.overlay import Overlay
 
 
 def overlap_groups(sets: Sequence[np.ndarray]) -> list[list[int]]:
-    """Indices of the sets grouped by shared vertices (transitively), each group sorted, groups by first set."""
+    """Indices of the sets grouped by shared vertices (transitively), each group sorted, groups by first set
+    (``sets``: non-empty arrays of vertex ids)."""
+    return _overlap_groups(check_sets(sets, "sets", None, distinct=False))
+
+
+def _overlap_groups(sets: Sequence[np.ndarray]) -> list[list[int]]:
     k = len(sets)
     owner = np.repeat(np.arange(k), [len(s) for s in sets])
     vertices = np.concatenate(sets)
@@ -46,7 +52,12 @@ def overlap_groups(sets: Sequence[np.ndarray]) -> list[list[int]]:
 
 
 def listed_once(vertices: np.ndarray) -> np.ndarray:
-    """``vertices`` without repeats, each at its first position (int32): a group's candidates in list order."""
+    """``vertices`` (1-d vertex ids) without repeats, each at its first position (int32): a group's candidates in
+    list order."""
+    return _listed_once(check_vertices(vertices, "vertices", None))
+
+
+def _listed_once(vertices: np.ndarray) -> np.ndarray:
     _, first = np.unique(vertices, return_index=True)
     return np.asarray(vertices, dtype=np.int32)[np.sort(first)]
 
@@ -113,7 +124,28 @@ def _quotient_bfs(indptr, indices, ov_nodes, ov_indptr, ov_indices, group_of, gr
 def tree_edges(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, group_vertices: list[np.ndarray]
 ) -> np.ndarray:
-    """The ``G`` edges ``T'`` of the BFS spanning forest of ``G/~`` that lie on paths between groups ((m, 2))."""
+    """The ``G`` edges ``T'`` of the BFS spanning forest of ``G/~`` that lie on paths between groups ((m, 2));
+    ``group_vertices``: the groups' vertex arrays, non-empty, no vertex twice (in a group or across groups)."""
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    overlay = check_overlay(overlay, n)
+    groups = check_sets(group_vertices, "group_vertices", n)
+    every = np.concatenate(groups)
+    _, first = np.unique(every, return_index=True)
+    if first.size != every.size:
+        repeated = np.ones(every.size, dtype=bool)
+        repeated[first] = False
+        vertex = int(every[np.argmax(repeated)])
+        owners = [g for g, v in enumerate(groups) if (v == vertex).any()]
+        raise ValueError(
+            f"group_vertices: vertex {vertex} is listed twice (in groups {owners}); the groups must be disjoint"
+        )
+    return _tree_edges(indptr, indices, overlay, groups)
+
+
+def _tree_edges(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, group_vertices: list[np.ndarray]
+) -> np.ndarray:
     n = indptr.shape[0] - 1
     group_of = np.full(n, -1, dtype=np.int32)
     for g, vertices in enumerate(group_vertices):
@@ -141,12 +173,23 @@ def tree_edges(
 def spanning_tree_positions(
     indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
 ) -> np.ndarray:
-    """Positions (one per set) chosen by the spanning-tree heuristic on the CSR graph plus ``overlay``."""
+    """Positions (one per set) chosen by the spanning-tree heuristic on the CSR graph plus ``overlay`` (None: no
+    added edge); ``sets`` non-empty arrays of distinct vertex ids."""
+    indptr, indices = check_csr(indptr, indices)
+    n = indptr.size - 1
+    overlay = check_overlay(overlay, n)
+    return _spanning_tree_positions(indptr, indices, overlay, check_sets(sets, "sets", n))
+
+
+def _spanning_tree_positions(
+    indptr: np.ndarray, indices: np.ndarray, overlay: Overlay, sets: Sequence[np.ndarray]
+) -> np.ndarray:
+    """:func:`spanning_tree_positions` on checked arguments (the decoder's path)."""
     sets = [np.asarray(s, dtype=np.int32) for s in sets]
-    groups = overlap_groups(sets)
-    group_vertices = [listed_once(np.concatenate([sets[i] for i in g])) for g in groups]
-    bridges = tree_edges(indptr, indices, overlay, group_vertices)
-    inside = [induced_edges(indptr, indices, v) for v in group_vertices]
+    groups = _overlap_groups(sets)
+    group_vertices = [_listed_once(np.concatenate([sets[i] for i in g])) for g in groups]
+    bridges = _tree_edges(indptr, indices, overlay, group_vertices)
+    inside = [_edges_among(indptr, indices, v) for v in group_vertices]
     added = overlay.edges()
     owner_vertex = np.concatenate(group_vertices)
     owner_group = np.repeat(np.arange(len(groups)), [v.size for v in group_vertices])
@@ -169,6 +212,6 @@ def spanning_tree_positions(
     adjacency.sum_duplicates()
     adjacency.sort_indices()
     local_sets = [np.searchsorted(vertices, s).astype(np.int32) for s in sets]
-    return decomposable_mindr(
+    return _decomposable_mindr(
         adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int32), local_sets, groups=groups
     )

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from decoders.errors import ConfigError
 
@@ -25,17 +27,44 @@ _NAME = re.compile(r"^(?P<algorithm>.+)-top(?P<candidates>\d+)-(?P<connection>[^
 
 
 def sweep_variant_name(base: str, candidates: int) -> str:
-    """``hitting-distance-max``, 10 -> ``hitting-distance-top10-max``."""
+    """``hitting-distance-max``, 10 -> ``hitting-distance-top10-max`` (``candidates`` an integer >= 1)."""
+    if not isinstance(base, str):
+        raise ConfigError(f"experiments.linking.sweep.variants: {base!r} is not a variant name")
+    candidates = _candidates(candidates, "candidates")
     algorithm, _, connection = base.rpartition("-")
     if not algorithm:
         raise ConfigError(
             f"experiments.linking.sweep.variants: {base!r} is not named <algorithm>-<connection>"
         )
-    return f"{algorithm}-top{int(candidates)}-{connection}"
+    return f"{algorithm}-top{candidates}-{connection}"
+
+
+def _candidates(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ConfigError(f"{name} must be an integer >= 1 (a candidate count); got {value!r}")
+    return int(value)
+
+
+def _section(value: Any, name: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _names(value: Any, name: str) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+        raise ConfigError(f"{name} must be a list, got {value!r}")
+    return list(value)
 
 
 def parse_sweep_variant(name: str) -> tuple[str, int, str] | None:
     """``(algorithm, c, connection)`` of a sweep variant's name, or None for any other variant."""
+    if not isinstance(name, str):
+        raise ConfigError(f"a variant name must be a string, got {name!r}")
     match = _NAME.match(name)
     if match is None:
         return None
@@ -48,22 +77,29 @@ def sweep_variants(linking: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     Every base variant of ``sweep.variants`` (which must be one of ``linking.variants``) is copied once per
     ``c`` of ``sweep.candidates`` with ``max_candidates: c`` added to its parameters. Empty without a sweep.
     """
-    sweep = linking.get("sweep") or {}
-    variants = linking.get("variants", {})
+    linking = _section(linking, "experiments.linking")
+    sweep = _section(linking.get("sweep"), "experiments.linking.sweep")
+    variants = _section(linking.get("variants"), "experiments.linking.variants")
+    counts = [
+        _candidates(c, f"experiments.linking.sweep.candidates[{i}]")
+        for i, c in enumerate(_names(sweep.get("candidates"), "experiments.linking.sweep.candidates"))
+    ]
     out: dict[str, dict[str, Any]] = {}
-    for base in sweep.get("variants", []):
-        if base not in variants:
+    for base in _names(sweep.get("variants"), "experiments.linking.sweep.variants"):
+        if not isinstance(base, str) or base not in variants:
             raise ConfigError(
                 f"experiments.linking.sweep.variants: {base!r} is not one of experiments.linking.variants"
             )
-        for candidates in sweep.get("candidates", []):
-            spec = copy.deepcopy(dict(variants[base]))
-            spec["params"] = {**spec.get("params", {}), "max_candidates": int(candidates)}
+        for candidates in counts:
+            spec = copy.deepcopy(dict(_section(variants[base], f"experiments.linking.variants.{base}")))
+            spec["params"] = {**spec.get("params", {}), "max_candidates": candidates}
             out[sweep_variant_name(base, candidates)] = spec
     return out
 
 
 def sweep_runs(linking: Mapping[str, Any]) -> list[str]:
     """The gathered record files of the sweep's variants on its datasets (the workflow's paths)."""
-    datasets = (linking.get("sweep") or {}).get("datasets", [])
+    linking = _section(linking, "experiments.linking")
+    sweep = _section(linking.get("sweep"), "experiments.linking.sweep")
+    datasets = _names(sweep.get("datasets"), "experiments.linking.sweep.datasets")
     return [f"results/runs/linking/{s}/{v}.parquet" for s in datasets for v in sweep_variants(linking)]

@@ -19,8 +19,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from decoders.checks import check_int
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.instance import LinkingInstance
+from decoders.linking.checks import INT32_MAX, check_graph, integer_array
+from decoders.linking.instance import LinkingInstance, _path
 
 __all__ = ["plant_instances", "synthetic_graph"]
 
@@ -74,13 +76,20 @@ def synthetic_graph(
 ) -> Graph:
     """A connected simple undirected graph with ``n_nodes`` vertices and exactly ``n_edges`` edges whose
     degree distribution is ``degrees`` (an empirical sample, e.g. Wikispeedia's LCC) rescaled to mean
-    ``2 * n_edges / n_nodes``; ``original_node`` is the identity. Deterministic given ``seed``.
+    ``2 * n_edges / n_nodes``; ``original_node`` is the identity. Deterministic given ``seed``. ``degrees`` must
+    be a non-empty 1-d integer array of values >= 1, ``n_nodes`` an integer in ``2..2^31 - 1``, ``n_edges`` an
+    integer in ``n_nodes - 1..n_nodes (n_nodes - 1) / 2``, ``seed`` an integer >= 0.
     """
-    degrees = np.asarray(degrees)
-    if degrees.ndim != 1 or degrees.size == 0 or (degrees < 1).any():
+    degrees = integer_array(degrees, "degrees")
+    if degrees.size == 0 or degrees.min() < 1:
         raise ValueError("degrees must be a non-empty 1-d sample of positive degrees")
+    n_nodes = check_int(n_nodes, "n_nodes")
+    n_edges = check_int(n_edges, "n_edges")
+    seed = check_int(seed, "seed", minimum=0)
     if n_nodes < 2:
-        raise ValueError(f"a synthetic graph needs at least 2 vertices, got {n_nodes}")
+        raise ValueError(f"a synthetic graph needs at least 2 vertices, got n_nodes = {n_nodes}")
+    if n_nodes > INT32_MAX:
+        raise ValueError(f"n_nodes must fit vertex ids in int32 (<= {INT32_MAX}), got {n_nodes}")
     if not n_nodes - 1 <= n_edges <= n_nodes * (n_nodes - 1) // 2:
         raise ValueError(f"n_edges must lie in {n_nodes - 1}..{n_nodes * (n_nodes - 1) // 2}, got {n_edges}")
     rng = np.random.default_rng(seed)
@@ -152,7 +161,14 @@ def plant_instances(
     gives the fair candidate of each set, and the other ``candidates - 1`` members of every set are uniformly random vertices (on a large
     graph, far from the cluster and from each other). Sets are sorted by vertex id; gold = the planted
     vertex's position. Returns ``(instance_id, size, instance)`` triples, size = total candidates.
+    ``n_instances`` and ``sets`` must be integers >= 1, ``seed`` >= 0.
     """
+    graph = check_graph(graph)
+    graph_path = _path(graph_path, "graph_path")
+    n_instances = check_int(n_instances, "n_instances", minimum=1)
+    sets = check_int(sets, "sets")
+    candidates = check_int(candidates, "candidates")
+    seed = check_int(seed, "seed", minimum=0)
     if sets < 1 or not 2 <= candidates <= graph.n_nodes:
         raise ValueError(f"need sets >= 1 and 2 <= candidates <= {graph.n_nodes}, got {sets}, {candidates}")
     rng = np.random.default_rng(seed)
