@@ -14,8 +14,6 @@ and one-label inventories, label ids out of range, limits below 1.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import inspect
 import math
 import pickle
 import re
@@ -23,6 +21,15 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from public_inputs import (
+    CLASSES,
+    assert_every_public_callable_has_an_entry,
+    assert_no_public_compiled_kernel,
+    assert_refused_by_name,
+    bad_calls,
+    resolve,
+    valid_calls,
+)
 
 from decoders.chains import decoders as chain_decoders
 from decoders.chains import train as chain_train
@@ -33,7 +40,7 @@ from decoders.chains.features import FeatureMatrix, FeatureVocabulary
 from decoders.chains.instance import ChainInstance, ChainScores, FeatureInstance, brute_force, sequence_score
 from decoders.chains.model import MAX_WEIGHT, ChainModel
 from decoders.chains.viterbi import _viterbi, viterbi, viterbi_2best
-from decoders.errors import ConfigError, DecodersError
+from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, get_decoder
 
 MODULES = (
@@ -50,7 +57,6 @@ MODULES = (
     "decoders.chains.viterbi",
 )
 
-CLASSES = ("shape", "nan", "id")
 
 THETA = np.arange(12, dtype=float).reshape(4, 3) % 5 - 2.0
 TAU = np.array([[0.5, -1.0, 0.0], [1.0, 0.0, -0.5], [0.0, 2.0, -1.0]])
@@ -337,23 +343,6 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
 }  # fmt: skip
 
 
-def _public(module_name: str) -> list[str]:
-    module = importlib.import_module(module_name)
-    return sorted(
-        f"{module_name}.{name}"
-        for name, value in vars(module).items()
-        if not name.startswith("_")
-        and callable(value)
-        and getattr(value, "__module__", None) == module_name
-        and (inspect.isfunction(value) or inspect.isclass(value) or hasattr(value, "py_func"))
-    )
-
-
-def _resolve(qualified: str):
-    module_name, name = qualified.rsplit(".", 1)
-    return getattr(importlib.import_module(module_name), name)
-
-
 def _defaults(qualified: str) -> dict:
     """Arguments for the entries whose valid call is not made (it needs files)."""
     name = qualified.rsplit(".", 1)[1]
@@ -370,23 +359,11 @@ def _defaults(qualified: str) -> dict:
 
 
 def test_every_public_callable_has_an_entry():
-    public = {name for module in MODULES for name in _public(module)}
-    assert public - set(ENTRIES) == set(), "public callables without an entry"
-    assert set(ENTRIES) - public == set(), "entries for callables that are not public any more"
-    for name, (_, cases) in ENTRIES.items():
-        assert set(cases) == set(CLASSES), name
-        for case in cases.values():
-            assert isinstance(case, tuple) or case.startswith("n/a"), name
+    assert_every_public_callable_has_an_entry(MODULES, ENTRIES)
 
 
 def test_no_public_compiled_kernel_is_left():
-    """The numba kernels are private; every public name is a Python function that checks, or a class."""
-    for module in MODULES:
-        for name in _public(module):
-            assert not hasattr(_resolve(name), "py_func"), name
-        for name, value in vars(importlib.import_module(module)).items():
-            if hasattr(value, "py_func") and getattr(value, "__module__", None) == module:
-                assert name.startswith("_"), f"{module}.{name}"
+    assert_no_public_compiled_kernel(MODULES)
 
 
 def test_the_timed_decoders_call_the_kernels_without_per_call_checks():
@@ -407,24 +384,15 @@ def test_the_timed_decoders_call_the_kernels_without_per_call_checks():
         assert hasattr(names[kernel], "py_func"), kernel
 
 
-@pytest.mark.parametrize(
-    "qualified", sorted(name for name, (valid, _) in ENTRIES.items() if valid is not None)
-)
+@pytest.mark.parametrize("qualified", valid_calls(ENTRIES))
 def test_valid_arguments_are_accepted(qualified):
-    _resolve(qualified)(**ENTRIES[qualified][0])
+    resolve(qualified)(**ENTRIES[qualified][0])
 
 
-@pytest.mark.parametrize(
-    ("qualified", "kind"),
-    [(name, kind) for name, (_, cases) in sorted(ENTRIES.items()) for kind in CLASSES if isinstance(cases[kind], tuple)],
-)  # fmt: skip
+@pytest.mark.parametrize(("qualified", "kind"), bad_calls(ENTRIES))
 def test_bad_arguments_are_refused_by_name(qualified, kind):
     valid, cases = ENTRIES[qualified]
-    argument, bad, named = cases[kind]
-    args = dict(valid or _defaults(qualified))
-    args[argument] = bad
-    with pytest.raises((ValueError, DecodersError), match=re.escape(named)):
-        _resolve(qualified)(**args)
+    assert_refused_by_name(qualified, valid or _defaults(qualified), cases[kind])
 
 
 # --------------------------------------------------------------------------- scores

@@ -14,8 +14,6 @@ zero and negative limits, and a deadline already passed.
 from __future__ import annotations
 
 import atexit
-import importlib
-import inspect
 import math
 import re
 import shutil
@@ -27,9 +25,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from public_inputs import (
+    CLASSES,
+    assert_every_public_callable_has_an_entry,
+    assert_no_public_compiled_kernel,
+    assert_refused_by_name,
+    bad_calls,
+    resolve,
+    valid_calls,
+)
 
 from decoders.corpora.wikispeedia import Graph
-from decoders.errors import DecodersError
 from decoders.harness.protocol import Solution, get_decoder
 from decoders.linking.instance import LinkingInstance
 from decoders.linking.overlay import Overlay, overlay_from_edges
@@ -44,7 +50,6 @@ MODULES = tuple(
     )
 )  # fmt: skip
 
-CLASSES = ("shape", "nan", "id")
 
 _DIR = Path(tempfile.mkdtemp(prefix="linking-public-inputs-"))
 atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
@@ -506,63 +511,23 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
 }  # fmt: skip
 
 
-def _public(module_name: str) -> list[str]:
-    module = importlib.import_module(module_name)
-    return sorted(
-        f"{module_name}.{name}"
-        for name, value in vars(module).items()
-        if not name.startswith("_")
-        and callable(value)
-        and getattr(value, "__module__", None) == module_name
-        and (
-            inspect.isfunction(value)
-            or inspect.isclass(value)
-            or hasattr(value, "py_func")
-            or hasattr(value, "__wrapped__")  # functools.lru_cache and other wrappers
-        )
-    )
-
-
-def _resolve(qualified: str):
-    module_name, name = qualified.rsplit(".", 1)
-    return getattr(importlib.import_module(module_name), name)
-
-
 def test_every_public_callable_has_an_entry():
-    public = {name for module in MODULES for name in _public(module)}
-    assert public - set(ENTRIES) == set(), "public callables without an entry"
-    assert set(ENTRIES) - public == set(), "entries for callables that are not public any more"
-    for name, (_, cases) in ENTRIES.items():
-        assert set(cases) == set(CLASSES), name
-        for case in cases.values():
-            assert isinstance(case, tuple) or case.startswith("n/a"), name
+    assert_every_public_callable_has_an_entry(MODULES, ENTRIES)
 
 
 def test_no_public_compiled_kernel_is_left():
-    """The numba kernels are private; every public name is a Python function that checks, or a class."""
-    for module in MODULES:
-        for name in _public(module):
-            assert not hasattr(_resolve(name), "py_func"), name
+    assert_no_public_compiled_kernel(MODULES)
 
 
-@pytest.mark.parametrize(
-    "qualified", sorted(name for name, (valid, _) in ENTRIES.items() if valid is not None)
-)
+@pytest.mark.parametrize("qualified", valid_calls(ENTRIES))
 def test_valid_arguments_are_accepted(qualified):
-    _resolve(qualified)(**ENTRIES[qualified][0])
+    resolve(qualified)(**ENTRIES[qualified][0])
 
 
-@pytest.mark.parametrize(
-    ("qualified", "kind"),
-    [(name, kind) for name, (_, cases) in sorted(ENTRIES.items()) for kind in CLASSES if isinstance(cases[kind], tuple)],
-)  # fmt: skip
+@pytest.mark.parametrize(("qualified", "kind"), bad_calls(ENTRIES))
 def test_bad_arguments_are_refused_by_name(qualified, kind):
     valid, cases = ENTRIES[qualified]
-    argument, bad, named = cases[kind]
-    args = dict(valid)
-    args[argument] = bad
-    with pytest.raises((ValueError, DecodersError), match=re.escape(named)):
-        _resolve(qualified)(**args)
+    assert_refused_by_name(qualified, valid, cases[kind])
 
 
 # --------------------------------------------------------------------------- malformed CSR
@@ -598,7 +563,7 @@ MALFORMED = {
 def test_malformed_csr_is_refused(qualified, what):
     change, message = MALFORMED[what]
     with pytest.raises(ValueError, match=re.escape(message)):
-        _resolve(qualified)(**{**ENTRIES[qualified][0], **change})
+        resolve(qualified)(**{**ENTRIES[qualified][0], **change})
 
 
 def test_graph_arrays_changed_after_construction_are_refused():
@@ -716,7 +681,7 @@ def test_vertex_ids_out_of_range_are_refused_in_every_argument(short, where):
         with pytest.raises(
             ValueError, match=rf"(is {vertex}, outside 0\.\.{order - 1}|{vertex} is not a vertex)"
         ):
-            _resolve(qualified)(**args)
+            resolve(qualified)(**args)
 
 
 def test_an_overlay_with_a_negative_id_cannot_be_built():
@@ -755,12 +720,12 @@ SET_ENTRIES = sorted(
 def test_empty_candidate_sets_are_refused(qualified):
     valid = ENTRIES[qualified][0]
     with pytest.raises(ValueError, match=r"sets is empty"):
-        _resolve(qualified)(**{**valid, "sets": []})
+        resolve(qualified)(**{**valid, "sets": []})
     with pytest.raises(ValueError, match=r"sets\[1\] is empty"):
-        _resolve(qualified)(**{**valid, "sets": [SETS[0], np.array([], np.int32), SETS[2]]})
+        resolve(qualified)(**{**valid, "sets": [SETS[0], np.array([], np.int32), SETS[2]]})
     if not qualified.endswith("overlap_groups"):  # groups sets by shared vertices: a repeat changes nothing
         with pytest.raises(ValueError, match=r"sets\[0\]\[1\] = 0 repeats .*sets\[0\]\[0\]"):
-            _resolve(qualified)(**{**valid, "sets": [np.array([0, 0]), *SETS[1:]]})
+            resolve(qualified)(**{**valid, "sets": [np.array([0, 0]), *SETS[1:]]})
 
 
 def test_instances_without_mentions_or_candidates_are_refused():

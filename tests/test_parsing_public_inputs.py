@@ -10,15 +10,21 @@ the compiled kernels or return a silent result.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
-import re
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
+from public_inputs import (
+    CLASSES,
+    assert_every_public_callable_has_an_entry,
+    assert_no_public_compiled_kernel,
+    assert_refused_by_name,
+    bad_calls,
+    resolve,
+    valid_calls,
+)
 
 from decoders.bnb.model import NonLocalStructure, check_exact_range, max_tree_features
 from decoders.bnb.search import Backbone, Factors, branch_and_bound
@@ -43,8 +49,6 @@ MODULES = (
     "decoders.bnb.instance",
     "decoders.bnb.audit",
 )
-
-CLASSES = ("shape", "nan", "id")
 
 N = 3
 VOCAB = Vocabulary.build([(["a", "b", "c"], ["D", "N", "V"], ["D", "N", "V"])])
@@ -408,23 +412,6 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
 }  # fmt: skip
 
 
-def _public(module_name: str) -> list[str]:
-    module = importlib.import_module(module_name)
-    return sorted(
-        f"{module_name}.{name}"
-        for name, value in vars(module).items()
-        if not name.startswith("_")
-        and callable(value)
-        and getattr(value, "__module__", None) == module_name
-        and (inspect.isfunction(value) or inspect.isclass(value) or hasattr(value, "py_func"))
-    )
-
-
-def _resolve(qualified: str):
-    module_name, name = qualified.rsplit(".", 1)
-    return getattr(importlib.import_module(module_name), name)
-
-
 def _args(qualified: str, valid: dict) -> dict:
     args = dict(valid)
     if qualified.endswith("perceptron.train"):
@@ -435,40 +422,22 @@ def _args(qualified: str, valid: dict) -> dict:
 
 
 def test_every_public_callable_has_an_entry():
-    public = {name for module in MODULES for name in _public(module)}
-    assert public - set(ENTRIES) == set(), "public callables without an entry"
-    assert set(ENTRIES) - public == set(), "entries for callables that are not public any more"
-    for name, (_, cases) in ENTRIES.items():
-        assert set(cases) == set(CLASSES), name
-        for case in cases.values():
-            assert isinstance(case, tuple) or case.startswith("n/a"), name
+    assert_every_public_callable_has_an_entry(MODULES, ENTRIES)
 
 
 def test_no_public_compiled_kernel_is_left():
-    """The numba kernels are private; every public name is a Python function that checks, or a class."""
-    for module in MODULES:
-        for name in _public(module):
-            assert not hasattr(_resolve(name), "py_func"), name
+    assert_no_public_compiled_kernel(MODULES)
 
 
-@pytest.mark.parametrize(
-    "qualified", sorted(name for name, (valid, _) in ENTRIES.items() if valid is not None)
-)
+@pytest.mark.parametrize("qualified", valid_calls(ENTRIES))
 def test_valid_arguments_are_accepted(qualified):
-    _resolve(qualified)(**_args(qualified, ENTRIES[qualified][0]))
+    resolve(qualified)(**_args(qualified, ENTRIES[qualified][0]))
 
 
-@pytest.mark.parametrize(
-    ("qualified", "kind"),
-    [(name, kind) for name, (_, cases) in sorted(ENTRIES.items()) for kind in CLASSES if isinstance(cases[kind], tuple)],
-)  # fmt: skip
+@pytest.mark.parametrize(("qualified", "kind"), bad_calls(ENTRIES))
 def test_bad_arguments_are_refused_by_name(qualified, kind):
     valid, cases = ENTRIES[qualified]
-    argument, bad, named = cases[kind]
-    args = _args(qualified, valid or _defaults(qualified))
-    args[argument] = bad
-    with pytest.raises((ValueError, DecodersError), match=re.escape(named)):
-        _resolve(qualified)(**args)
+    assert_refused_by_name(qualified, _args(qualified, valid or _defaults(qualified)), cases[kind])
 
 
 def _defaults(qualified: str) -> dict:

@@ -6,11 +6,11 @@ of bad input does not apply."""
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Callable
 
 import numpy as np
 import pytest
+from public_inputs import public_callables
 
 from decoders.errors import DecodersError
 from decoders.ppc import lp, model, training
@@ -280,19 +280,8 @@ def _pipeline():
 
 
 def _public() -> set[str]:
-    names = set()
-    for name in MODULES:
-        module = importlib.import_module(f"decoders.ppc.{name}")
-        for attribute, value in vars(module).items():
-            if attribute.startswith("_") or not callable(value):
-                continue
-            if (
-                getattr(value, "__module__", None) == module.__name__
-                or inspect.isclass(value)
-                and (value.__module__ == module.__name__)
-            ):
-                names.add(f"{name}.{attribute}")
-    return names
+    modules = [f"decoders.ppc.{name}" for name in MODULES]
+    return {name.removeprefix("decoders.ppc.") for name in public_callables(modules)}
 
 
 def test_every_public_callable_has_an_entry():

@@ -10,9 +10,11 @@ call, outside the kernels' loops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 
 def first_index(bad: np.ndarray) -> str:
@@ -82,3 +84,20 @@ def check_range(array: np.ndarray, name: str, lo: int, hi: int, *, offset: int =
         value = array[tuple(np.argwhere(bad)[0])]
         raise ValueError(f"{name}{where} is {int(value)}, outside {lo}..{hi}")
     return array
+
+
+def check_text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string; got {type(value).__name__}")
+    return value
+
+
+def check_texts(values: Any, name: str) -> list[str]:
+    """A sequence of strings (a string itself is not one: it would be read letter by letter) as a list."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray | pd.Series):
+        raise ValueError(f"{name} must be a sequence of strings; got {type(values).__name__}")
+    values = list(values)
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise ValueError(f"{name}[{i}] must be a string; got {value!r}")
+    return values

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from decoders.checks import check_float, check_int, check_range
 from decoders.corpora.wikispeedia import Graph
@@ -237,20 +236,3 @@ def check_positions(structure: Any, name: str, sizes: Sequence[int]) -> np.ndarr
 def check_deadline(deadline: Any) -> float | None:
     """None, or a finite :func:`time.perf_counter` value (one already passed is allowed)."""
     return None if deadline is None else check_float(deadline, "deadline")
-
-
-def check_text(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string, got {value!r}")
-    return value
-
-
-def check_texts(values: Any, name: str) -> list[str]:
-    """A sequence of strings (a bare string is not one)."""
-    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray | pd.Series):
-        raise ValueError(f"{name} must be a sequence of strings, got {type(values).__name__}")
-    values = list(values)
-    for i, value in enumerate(values):
-        if not isinstance(value, str):
-            raise ValueError(f"{name}[{i}] must be a string, got {value!r}")
-    return values

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from decoders.checks import check_float, check_int
+from decoders.checks import check_float, check_int, check_text
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.checks import check_graph, check_span, check_text, integer_array
+from decoders.linking.checks import check_graph, check_span, integer_array
 from decoders.linking.instance import LinkingInstance, _path, rank_of
 from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
 from decoders.tables.papers import paper_value

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
-from decoders.checks import check_int
-from decoders.linking.checks import INT32_MAX, check_span, check_texts, check_vertices, integer_array
+from decoders.checks import check_int, check_texts
+from decoders.linking.checks import INT32_MAX, check_span, check_vertices, integer_array
 
 __all__ = ["ArticleIndex", "build_index", "disjoint_candidates", "first_candidates", "top_candidates"]
 

@@ -70,23 +70,6 @@ def check_real(value: Any, name: str) -> float:
     return value
 
 
-def check_text(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string; got {type(value).__name__}")
-    return value
-
-
-def check_texts(values: Any, name: str) -> list[str]:
-    """A sequence of strings (a string itself is not one: it would be read letter by letter) as a list."""
-    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray | pd.Series):
-        raise ValueError(f"{name} must be a sequence of strings; got {type(values).__name__}")
-    values = list(values)
-    for i, value in enumerate(values):
-        if not isinstance(value, str):
-            raise ValueError(f"{name}[{i}] must be a string; got {value!r}")
-    return values
-
-
 def check_frame(value: Any, name: str, columns: Sequence[str]) -> pd.DataFrame:
     """A DataFrame with ``columns`` (the text ones checked by whoever reads them)."""
     if not isinstance(value, pd.DataFrame):

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from decoders.checks import check_int
+from decoders.checks import check_int, check_text, check_texts
 from decoders.corpora.textbooks import content_words
-from decoders.titles.checks import check_mapping, check_text, check_texts
+from decoders.titles.checks import check_mapping
 from decoders.titles.instance import TitleInstance
 from decoders.titles.language_model import BOS, EOS, BigramLM, lm_tokens
 from decoders.titles.selection import SelectionModel

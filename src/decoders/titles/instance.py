@@ -42,8 +42,8 @@ from functools import cached_property
 
 import numpy as np
 
-from decoders.checks import check_ids, check_int
-from decoders.titles.checks import check_instance, check_path, check_text, check_texts
+from decoders.checks import check_ids, check_int, check_text, check_texts
+from decoders.titles.checks import check_instance, check_path
 
 _CLASS_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """TitleInstance -> its :attr:`~TitleInstance.class_index` (outside the instance, whose ``vars`` stay its fields

@@ -30,9 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from decoders.checks import check_finite, check_ids, check_range, float_array
+from decoders.checks import check_finite, check_ids, check_range, check_text, check_texts, float_array
 from decoders.corpora.textbooks import words
-from decoders.titles.checks import check_text, check_texts
 
 __all__ = [
     "BOS",

@@ -20,11 +20,11 @@ from typing import Any
 import pandas as pd
 from rouge_score import rouge_scorer
 
-from decoders.checks import check_float
+from decoders.checks import check_float, check_text, check_texts
 from decoders.corpora.textbooks import textbook_stats
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.io import write_bytes_atomic
-from decoders.titles.checks import check_frame, check_text, check_texts
+from decoders.titles.checks import check_frame
 from decoders.titles.graph import auxiliary_words, build_instance, title_length
 from decoders.titles.instance import TitleInstance
 from decoders.titles.language_model import BigramLM, estimate_bigram_lm, lm_tokens, sentences

@@ -23,9 +23,9 @@ from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from decoders.checks import check_float, check_ids, check_int, check_range
+from decoders.checks import check_float, check_ids, check_int, check_range, check_texts
 from decoders.corpora.textbooks import content_words
-from decoders.titles.checks import check_frame, check_mapping, check_texts
+from decoders.titles.checks import check_frame, check_mapping
 from decoders.titles.language_model import sentences
 
 __all__ = [
