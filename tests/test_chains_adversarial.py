@@ -199,7 +199,7 @@ def test_bad_gold_and_decoder_parameters_are_refused():
         ChainInstance(np.zeros((2, 3)), scores, gold=[0, 3])
     with pytest.raises(ValueError, match="gold must hold integer label ids"):
         ChainInstance(np.zeros((2, 3)), scores, gold=[0.0, 1.5])
-    with pytest.raises(TypeError, match="scores must be a ChainScores"):
+    with pytest.raises(ValueError, match="scores must be a ChainScores"):
         ChainInstance(np.zeros((2, 3)), np.zeros((3, 3)))
     instance = ChainInstance(np.zeros((2, 3)), scores)
     bad = [

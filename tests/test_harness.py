@@ -97,6 +97,38 @@ def test_register_rejects_a_second_decoder_under_the_same_name():
     assert register("toy_duplicates", "first")(first) is first  # the same function again is fine
 
 
+class _ToyInstance:
+    pass
+
+
+def test_registered_decoders_check_the_instance_and_the_deadline():
+    seen = []
+
+    @register("toy_checked", "decoder")
+    def decoder(instance: _ToyInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
+        seen.append(deadline)
+        return Solution([width], 0.0)
+
+    assert get_decoder("toy_checked", "decoder") is decoder
+    for bad in (None, [1], "instance"):
+        with pytest.raises(ValueError, match="instance must be a _ToyInstance"):
+            decoder(bad)
+    for bad in (math.nan, "soon", True):
+        with pytest.raises(ValueError, match="deadline"):
+            decoder(_ToyInstance(), deadline=bad)
+    assert decoder(_ToyInstance(), deadline=math.inf, width=3).structure == [3]
+    decoder(_ToyInstance(), deadline=-math.inf)
+    decoder(_ToyInstance(), deadline=np.float64(5.0))
+    assert seen == [None, -math.inf, 5.0]
+
+
+@pytest.mark.parametrize("experiment", ["titles", "chains", "linking", "bnb", "ppc"])
+def test_every_decoder_of_every_experiment_refuses_what_is_not_its_instance(experiment):
+    for name in known_decoders(experiment):
+        with pytest.raises(ValueError, match="instance must be a"):
+            get_decoder(experiment, name)(None)
+
+
 # --- records --------------------------------------------------------------------------------------------------
 
 

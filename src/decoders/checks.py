@@ -101,3 +101,16 @@ def check_texts(values: Any, name: str) -> list[str]:
         if not isinstance(value, str):
             raise ValueError(f"{name}[{i}] must be a string; got {value!r}")
     return values
+
+
+def check_deadline(value: Any, name: str = "deadline") -> float | None:
+    """A decoder's deadline: None (no deadline), or an absolute :func:`time.perf_counter` value; ``+inf`` is
+    None, ``-inf`` (or any time past) has already passed; NaN and anything not a number are a ValueError."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be None or a time.perf_counter() value; got {value!r}")
+    value = float(value)
+    if np.isnan(value):
+        raise ValueError(f"{name} is NaN; a deadline is a time.perf_counter() value (or None)")
+    return None if value == np.inf else value

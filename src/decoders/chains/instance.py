@@ -111,7 +111,7 @@ class ChainInstance:
 
     def __post_init__(self) -> None:
         if not isinstance(self.scores, ChainScores):
-            raise TypeError(f"ChainInstance.scores must be a ChainScores; got {type(self.scores).__name__}")
+            raise ValueError(f"ChainInstance.scores must be a ChainScores; got {type(self.scores).__name__}")
         n_labels = self.scores.n_labels
         theta = check_theta(self.theta, n_labels, "ChainInstance.theta")
         _check_magnitude(theta, self.scores.tau, "ChainInstance.theta and tau")

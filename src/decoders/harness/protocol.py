@@ -8,13 +8,17 @@ process that receives only names can look the callable up without anything being
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import sys
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from decoders.checks import check_deadline
 from decoders.errors import ConfigError
 
 STATUSES: tuple[str, ...] = ("optimal", "feasible", "timeout", "error")
@@ -41,7 +45,7 @@ class Solution:
         if self.status not in STATUSES:
             raise ValueError(f"Solution.status must be one of {', '.join(STATUSES)}; got {self.status!r}")
         if not isinstance(self.stats, dict):
-            raise TypeError(f"Solution.stats must be a dict; got {type(self.stats).__name__}")
+            raise ValueError(f"Solution.stats must be a dict; got {type(self.stats).__name__}")
         self.objective = math.nan if self.objective is None else float(self.objective)
         if self.bound is not None:
             self.bound = float(self.bound)
@@ -82,9 +86,15 @@ def register(
     the instance ``repeats`` times inside compiled code, exactly as the decoder does, and returns the sum of the
     objectives; the runner can time it instead of single calls (see :func:`decoders.harness.runner.timed_call`),
     which keeps Python's per-call cost, comparable to such a decode itself, out of the timing.
+
+    The registered callable (also what the decorator returns) checks the two arguments every decoder shares
+    before the decoder runs: ``instance`` against the decoder's annotation of it (a class or a union of classes;
+    unchecked when unannotated) and ``deadline`` (:func:`decoders.checks.check_deadline`: NaN and non-numbers
+    refused, ``+inf`` passed on as None); each a ValueError naming the argument.
     """
 
     def decorator(func: D) -> D:
+        func = _checking(func)
         if timing_loop is not None:
             func.timing_loop = timing_loop  # type: ignore[attr-defined]
         table = _REGISTRY.setdefault(experiment, {})
@@ -167,3 +177,32 @@ def _module_function(experiment: str, module: str | None, name: str) -> Callable
     load_decoder_module(experiment, module)
     loaded = sys.modules.get(module or default_decoder_module(experiment))
     return getattr(loaded, name, None)
+
+
+def _checking(func: D) -> D:
+    """``func`` with its ``instance`` checked against its annotation and its ``deadline`` checked (:func:`register`);
+    a function already wrapped is returned as it is."""
+    if getattr(func, "checks_arguments", False):
+        return func
+    try:
+        kind = typing.get_type_hints(func).get("instance")
+    except (NameError, TypeError):  # an annotation that cannot be resolved: nothing to check against
+        kind = None
+    if not (isinstance(kind, type | types.UnionType) and kind is not object):
+        kind = None
+    expected = (
+        None
+        if kind is None
+        else " or ".join(
+            t.__name__ for t in (kind.__args__ if isinstance(kind, types.UnionType) else (kind,))
+        )
+    )
+
+    @functools.wraps(func)
+    def decoder(instance: Any, *args: Any, deadline: Any = None, **params: Any) -> Solution:
+        if kind is not None and not isinstance(instance, kind):
+            raise ValueError(f"instance must be a {expected}; got {type(instance).__name__}")
+        return func(instance, *args, deadline=check_deadline(deadline), **params)
+
+    decoder.checks_arguments = True  # type: ignore[attr-defined]
+    return decoder  # type: ignore[return-value]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from decoders.checks import check_float, check_int, check_range
+from decoders.checks import check_int, check_range
 from decoders.corpora.wikispeedia import Graph
 
 INT32_MAX = int(np.iinfo(np.int32).max)
@@ -231,8 +231,3 @@ def check_positions(structure: Any, name: str, sizes: Sequence[int]) -> np.ndarr
             f"{name}[{i}] is {positions[i].item()}, outside 0..{sizes[i] - 1} (set {i}'s positions)"
         )
     return positions.astype(np.int64)
-
-
-def check_deadline(deadline: Any) -> float | None:
-    """None, or a finite :func:`time.perf_counter` value (one already passed is allowed)."""
-    return None if deadline is None else check_float(deadline, "deadline")

@@ -57,10 +57,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
+from decoders.checks import check_deadline
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
-from decoders.linking.checks import check_deadline, check_positions, instance_and_graph
+from decoders.linking.checks import check_positions, instance_and_graph
 from decoders.linking.connection import CONNECTIONS, _connect
 from decoders.linking.cost import _distance_cost
 from decoders.linking.decomposable import _decomposable_mindr

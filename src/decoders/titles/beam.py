@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from decoders.checks import check_int
-from decoders.titles.checks import check_deadline, check_instance, check_real
+from decoders.checks import check_deadline, check_int
+from decoders.titles.checks import check_instance, check_real
 from decoders.titles.instance import TitleInstance
 
 

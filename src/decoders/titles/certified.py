@@ -39,8 +39,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from decoders.checks import check_deadline
 from decoders.errors import ConfigError
-from decoders.titles.checks import check_deadline, check_instance
+from decoders.titles.checks import check_instance
 from decoders.titles.colour_coding import (
     MAX_COLOURS,
     _integer,

@@ -48,18 +48,6 @@ def check_path(instance: TitleInstance, path: Any, name: str = "path") -> np.nda
     return path
 
 
-def check_deadline(value: Any, name: str = "deadline") -> float | None:
-    """None, or an absolute :func:`time.perf_counter` value (``-inf``: already passed, ``+inf``: none); not NaN."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be None or a time.perf_counter() value; got {value!r}")
-    value = float(value)
-    if math.isnan(value):
-        raise ValueError(f"{name} is NaN; a deadline is a time.perf_counter() value (or None)")
-    return value
-
-
 def check_real(value: Any, name: str) -> float:
     """A real number (``-inf`` and ``+inf`` allowed, not NaN) as a float."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):

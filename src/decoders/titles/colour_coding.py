@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from decoders.checks import check_deadline
 from decoders.errors import ConfigError
-from decoders.titles.checks import check_deadline, check_instance
+from decoders.titles.checks import check_instance
 from decoders.titles.instance import TitleInstance
 
 MAX_COLOURS = 62  # spectra are int64 bitmasks

@@ -28,11 +28,12 @@ from typing import Any
 import numpy as np
 from rouge_score import rouge_scorer
 
+from decoders.checks import check_deadline
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
 from decoders.titles.certified import DEFAULT_MAX_LABELS, certified_colour_coding
-from decoders.titles.checks import check_deadline, check_instance, check_path
+from decoders.titles.checks import check_instance, check_path
 from decoders.titles.colour_coding import colour_coding
 from decoders.titles.exhaustive import DEFAULT_MAX_PATHS, exhaustive
 from decoders.titles.ilp import DEFAULT_HINT_WIDTH, SOLVERS, solve
