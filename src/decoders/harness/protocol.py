@@ -22,8 +22,10 @@ from decoders.checks import check_deadline
 from decoders.errors import ConfigError
 
 STATUSES: tuple[str, ...] = ("optimal", "feasible", "timeout", "error")
-"""``optimal``: certified optimum; ``feasible``: a valid structure, optimality not certified; ``timeout``: the
-deadline passed (best structure and bound so far, or nothing); ``error``: the decoder raised or its worker died."""
+"""``optimal``: certified optimum (or, with no structure and objective and bound ``-inf``, certified that no
+structure exists: titles' instances that admit no title); ``feasible``: a valid structure, optimality not
+certified; ``timeout``: the deadline passed (best structure and bound so far, or nothing); ``error``: no
+structure and no certificate (the decoder raised, its worker died, or a heuristic found nothing)."""
 
 
 @dataclass
