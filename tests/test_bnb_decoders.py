@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
+import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,8 +15,9 @@ from decoders.bnb import decoders as bnb_decoders
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads
 from decoders.errors import ConfigError, CorpusFormatError
-from decoders.harness.protocol import Solution
-from decoders.harness.runner import run_instances
+from decoders.harness.instances import read_instance_shard, write_instance_shards
+from decoders.harness.protocol import Solution, get_decoder, known_decoders
+from decoders.harness.runner import run_instances, timed_call
 from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import LocalStructure, train
@@ -51,15 +56,25 @@ def models(tmp_path_factory):
 
 def _instances(vocab, model, first_model, k=None):
     weights = ParserModel.load(first_model).numerator
+    pruner = None if k is None else first_model
     items = []
     for i, (words, tags, heads) in enumerate(TOY):
         tokens = vocab.encode(words, tags, tags)
         gold = as_heads(heads)
         allowed = prune_heads(tokens, weights, k)
-        items.append(
-            (f"s{i}", len(words), ParseInstance(tokens, gold, np.ones(len(words), bool), allowed, model, k))
-        )
+        scored = np.ones(len(words), bool)
+        items.append((f"s{i}", len(words), ParseInstance(tokens, gold, scored, allowed, model, k, pruner)))
     return items
+
+
+#: Every registered bnb decoder and the toy model it decodes with.
+REGISTERED = [
+    ("eisner", "first"),
+    ("second-order", "second"),
+    ("third-order", "third"),
+    ("bnb", "bnb"),
+    ("cp-sat", "bnb"),
+]
 
 
 @pytest.mark.parametrize(
@@ -162,3 +177,97 @@ def test_bad_instances_and_models_are_named(models, tmp_path):
     ]:
         with pytest.raises(ConfigError, match=match):
             bnb_decoders.decode_bnb(instance, **bad)
+
+
+def test_every_registered_decoder_is_covered():
+    assert sorted(name for name, _ in REGISTERED) == sorted(known_decoders("bnb"))
+
+
+@pytest.mark.parametrize(("decoder", "model"), REGISTERED)
+def test_the_pruner_runs_inside_the_timed_call(models, monkeypatch, decoder, model):
+    """Table 3's words/s include pruning: each decoder call runs the pruner (first-order scores of every arc, the
+    k best heads per word) once, with the instance's pruner weights and k, and that call is inside the interval
+    the harness times; an unpruned instance runs no pruner."""
+    vocab, paths = models
+    decode = get_decoder("bnb", decoder)
+    pruner_weights = ParserModel.load(paths["first"]).numerator
+    calls = []
+    pause = 0.05
+
+    def spy(tokens, weights, k):
+        calls.append((tokens, weights, k))
+        time.sleep(pause)
+        return prune_heads(tokens, weights, k)
+
+    monkeypatch.setattr(bnb_decoders, "prune_heads", spy)
+    items = _instances(vocab, paths[model], paths["first"], k=2)
+    for _, _, instance in items:
+        decode(instance)  # warm-up: models, pruner and kernels loaded
+    for _, _, instance in items:
+        calls.clear()
+        seconds, solution = timed_call(decode, instance, {}, time_limit=30.0)
+        assert solution.status == "optimal", solution.stats
+        assert len(calls) == 1
+        tokens, weights, k = calls[0]
+        assert tokens is instance.tokens and k == instance.k == 2
+        assert np.array_equal(weights, pruner_weights)
+        assert seconds >= pause  # the pruner's time is in the decode seconds
+    calls.clear()
+    for _, _, instance in _instances(vocab, paths[model], paths["first"], k=None):
+        assert decode(instance).status == "optimal"
+    assert calls == []  # unpruned: no pruning
+
+
+@pytest.mark.parametrize(("decoder", "model"), REGISTERED)
+def test_an_instance_another_pruner_made_is_refused(models, decoder, model):
+    vocab, paths = models
+    decode = get_decoder("bnb", decoder)
+    _, _, instance = _instances(vocab, paths[model], paths["first"], k=1)[1]
+    # arcs kept at k = 1 but recorded as k = 2; arcs another model's pruning keeps; an extra arc; an unpruned
+    # instance missing arcs
+    more = prune_heads(instance.tokens, ParserModel.load(paths["first"]).numerator, 2)
+    assert not np.array_equal(more, instance.allowed)
+    extra = instance.allowed.copy()
+    extra[1, 2] = extra[2, 1] = True
+    assert not np.array_equal(extra, instance.allowed)
+    full = np.ones_like(instance.allowed)
+    full[:, 0] = False
+    np.fill_diagonal(full, False)
+    for bad in (
+        replace(instance, k=2),
+        replace(instance, pruner=paths["second"]),
+        replace(instance, allowed=extra),
+        replace(instance, allowed=more, k=None, pruner=None),
+    ):
+        if bad.pruner == paths["second"]:
+            other = prune_heads(instance.tokens, ParserModel.load(paths["second"]).numerator, 1)
+            if np.array_equal(other, instance.allowed):
+                continue  # that model happens to keep the same arcs on this sentence
+        with pytest.raises(ConfigError, match="another pruner"):
+            decode(bad)
+    assert decode(replace(instance, allowed=full, k=None, pruner=None)).status == "optimal"
+
+
+def test_the_pruner_and_k_are_recorded_together(models):
+    vocab, paths = models
+    _, _, instance = _instances(vocab, paths["second"], paths["first"], k=2)[0]
+    for bad in ({"pruner": None}, {"pruner": ""}, {"pruner": 3}, {"k": None}):
+        with pytest.raises(ValueError, match="pruner"):
+            replace(instance, **bad)
+
+
+def test_old_shards_without_the_pruner_are_named(models, tmp_path):
+    vocab, paths = models
+    items = _instances(vocab, paths["second"], paths["first"], k=2)
+    shard = tmp_path / "shard-0.pkl"
+    write_instance_shards(items, [shard], tmp_path / "index.tsv")
+    assert all(a[2].pruner == b[2].pruner for a, b in zip(read_instance_shard(shard), items, strict=True))
+    old = []
+    for name, size, instance in items:  # as the code before the pruner field pickled them
+        stale = copy.copy(instance)
+        del stale.__dict__["pruner"]
+        old.append((name, size, stale))
+    with open(shard, "wb") as handle:
+        pickle.dump(old, handle)
+    with pytest.raises(CorpusFormatError, match="shard-0.pkl.*lacks pruner.*rebuild"):
+        read_instance_shard(shard)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from decoders.bnb import decoders as bnb_decoders
 from decoders.bnb import pipeline
 from decoders.bnb.model import structure_of
 from decoders.errors import ConfigError, CorpusFormatError
@@ -243,8 +245,18 @@ def test_instances_carry_the_pruning_and_the_oracles(trained, tmp_path):
     assert sorted(read_instance_index(tmp_path / "index.tsv")) == sorted(oracle["instance_id"])
     for _, size, instance in items:
         assert instance.k == 1 and instance.n == size
+        assert instance.pruner == str(Path(paths["first"]).resolve())
         assert (instance.allowed.sum(axis=0)[1:] >= 1).all()
         assert instance.allowed.sum() <= 2 * instance.n  # k heads + the pruner's own tree
+        # the decoders prune again inside their timed call, and get the instance's arcs
+        assert np.array_equal(bnb_decoders.pruned_arcs(instance), instance.allowed)
+    pipeline.build_instances(
+        frames, table, model_path=paths["full"], pruner_path=paths["first"], k=None, language="en",
+        shard_paths=shards, index_path=tmp_path / "index.tsv",
+    )  # fmt: skip
+    for _, _, instance in (item for shard in shards for item in read_instance_shard(shard)):
+        assert instance.k is None and instance.pruner is None
+        assert np.array_equal(bnb_decoders.pruned_arcs(instance), instance.allowed)
     # punctuation is not scored, and the unpruned projective oracle attaches every scored word
     assert (oracle["oracle"] == oracle["scored"]).all()
     assert (oracle["pruned_oracle"] <= oracle["oracle"]).all()

@@ -1,14 +1,18 @@
 """The bnb decoders, registered for the harness, the UAS evaluation and the certificate check.
 
-Every decoder takes a :class:`~decoders.bnb.instance.ParseInstance`, loads the instance's model once per
-process, scores the sentence inside the timed call (arcs over the pruned arcs, second-order parts, non-local
-factors: scoring is part of parsing, as in the paper's words per second) and returns the heads as
-``structure`` (``heads[1:]``, 1-based, 0 = root). Objectives and bounds are in the units of the model's integer
-weight numerator, so every score is an exact integer. ``eisner``, ``second-order`` and ``third-order`` are exact
-dynamic programs (``optimal``, bound = objective); ``bnb`` is branch and bound, ``optimal`` only when its certificate
-holds (:mod:`decoders.bnb.search`), else ``feasible`` (stopped by the time limit or the node limit) with the
-largest open bound; ``timeout`` with no structure if it stopped before finding any tree. A model whose weights
-could make a sentence's tree scores pass 2^53 is refused for it (CorpusFormatError naming the file).
+Every decoder takes a :class:`~decoders.bnb.instance.ParseInstance`, loads the instance's model and pruner once
+per process (the harness's untimed warm-up call does it), and inside the timed call prunes the sentence again
+(section 4.4: the pruner's first-order scores of every arc and the k best heads per word it keeps,
+:func:`decoders.bnb.model.prune_heads`; nothing for an unpruned instance), refusing an instance whose stored
+``allowed`` that pruner does not reproduce, then scores the sentence over the kept arcs (arcs, second-order
+parts, non-local factors: pruning and scoring are part of parsing, as in the paper's words per second) and
+returns the heads as ``structure`` (``heads[1:]``, 1-based, 0 = root). Objectives and bounds are in the units
+of the model's integer weight numerator, so every score is an exact integer. ``eisner``, ``second-order`` and
+``third-order`` are exact dynamic programs (``optimal``, bound = objective); ``bnb`` is branch and bound,
+``optimal`` only when its certificate holds (:mod:`decoders.bnb.search`), else ``feasible`` (stopped by the time
+limit or the node limit) with the largest open bound; ``timeout`` with no structure if it stopped before finding
+any tree. A model whose weights could make a sentence's tree scores pass 2^53 is refused for it
+(CorpusFormatError naming the file).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import numpy as np
 
 from decoders.bnb.audit import solve_exact
 from decoders.bnb.instance import ParseInstance
-from decoders.bnb.model import NonLocalStructure, check_exact_range, structure_of
+from decoders.bnb.model import NonLocalStructure, check_exact_range, prune_heads, structure_of
 from decoders.bnb.search import STEP_RULES
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.protocol import Solution, register
@@ -41,6 +45,42 @@ VERIFY_ENUMERATE = 7
 def load_model(path: str) -> tuple[ParserModel, LocalStructure | NonLocalStructure]:
     model = ParserModel.load(path)
     return model, structure_of(model.structure, model.vocabulary)
+
+
+@lru_cache(maxsize=4)
+def load_pruner(path: str) -> np.ndarray:
+    """The pruner's weights (the head classifier's numerator: the pruning keeps each word's k best heads, so the
+    denominator does not matter), read once per process."""
+    return ParserModel.load(path).numerator
+
+
+def _unpruned(n: int) -> np.ndarray:
+    """Every arc of a sentence of ``n`` words but those into the root and the loops."""
+    mask = np.ones((n + 1, n + 1), dtype=bool)
+    mask[:, 0] = False
+    np.fill_diagonal(mask, False)
+    return mask
+
+
+def pruned_arcs(instance: ParseInstance) -> np.ndarray:
+    """The arcs the decoders may use, computed inside their timed call: the pruner's k best heads per word
+    (:func:`decoders.bnb.model.prune_heads` with the instance's ``pruner`` and ``k``), every arc when unpruned.
+    ConfigError when they differ from the instance's ``allowed`` (it was built with another pruner or k)."""
+    if not isinstance(instance, ParseInstance):
+        raise ConfigError(f"a bnb decoder takes a ParseInstance, got {type(instance).__name__}")
+    if instance.pruner is None:
+        allowed = _unpruned(instance.n)
+    else:
+        allowed = prune_heads(instance.tokens, load_pruner(instance.pruner), instance.k)
+    if not np.array_equal(allowed, instance.allowed):
+        what = (
+            "no pruning" if instance.pruner is None else f"the pruner {instance.pruner} at k = {instance.k}"
+        )
+        raise ConfigError(
+            f"the instance's allowed arcs are not those {what} keeps: it was built with another pruner "
+            "(rebuild the instance set)"
+        )
+    return allowed
 
 
 @lru_cache(maxsize=4)
@@ -79,7 +119,8 @@ def _decode_local(instance: ParseInstance, name: str, order: int) -> Solution:
             f"decoder {name!r} needs an order-{order} model; {instance.model} is order {structure.order}"
         )
     _check_exact(instance, structure)
-    heads = structure.decode(instance.tokens, model.numerator, instance.allowed)
+    allowed = pruned_arcs(instance)
+    heads = structure.decode(instance.tokens, model.numerator, allowed)
     return _tree_solution(heads, _score(instance, heads), instance)
 
 
@@ -142,7 +183,8 @@ def decode_bnb(
         step_rule=step_rule,
         fixing=fixing,
     )
-    result, factors = configured.solve(instance.tokens, model.numerator, instance.allowed, deadline)
+    allowed = pruned_arcs(instance)
+    result, factors = configured.solve(instance.tokens, model.numerator, allowed, deadline)
     stats = {"words": instance.n, "factors": factors, **result.stats}
     if result.heads is None:  # stopped before any tree was found
         return Solution(None, math.nan, result.bound, "timeout", stats)
@@ -168,7 +210,8 @@ def decode_cp_sat(
     model, structure = load_model(instance.model)
     _expect(structure, NonLocalStructure, "cp-sat", instance.model)
     _check_exact(instance, structure)
-    backbone, factors = structure.parts(instance.tokens, model.numerator, instance.allowed)
+    allowed = pruned_arcs(instance)
+    backbone, factors = structure.parts(instance.tokens, model.numerator, allowed)
     left = math.inf if deadline is None else deadline - time.perf_counter()
     result = solve_exact(backbone, factors, time_limit=min(left, 1e6), workers=workers)
     stats = {"words": instance.n, "factors": len(factors), **result.stats}

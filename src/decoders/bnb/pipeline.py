@@ -318,7 +318,10 @@ def build_instances(
     source: str = "<tags>",
 ) -> pd.DataFrame:
     """The test split as :class:`ParseInstance` shards for one model at pruning ``k``, and per sentence the
-    projective oracle (the most correct scored heads any projective tree has) with and without the pruning."""
+    projective oracle (the most correct scored heads any projective tree has) with and without the pruning.
+
+    Each instance records the pruner's file and ``k`` beside the arcs they keep (None: unpruned, every arc): the
+    decoders prune the sentence again inside their timed call and check it against those arcs."""
     model = ParserModel.load(model_path)
     pruner = ParserModel.load(pruner_path)
     if pruner.vocabulary.ids != model.vocabulary.ids:
@@ -326,11 +329,13 @@ def build_instances(
             f"{pruner_path} and {model_path} were trained on different data (vocabularies differ)"
         )
     sentences = encode_split(frames, table, "test", model.vocabulary, language, source)
+    model_file = str(Path(model_path).resolve())
+    pruner_file = None if k is None else str(Path(pruner_path).resolve())
     items, oracle = [], []
     for sentence in sentences:
         allowed = prune_heads(sentence.tokens, pruner.numerator, k)
         instance = ParseInstance(
-            sentence.tokens, sentence.gold, sentence.scored, allowed, str(Path(model_path).resolve()), k
+            sentence.tokens, sentence.gold, sentence.scored, allowed, model_file, k, pruner_file
         )
         items.append((sentence.sent_id, sentence.n, instance))
         oracle.append(
