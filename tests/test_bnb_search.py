@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
+from decoders.bnb import search
 from decoders.bnb.search import Backbone, Factors, branch_and_bound, project_rows_to_simplex
 from decoders.parsing.trees import all_trees, is_projective, tree_error
 
@@ -131,6 +132,35 @@ def test_branching_is_exercised_and_still_exact():
         fixed_out += result.stats["arcs_fixed_out"]
     assert branched >= 10, branched
     assert fixed_out > 0  # reduced-cost fixing took part
+
+
+@pytest.mark.parametrize("step_rule", ["paper", "normalized"])
+def test_the_step_follows_rush_et_al_from_the_rules_initial_step(monkeypatch, step_rule):
+    """Section 4.4: the step starts at max_c 1 / |phi_c| ("paper"; 1 for the normalised subgradient) and follows
+    Rush et al. (2010): alpha_0 / (1 + t), t the number of times the bound got worse."""
+    kernel, seen = search._subgradient, []
+
+    def spy(*args):
+        calls = kernel(*args)
+        state = args[13]
+        seen.append((state[search._STEP], state[search._INITIAL], state[search._INCREASES]))
+        return calls
+
+    monkeypatch.setattr(search, "_subgradient", spy)
+    for seed in range(60):  # seeds 24 (paper) and 40 (normalized) make the bound worse more than twice
+        rng = np.random.default_rng(seed)
+        backbone, drawn = _backbone(rng, 7, second=True, forbid=0.0), _random_factors(rng, 7, 20)
+        factors = Factors(drawn.heads, drawn.mods, drawn.size, drawn.score * 0.37)
+        seen.clear()
+        branch_and_bound(backbone, factors, step_rule=step_rule, fixing=False, max_iterations=100)
+        nonzero = np.abs(factors.score[factors.score != 0])
+        initial = 1.0 / nonzero.min() if step_rule == "paper" else 1.0
+        for step, first, increases in seen:
+            assert first == pytest.approx(initial, rel=1e-12)
+            assert step == pytest.approx(first / (1.0 + increases), rel=1e-12)
+        if any(increases >= 2 for _, _, increases in seen):
+            return
+    pytest.fail("no instance made the bound worse twice: the schedule was not exercised")
 
 
 def test_an_unknown_step_rule_is_refused():
