@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from decoders.bnb.factors import GROUPS
+from decoders.bnb.factors import GROUPS, LEXICON, lexicon_ids
 from decoders.bnb.model import NonLocalStructure, prune_heads
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary, arc_scores
@@ -26,7 +26,7 @@ def test_the_certified_tree_maximises_the_summed_feature_weights(seed):
     (arcs, second-order parts and fired factors: the model the perceptron trains)."""
     vocab = Vocabulary.build([SENTENCE])
     tokens = vocab.encode(*SENTENCE)
-    structure = NonLocalStructure(GROUPS, rather=vocab.ids["l:rather"], than=vocab.ids["l:than"])
+    structure = NonLocalStructure(GROUPS, lexicon=tuple(lexicon_ids(vocab.ids).tolist()))
     rng = np.random.default_rng(seed)
     weights = rng.integers(-3, 4, size=1 << 10).astype(float)  # integer weights: scores on the grid of 1
     result, count = structure.solve(tokens, weights)
@@ -36,6 +36,36 @@ def test_the_certified_tree_maximises_the_summed_feature_weights(seed):
     assert weights[structure.features(tokens, result.heads, weights.size)].sum() == best
 
 
+HAND_MADE = (
+    ["fell", "5", "%", "in", "New", "York"],
+    ["VBD", "CD", "NN", "IN", "NNP", "NNP"],
+    ["VBD", "CD", "NN", "IN", "NNP", "NNP"],
+)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_branch_and_bound_with_the_hand_crafted_patterns_equals_brute_force(seed):
+    """The hand-crafted group alone on a sentence where six of its patterns have candidates (cd_percent,
+    nnp_flat, the four PP quadruples): the certified tree has the largest summed feature weight."""
+    vocab = Vocabulary.build([HAND_MADE])
+    tokens = vocab.encode(*HAND_MADE)
+    structure = NonLocalStructure(("hand_crafted",), lexicon=tuple(lexicon_ids(vocab.ids).tolist()))
+    weights = np.random.default_rng(seed).integers(-3, 4, size=1 << 10).astype(float)
+    result, count = structure.solve(tokens, weights)
+    assert result.optimal and count == 6
+    best = max(weights[structure.features(tokens, heads, weights.size)].sum() for heads in all_trees(6))
+    assert result.objective == best
+    assert weights[structure.features(tokens, result.heads, weights.size)].sum() == best
+
+
+def test_the_lexicon_is_checked():
+    assert NonLocalStructure(("hand_crafted",)).lexicon_array.tolist() == [-1] * len(LEXICON)
+    with pytest.raises(ValueError, match="lexicon"):
+        NonLocalStructure(("hand_crafted",), lexicon=(1, 2))
+    with pytest.raises(ValueError, match="lexicon"):
+        NonLocalStructure(("hand_crafted",), lexicon=(-2,) * len(LEXICON))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_factor_features_have_a_hash_space_of_their_own(seed):
     """Second-order features index the first half of a non-local model's weights, factor features the second:
@@ -43,7 +73,7 @@ def test_factor_features_have_a_hash_space_of_their_own(seed):
     (no factor feature collides with a baseline weight), and branch and bound returns the baseline's optimum."""
     vocab = Vocabulary.build([SENTENCE])
     tokens = vocab.encode(*SENTENCE)
-    structure = NonLocalStructure(GROUPS, rather=vocab.ids["l:rather"], than=vocab.ids["l:than"])
+    structure = NonLocalStructure(GROUPS, lexicon=tuple(lexicon_ids(vocab.ids).tolist()))
     baseline = LocalStructure(2)
     size = 1 << 8  # small, so that a shared space would make factor features collide with baseline weights
     weights = np.random.default_rng(seed).integers(-3, 4, size=size).astype(float)
@@ -105,8 +135,8 @@ def test_training_search_against_gold_returns_gold_or_a_tree_scoring_at_least_as
     gold or a tree scoring at least as much as gold, never less."""
     vocab = Vocabulary.build([SENTENCE])
     tokens = vocab.encode(*SENTENCE)
-    structure = NonLocalStructure(GROUPS, rather=vocab.ids["l:rather"], than=vocab.ids["l:than"])
-    limited = NonLocalStructure(GROUPS, structure.rather, structure.than, max_nodes=1, max_iterations=1)
+    structure = NonLocalStructure(GROUPS, lexicon=tuple(lexicon_ids(vocab.ids).tolist()))
+    limited = NonLocalStructure(GROUPS, structure.lexicon, max_nodes=1, max_iterations=1)
     weights = np.random.default_rng(seed).integers(-3, 4, size=1 << 10).astype(float)
 
     def score(heads):

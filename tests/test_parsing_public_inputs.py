@@ -26,6 +26,7 @@ from public_inputs import (
     valid_calls,
 )
 
+from decoders.bnb.factors import lexicon_ids
 from decoders.bnb.model import NonLocalStructure, check_exact_range, max_tree_features
 from decoders.bnb.search import Backbone, Factors, branch_and_bound
 from decoders.errors import DecodersError
@@ -64,6 +65,8 @@ SCORES = np.arange(16, dtype=float).reshape(4, 4) % 5
 CUBE = np.zeros((4, 4, 4))
 ALLOWED = np.ones((4, 4), dtype=bool)
 GROUP_WIDTH = 4
+LEXICON_IDS = lexicon_ids(VOCAB.ids)
+NAN_LEXICON = np.full(LEXICON_IDS.shape, np.nan)
 
 
 def nan_at(array: np.ndarray, index: tuple[int, ...]) -> np.ndarray:
@@ -370,7 +373,7 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
     ),
     # bnb.factors
     "decoders.bnb.factors.candidates": (
-        {"tokens": TOKENS, "allowed": ALLOWED, "group": 2, "rather": -1, "than": -1},
+        {"tokens": TOKENS, "allowed": ALLOWED, "group": 2, "lexicon": LEXICON_IDS},
         {"shape": ("allowed", ALLOWED[:3], "allowed"), "nan": ("group", math.nan, "group"),
          "id": ("group", 9, "group")},
     ),
@@ -381,12 +384,26 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "id": ("mods", np.array([[1, 9, 0, 0]]), "mods[0, 1]")},
     ),
     "decoders.bnb.factors.sentence_factors": (
-        {"tokens": TOKENS, "weights": WEIGHTS, "allowed": ALLOWED, "groups": ("sibling",), "rather": -1, "than": -1},
+        {"tokens": TOKENS, "weights": WEIGHTS, "allowed": ALLOWED, "groups": ("sibling",), "lexicon": LEXICON_IDS},
         {"shape": ("allowed", ALLOWED[:, :2], "allowed"), "nan": ("weights", NAN_WEIGHTS, "weights"),
          "id": ("groups", ("nope",), "groups")},
     ),
+    "decoders.bnb.factors.lexicon_ids": (
+        {"ids": VOCAB.ids},
+        dict.fromkeys(CLASSES, "n/a: looks keys up in a vocabulary's mapping"),
+    ),
+    "decoders.bnb.factors.check_lexicon": (
+        {"lexicon": LEXICON_IDS},
+        {"shape": ("lexicon", LEXICON_IDS[:3], "lexicon"), "nan": ("lexicon", NAN_LEXICON, "lexicon"),
+         "id": ("lexicon", LEXICON_IDS - 5, "lexicon")},
+    ),
+    "decoders.bnb.factors.pattern_counts": (
+        {"sentences": [(TOKENS, HEADS)], "lexicon": LEXICON_IDS},
+        {"shape": ("sentences", [(TOKENS, HEADS[:2])], "tree"), "nan": ("lexicon", NAN_LEXICON, "lexicon"),
+         "id": ("sentences", [(TOKENS, FAR_HEADS)], "tree")},
+    ),
     "decoders.bnb.factors.fired_features": (
-        {"tokens": TOKENS, "tree": HEADS, "size": SIZE, "groups": np.array([2]), "rather": -1, "than": -1},
+        {"tokens": TOKENS, "tree": HEADS, "size": SIZE, "groups": np.array([2]), "lexicon": LEXICON_IDS},
         {"shape": ("tree", HEADS[:2], "tree"), "nan": ("groups", np.array([np.nan]), "groups"),
          "id": ("groups", np.array([9]), "groups[0]")},
     ),

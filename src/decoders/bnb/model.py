@@ -8,7 +8,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from decoders.bnb.factors import GROUP_ID, MAX_FACTOR_FEATURES, fired_features, sentence_factors
+from decoders.bnb.factors import (
+    FACTOR_FEATURES,
+    GROUP_ID,
+    LEXICON,
+    PATTERNS,
+    check_lexicon,
+    fired_features,
+    lexicon_ids,
+    sentence_factors,
+)
 from decoders.bnb.search import STEP_RULES, Backbone, Factors, Result, branch_and_bound
 from decoders.checks import check_float, check_int
 from decoders.errors import ConfigError
@@ -36,8 +45,8 @@ class NonLocalStructure:
     2^22, the baseline's weights fill 35-72% of it). A model continued from the baseline therefore starts with
     the baseline's scores and every factor weight at zero, where branch and bound is exact.
 
-    ``rather``/``than``: the vocabulary's ids of the lower-cased words (for the ``rather_than`` group; -1 when
-    the vocabulary lacks them). ``grid``: the spacing of tree scores (1 for the integer weights of training and
+    ``lexicon``: the vocabulary's ids of :data:`decoders.bnb.factors.LEXICON` (read by the ``hand_crafted``
+    triggers; -1 for an entry the vocabulary lacks; empty: all -1). ``grid``: the spacing of tree scores (1 for the integer weights of training and
     of the averaged numerator; None when the weights are arbitrary floats, which then never certifies a tie
     within rounding). ``max_iterations``, ``epsilon``, ``max_nodes``, ``max_open_bytes``, ``step_rule``,
     ``fixing``: the search's settings (:func:`decoders.bnb.search.branch_and_bound`); no memory limit by
@@ -45,8 +54,7 @@ class NonLocalStructure:
     a limit there would change what training learns), decoding sets the variant's ``max_open_mb``."""
 
     groups: tuple[str, ...]
-    rather: int = -1
-    than: int = -1
+    lexicon: tuple[int, ...] = ()
     grid: float | None = 1.0
     max_iterations: int = 100
     epsilon: float = 1e-8
@@ -61,8 +69,12 @@ class NonLocalStructure:
         unknown = [name for name in self.groups if name not in GROUP_ID]
         if unknown:
             raise ValueError(f"unknown factor group(s) {unknown}; known: {sorted(GROUP_ID)}")
-        check_int(self.rather, "rather", minimum=-1)
-        check_int(self.than, "than", minimum=-1)
+        if not isinstance(self.lexicon, tuple) or len(self.lexicon) not in (0, len(LEXICON)):
+            raise ValueError(
+                f"lexicon must be a tuple of {len(LEXICON)} vocabulary ids or (), got {self.lexicon!r}"
+            )
+        if self.lexicon:
+            check_lexicon(np.array(self.lexicon))
         if self.grid is not None:
             check_float(self.grid, "grid", positive=True)
         check_int(self.max_iterations, "max_iterations", minimum=1)
@@ -76,6 +88,12 @@ class NonLocalStructure:
             raise ValueError(f"fixing must be True or False, got {self.fixing!r}")
 
     @property
+    def lexicon_array(self) -> np.ndarray:
+        if not self.lexicon:
+            return np.full(len(LEXICON), -1, dtype=np.int64)
+        return np.array(self.lexicon, dtype=np.int64)
+
+    @property
     def group_ids(self) -> np.ndarray:
         return np.array([GROUP_ID[name] for name in self.groups], dtype=np.int64)
 
@@ -84,7 +102,7 @@ class NonLocalStructure:
         base, extra = halves(weights)
         arc = arc_scores(tokens, base, allowed)
         backbone = Backbone(arc, *second_order_scores(tokens, base, arc))
-        factors, _ = sentence_factors(tokens, extra, allowed, self.groups, self.rather, self.than)
+        factors, _ = sentence_factors(tokens, extra, allowed, self.groups, self.lexicon_array)
         return backbone, factors
 
     def solve(
@@ -136,7 +154,7 @@ class NonLocalStructure:
         local = tree_features(tokens, heads, half, True)
         if not self.groups:
             return local
-        fired = fired_features(tokens, heads, half, self.group_ids, self.rather, self.than)
+        fired = fired_features(tokens, heads, half, self.group_ids, self.lexicon_array)
         return np.concatenate([local, fired + half])
 
 
@@ -186,9 +204,7 @@ def structure_of(description: dict, vocabulary: Vocabulary) -> LocalStructure | 
                 f"a model's factor groups must be a list of names, got {description['groups']!r}"
             )
         return NonLocalStructure(
-            tuple(description["groups"]),
-            rather=vocabulary.ids.get("l:rather", -1),
-            than=vocabulary.ids.get("l:than", -1),
+            tuple(description["groups"]), lexicon=tuple(lexicon_ids(vocabulary.ids).tolist())
         )
     order = description.get("order")
     if isinstance(order, bool) or order not in (1, 2, 3):
@@ -198,14 +214,15 @@ def structure_of(description: dict, vocabulary: Vocabulary) -> LocalStructure | 
 
 #: Upper bounds on how many factors of each group one tree of ``n`` words fires: a chain per word (its head
 #: and grandparent are fixed), a pair or triple of one head's modifiers, a comb per window of four words (one
-#: head heads them all) and a rather_than per "than" (its head is fixed).
+#: head heads them all) and, per hand-crafted pattern, one per word (every trigger is anchored at one word, and the
+#: arcs of its candidates differ only in the head of a word: ``than``'s, or the quote mark's).
 _FIRED = {
     "grandchild": lambda n: n,
     "great_grandchild": lambda n: n,
     "sibling": lambda n: n * (n - 1) // 2,
     "tri_sibling": lambda n: n * (n - 1) * (n - 2) // 6,
     "comb": lambda n: n,
-    "rather_than": lambda n: n,
+    "hand_crafted": lambda n: len(PATTERNS) * n,
 }
 
 #: Per word, the features a third-order (Koo and Collins Model 1) tree adds beyond its arcs: the sibling part's
@@ -216,12 +233,12 @@ _THIRD_ORDER_PER_WORD = 2 * N_PART_TEMPLATES + 2 * (6 + 4)
 def max_tree_features(n: int, groups: tuple[str, ...] = (), order: int = 2) -> int:
     """An upper bound on the feature occurrences one tree of ``n`` words fires: per word its arc's (the fixed
     templates plus two per word in between) and, with ``order`` 2, its sibling, inner and outer grandchild
-    parts' (or with 3, Model 1's parts), plus every factor of ``groups`` the tree can fire times
-    MAX_FACTOR_FEATURES. A tree's score is a sum of that many weights, so ``max |w|`` times it bounds every
-    partial sum."""
+    parts' (or with 3, Model 1's parts), plus every factor of ``groups`` the tree can fire times its group's
+    features per factor (:data:`decoders.bnb.factors.FACTOR_FEATURES`). A tree's score is a sum of that many
+    weights, so ``max |w|`` times it bounds every partial sum."""
     n = check_int(n, "n", minimum=0)
     per_word = _max_arc_features(n) + {1: 0, 2: 3 * 2 * N_PART_TEMPLATES, 3: _THIRD_ORDER_PER_WORD}[order]
-    return n * per_word + MAX_FACTOR_FEATURES * sum(_FIRED[name](n) for name in groups)
+    return n * per_word + sum(FACTOR_FEATURES[name] * _FIRED[name](n) for name in groups)
 
 
 def check_exact_range(largest: float, n: int, groups: tuple[str, ...], order: int, what: str) -> None:
