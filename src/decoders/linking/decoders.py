@@ -24,8 +24,8 @@ constant ``n`` each, since every set lies within one component), in the heuristi
 
 **Parameters** are checked before any work, with a :class:`~decoders.errors.ConfigError` naming the key:
 ``connection`` one of ``maximal`` / ``minimal``; ``max_candidates`` None or an integer >= 1; ``seed`` an integer
->= 0; ``deadline`` None or finite (ValueError). The instance was checked when it was built
-(:class:`~decoders.linking.instance.LinkingInstance`, which also reads the graph's order) and is checked again,
+>= 0; ``deadline`` None or a time, not NaN (ValueError, from the registry). The instance was checked when it was
+built (:class:`~decoders.linking.instance.LinkingInstance`, which also reads the graph's order) and is checked again,
 cheaply (O(candidates)), against the loaded graph before the kernels run: an instance changed, or unpickled from a
 shard written for another graph, is refused naming ``instance.sets[i][p]`` instead of reaching the unchecked
 kernels. The decoders then call the package's private kernels directly (no check per search).
@@ -57,7 +57,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
-from decoders.checks import check_deadline
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
@@ -119,13 +118,12 @@ def _seed(seed: Any) -> int:
 
 
 def _checked(
-    instance: Any, deadline: Any, connection: Any, max_candidates: Any
+    instance: Any, connection: Any, max_candidates: Any
 ) -> tuple[LinkingInstance, Graph, str, int | None]:
-    """The parameters (ConfigError naming the key), the deadline, and the instance against its graph
+    """The parameters (ConfigError naming the key) and the instance against its graph
     (:func:`~decoders.linking.checks.instance_and_graph`: O(candidates), so that an instance changed or unpickled
     after its construction cannot reach the kernels with an id past the graph)."""
     connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
-    check_deadline(deadline)
     instance, graph = instance_and_graph(instance)
     return instance, graph, connection, max_candidates
 
@@ -135,7 +133,6 @@ def _heuristic(
     connection: str,
     choose: Callable[[np.ndarray, np.ndarray, Overlay, tuple[np.ndarray, ...]], np.ndarray],
     max_candidates: int | None = None,
-    deadline: float | None = None,
 ) -> Solution:
     """Run ``choose(indptr, indices, overlay, sets)`` on the connected graph and score its positions.
 
@@ -143,7 +140,7 @@ def _heuristic(
     (:meth:`~decoders.linking.instance.LinkingInstance.truncated`): the overlay, the choice and the cost are
     those of the cut instance, and the positions are valid in the whole one.
     """
-    instance, graph, connection, max_candidates = _checked(instance, deadline, connection, max_candidates)
+    instance, graph, connection, max_candidates = _checked(instance, connection, max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
     overlay = _connect(graph, instance.sets, connection)
@@ -165,7 +162,7 @@ def decode_spanning_tree(
     max_candidates: int | None = None,
 ) -> Solution:
     """Section 5.1: exact decomposable MinDR on a spanning tree of the quotient graph."""
-    return _heuristic(instance, connection, _spanning_tree_positions, max_candidates, deadline)
+    return _heuristic(instance, connection, _spanning_tree_positions, max_candidates)
 
 
 @register(EXPERIMENT, "hitting-distance")
@@ -177,7 +174,7 @@ def decode_hitting_distance(
     max_candidates: int | None = None,
 ) -> Solution:
     """Section 5.2: least average hitting distance per set."""
-    return _heuristic(instance, connection, _hitting_distance_positions, max_candidates, deadline)
+    return _heuristic(instance, connection, _hitting_distance_positions, max_candidates)
 
 
 @register(EXPERIMENT, "greedy")
@@ -196,7 +193,6 @@ def decode_greedy(
         connection,
         lambda p, i, o, sets: _greedy_positions(p, i, o, sets, rng),
         max_candidates,
-        deadline,
     )
 
 
@@ -209,7 +205,7 @@ def decode_degree(
     max_candidates: int | None = None,
 ) -> Solution:
     """Highest degree in the connected graph per set."""
-    return _heuristic(instance, connection, _degree_positions, max_candidates, deadline)
+    return _heuristic(instance, connection, _degree_positions, max_candidates)
 
 
 @register(EXPERIMENT, "pagerank")
@@ -221,10 +217,10 @@ def decode_pagerank(
     max_candidates: int | None = None,
 ) -> Solution:
     """Highest PageRank of ``G`` per set (the vector is cached per graph; see the module docstring)."""
-    instance = _checked(instance, deadline, connection, max_candidates)[0]  # before the PageRank is computed
+    instance = _checked(instance, connection, max_candidates)[0]  # before the PageRank is computed
     scores = graph_pagerank(instance.graph_path)
     return _heuristic(
-        instance, connection, lambda p, i, o, sets: _score_positions(scores, sets), max_candidates, deadline
+        instance, connection, lambda p, i, o, sets: _score_positions(scores, sets), max_candidates
     )
 
 
@@ -246,7 +242,6 @@ def decode_retrieval(
         connection,
         lambda p, i, o, sets: np.zeros(len(sets), dtype=np.int64),
         max_candidates,
-        deadline,
     )
 
 
@@ -264,7 +259,6 @@ def decode_decomposable(
         connection,
         lambda p, i, o, sets: _decomposable_mindr(p, i, sets, o),
         max_candidates,
-        deadline,
     )
     solution.bound = solution.objective
     solution.status = "optimal"
@@ -281,7 +275,7 @@ def decode_exact(
 ) -> Solution:
     """CP-SAT with one worker, seeded with the hitting-distance choice; ``timeout`` with its bound at the
     deadline. Among several optima CP-SAT returns any one (the solver, not the ranking, decides)."""
-    instance, graph, connection, max_candidates = _checked(instance, deadline, connection, max_candidates)
+    instance, graph, connection, max_candidates = _checked(instance, connection, max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
     overlay = _connect(graph, instance.sets, connection)

@@ -10,7 +10,8 @@ is the certificate). Otherwise colour-coding is randomised, so even when it find
 meets its bound (:mod:`decoders.titles.ilp`), else ``feasible`` with that bound; beam search is a heuristic
 (``feasible``, no bound); exhaustive search is exact (``optimal``). Every reported objective is the path's score
 recomputed from the instance (:func:`~decoders.titles.instance.path_score`). Every parameter is validated, a
-ConfigError naming its key (the instance and the deadline: a ValueError).
+ConfigError naming its key (the instance and the deadline: a ValueError, from the registry,
+:func:`decoders.harness.protocol.register`).
 
 Statuses keep their promise: ``feasible`` always comes with a title. A decoder that stops without one says
 ``timeout`` when the deadline stopped it, and ``error`` (objective NaN, the reason in ``stats["error"]``) when a
@@ -28,7 +29,6 @@ from typing import Any
 import numpy as np
 from rouge_score import rouge_scorer
 
-from decoders.checks import check_deadline
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
@@ -71,11 +71,6 @@ def _nothing_found(decoder: str, **stats: Any) -> Solution:
     return Solution(None, math.nan, None, "error", {**stats, "error": message})
 
 
-def _parameters(instance: Any, deadline: Any) -> float | None:
-    check_instance(instance)
-    return check_deadline(deadline)
-
-
 @register(EXPERIMENT, "colour-coding")
 def decode_colour_coding(
     instance: TitleInstance,
@@ -87,7 +82,6 @@ def decode_colour_coding(
     iterations: int | None = None,
 ) -> Solution:
     """Section 4: the best colourful path over the amplified number of random colourings."""
-    deadline = _parameters(instance, deadline)
     result = colour_coding(
         instance,
         failure_probability=failure_probability,
@@ -127,7 +121,6 @@ def decode_colour_coding_certified(
 ) -> Solution:
     """Colour-coding with an upper bound and an early stop (:mod:`decoders.titles.certified`): ``optimal`` when
     its best title meets the bound, else ``feasible`` with the bound after the ``T`` colourings."""
-    deadline = _parameters(instance, deadline)
     result = certified_colour_coding(
         instance,
         failure_probability=failure_probability,
@@ -171,7 +164,6 @@ def decode_ilp(
     """Section 5: the flow ILP solved by CP-SAT or SCIP (one thread), within the deadline, started from the
     beam-``hint_width`` path as a solution hint (None or 0: no hint). A timeout carries the best path known (the
     solver's, or the hint's when the solver found none: ``stats["from_hint"]``) and the solver's bound."""
-    deadline = _parameters(instance, deadline)
     if not isinstance(solver, str) or solver not in SOLVERS:
         raise ConfigError(f"solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
     hint_width = None if hint_width is None else _integer("hint_width", hint_width, 0)
@@ -196,7 +188,6 @@ def decode_ilp(
 @register(EXPERIMENT, "beam")
 def decode_beam(instance: TitleInstance, *, deadline: float | None = None, width: int = 1) -> Solution:
     """Beam search keeping ``width`` prefixes per step (the paper's baseline)."""
-    deadline = _parameters(instance, deadline)
     width = _integer("width", width, 1)
     if instance.infeasible is not None:
         return _no_title(instance, width=width)
@@ -214,7 +205,6 @@ def decode_exhaustive(
 ) -> Solution:
     """Enumerate every class-distinct path (small instances only; the test oracle). It runs to the end: its answer
     is certified even when the deadline has passed."""
-    _parameters(instance, deadline)
     max_paths = _integer("max_paths", max_paths, 1)
     if instance.infeasible is not None:
         return _no_title(instance, paths=0)
