@@ -327,6 +327,8 @@ def test_paired_bootstrap_and_table2(tmp_path):
     )
     settings = {
         "datasets": ["wsj"], "k": 10, "table2": {"baseline": "second-order", "full": "bnb"},
+        "epochs": 6, "factor_epochs": 3, "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "baseline-9": {"order": 2, "epochs": 9}, "full": {"groups": ["comb"]}},
         "table3": {"model": "full", "variant": "bnb", "pruning": [10, None]},
         "audit": {"model": "full", "variant": "cp-sat", "pruning": [10, None]},
         "variants": {
@@ -336,22 +338,31 @@ def test_paired_bootstrap_and_table2(tmp_path):
     frame = bnb_tables.load_runs_frame(records)
     table = bnb_tables.table2(frame, settings).set_index("model")
     assert table.loc["baseline", "uas"] == pytest.approx(75.0)
-    assert table.loc["full", "vs_baseline"] == pytest.approx(12.5)
+    assert table.loc["full", "vs_baseline"] == pytest.approx(12.5) and table.loc["full", "passes"] == 9
     assert table.loc["baseline", "paper_uas"] == 92.81 and table.loc["full", "paper_uas"] == 93.17
-    assert "vs_control" not in table.columns
-    # a control (the baseline trained longer): every other row is also compared with it
-    records = pd.concat([records, _records("second-order", "wsj~baseline-12~k10", [4, 3, 2, 4])])
+    # no model trained as long as the full one: no reference, no interval, no verdict
+    assert table["reference"].isna().all() and table["vs_reference"].isna().all()
+    assert (table["verdict"] == "").all() and bnb_tables.gains_summary(table.reset_index()) == []
+    # the baseline trained 9 passes is the full model's equal-training reference
+    records = pd.concat([records, _records("second-order", "wsj~baseline-9~k10", [4, 3, 2, 4])])
     frame = bnb_tables.load_runs_frame(records)
-    controlled = {
-        **settings,
-        "control": "baseline-12",
-        "table2": {**settings["table2"], "baseline-12": "second-order"},
-    }
-    table = bnb_tables.table2(frame, controlled).set_index("model")
-    assert table.loc["full", "vs_control"] == pytest.approx(6.25) and table.loc["full", "vs_baseline"] == 12.5
-    assert table.loc["baseline-12", "vs_baseline"] == pytest.approx(6.25)
-    assert table[["vs_control"]].loc[["baseline", "baseline-12"]].isna().all().all()
+    equal = {**settings, "table2": {**settings["table2"], "baseline-9": "second-order"}}
+    table = bnb_tables.table2(frame, equal).set_index("model")
+    assert table.loc["full", "reference"] == "baseline-9" and table.loc[
+        "full", "vs_reference"
+    ] == pytest.approx(6.25)
+    assert table.loc["full", "vs_baseline"] == 12.5 and table.loc[
+        "baseline-9", "vs_baseline"
+    ] == pytest.approx(6.25)
+    assert table.loc[["baseline", "baseline-9"], "reference"].isna().all()
+    low, high = table.loc["full", ["ci_low", "ci_high"]]
+    assert table.loc["full", "verdict"] == bnb_tables.verdict(low, high)
+    (line,) = bnb_tables.gains_summary(table.reset_index())
+    assert line.startswith("full vs baseline-9 (9 passes each): wsj +6.25 [")
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
+    assert stats["words_per_s"].notna().all()
+    beside = {**settings, "variants": {**settings["variants"], "bnb": {"decoder": "bnb", "exclusive": False}}}
+    assert bnb_tables.statistics(frame, beside)["words_per_s"].isna().all()  # not timed alone: no speed
     assert stats.loc["unpruned", "certified_pct"] == 0 and stats.loc["k10", "dp_calls_mean"] == 7
     table3 = bnb_tables.table3(frame, settings, {}).set_index("system")
     assert table3["vs_unpruned"].tolist() == [1.0, 1.0] and table3["pruned_oracle_uas"].isna().all()
@@ -379,10 +390,15 @@ def test_paired_bootstrap_and_table2(tmp_path):
     grandchild = pd.concat([_records("bnb", "wsj~grandchild~k10", [4, 4]), records_frame([halted, stopped])])
     frame = bnb_tables.load_runs_frame(pd.concat([records, grandchild], ignore_index=True))
     assert frame.loc[frame["model"] == "grandchild", "total"].tolist() == [4, 4, 4, 4]
-    table = bnb_tables.table2(frame, {**settings, "table2": {**settings["table2"], "grandchild": "bnb"}})
-    row = table.set_index("model").loc["grandchild"]
+    with_grandchild = {
+        **equal,
+        "models": {**equal["models"], "grandchild": {"groups": ["grandchild"]}},
+        "table2": {**equal["table2"], "grandchild": "bnb"},
+    }
+    row = bnb_tables.table2(frame, with_grandchild).set_index("model").loc["grandchild"]
     assert row["uas"] == pytest.approx(75.0) and row["certified_pct"] == 50.0
-    assert row["vs_baseline"] == pytest.approx(0.0) and row["ci_low"] <= 0.0 <= row["ci_high"]
+    assert row["vs_baseline"] == pytest.approx(0.0) and row["reference"] == "baseline-9"
+    assert row["ci_low"] <= row["vs_reference"] <= row["ci_high"]
     counted = bnb_tables.statistics(frame, settings).set_index(["model", "pruning"])
     assert counted.loc[("grandchild", "k10"), ["timeouts", "memory_stops"]].tolist() == [1, 1]
     assert counted.loc[("full", "k10"), ["timeouts", "memory_stops"]].tolist() == [0, 0]
@@ -401,8 +417,7 @@ def test_bnb_config_references_are_checked():
     assert "table3.model: 'full'" in problems
     assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
     assert "must be a first-order model" in problems
-    assert "start_from" not in problems and "control" not in problems
-    assert "control: 'longer' is not one of" in "\n".join(_bnb_references({**bnb, "control": "longer"}))
+    assert "start_from" not in problems
     for start, message in (("full", "'full' is not one of"), ("baseline", None)):
         problems = "\n".join(_bnb_references({**bnb, "start_from": start}))
         assert (message in problems) if message else "start_from" not in problems
@@ -411,11 +426,46 @@ def test_bnb_config_references_are_checked():
     # a head classifier prunes and nothing else
     bnb["models"]["heads"] = {"classifier": "heads"}
     assert "pruner" not in "\n".join(_bnb_references({**bnb, "pruner": "heads"}))
-    problems = "\n".join(
-        _bnb_references({**bnb, "pruner": "heads", "control": "heads", "table2": {"heads": "second-order"}})
-    )
-    assert "control: 'heads' is a head classifier" in problems
+    problems = "\n".join(_bnb_references({**bnb, "pruner": "heads", "table2": {"heads": "second-order"}}))
     assert "table2.heads: 'heads' is a head classifier" in problems
+
+
+def test_every_table2_model_needs_an_equal_training_reference():
+    from decoders.config import _bnb_references, bnb_passes, bnb_references
+
+    bnb = {
+        "datasets": ["wsj"], "languages": {"wsj": "en"}, "tags": {"wsj": "gold"}, "pruner": "first",
+        "epochs": 6, "factor_epochs": 3, "start_from": "baseline",
+        "models": {"first": {"order": 1}, "baseline": {"order": 2}, "third": {"order": 3, "epochs": 5},
+                   "full": {"groups": ["comb"]}},
+        "variants": {"second-order": {"decoder": "second-order"}, "bnb": {"decoder": "bnb"}},
+        "table2": {"first": "second-order", "baseline": "second-order", "third": "second-order", "full": "bnb"},
+    }  # fmt: skip
+    assert [bnb_passes(bnb, m) for m in bnb["models"]] == [6, 6, 5, 9]
+    assert bnb_references(bnb) == {"first": "baseline", "baseline": None, "third": None, "full": None}
+    problems = "\n".join(_bnb_references(bnb))
+    assert "table2.full: no second-order model without factors in table2 is trained for 9 passes" in problems
+    assert "baseline-9: {order: 2, epochs: 9}" in problems and "table2.third: " in problems
+    assert "table2.first" not in problems and "table2.baseline" not in problems
+    bnb["models"]["baseline-9"] = {"order": 2, "epochs": 9}
+    bnb["table2"]["baseline-9"] = "second-order"
+    bnb["models"]["third"] = {"order": 3}
+    assert bnb_references(bnb)["full"] == "baseline-9" and bnb_references(bnb)["third"] == "baseline"
+    assert not [p for p in _bnb_references(bnb) if "passes" in p]
+    # a peer's per-dataset options name datasets of the experiment
+    udpipe = {"parser_options": "iterations=10", "datasets": {"ptb": "iterations=10;embedding_xpostag=20"}}
+    assert "udpipe.datasets: 'ptb' is not one of its datasets" in "\n".join(
+        _bnb_references({**bnb, "udpipe": udpipe})
+    )
+
+
+@pytest.mark.parametrize(
+    "low, high, expected",
+    [(0.1, 0.5, "gain"), (-0.5, -0.1, "loss"), (-0.1, 0.2, "no significant difference"),
+     (0.0, 0.3, "no significant difference"), (float("nan"), 0.1, "")],
+)  # fmt: skip
+def test_a_gain_or_loss_needs_an_interval_without_zero(low, high, expected):
+    assert bnb_tables.verdict(low, high) == expected
 
 
 def test_cross_validation_errors_and_patterns(prepared):
@@ -456,10 +506,41 @@ def test_the_errors_stage_writes_its_file(prepared, tmp_path):
 
 def test_the_peer_note_names_the_options_the_peers_were_trained_with(tmp_path):
     peers = {}
-    for dataset, options in (("wsj", "iterations=5"), ("gsd", "iterations=5"), ("ewt", None)):
+    for dataset, options in (
+        ("wsj", "iterations=10;embedding_xpostag=20"),
+        ("gsd", "iterations=10"),
+        ("ewt", None),
+    ):
         path = tmp_path / dataset / "udpipe.parquet"
         path.parent.mkdir()
         path.with_suffix(".json").write_text(json.dumps({"training": {"parser_options": options}}))
         peers[dataset] = path
-    assert bnb_tables._peer_options(peers) == "`default options`; `iterations=5`"
+    assert bnb_tables._peer_options(peers) == (
+        "wsj `iterations=10;embedding_xpostag=20`; gsd `iterations=10`; ewt `default options`"
+    )
     assert bnb_tables._peer_options({}) == "not run"
+
+
+def test_training_curves_count_a_factor_models_passes_on_from_its_start(tmp_path):
+    def history(dataset, model, uas, start=None):
+        folder = tmp_path / dataset
+        folder.mkdir(exist_ok=True)
+        epochs = [{"epoch": i + 1, "dev_uas": value} for i, value in enumerate(uas)]
+        text = json.dumps({"epochs": epochs, "start_from": start and str(folder / f"{start}.npz")})
+        (folder / f"{model}.history.json").write_text(text)
+        return str(folder / f"{model}.history.json")
+
+    paths = [
+        history("wsj", "baseline", [80.0, 82.0]),
+        history("wsj", "third-order", [79.0, 82.5]),
+        history("wsj", "full", [83.0], start="baseline"),
+        history("wsj", "head-classifier", [None]),
+    ]
+    curves = bnb_tables._curves(paths)
+    assert curves.set_index("model").loc["full", "pass"] == 3  # after the baseline's 2
+    assert "head-classifier" not in set(curves["model"])
+    assert bnb_tables.curve_gaps(curves, "third-order") == [
+        "wsj: below at 1 of 2 passes, best 82.50 against 82.00"
+    ]
+    bnb_tables.training_curves(curves, tmp_path / "training.png")
+    assert (tmp_path / "training.png").stat().st_size > 0

@@ -26,7 +26,16 @@ def test_paper_numbers_match_the_shared_transcription(repo_root):
         (repo_root / "src" / "decoders" / "tables" / "paper_numbers.yaml").read_text(encoding="utf-8")
     )
     theirs = yaml.safe_load(shared.read_text(encoding="utf-8"))
-    assert {k: v for k, v in ours.items() if k != "cited_corpora"} == theirs
+    assert {k: v for k, v in ours.items() if k not in ("cited_corpora", "supplement")} == theirs
+
+    def leaves(node, prefix=""):
+        if not isinstance(node, dict):
+            return {prefix}
+        return set().union(*(leaves(value, f"{prefix}.{key}".lstrip(".")) for key, value in node.items()))
+
+    # the supplement adds numbers; it never shadows or contradicts the transcription
+    supplement = leaves(ours.get("supplement", {}))
+    assert supplement and not supplement & leaves(theirs)
 
 
 def test_paper_value_and_rows():
@@ -36,6 +45,9 @@ def test_paper_value_and_rows():
     assert rows[0] == {"decoder": "viterbi", "exact_pct": 100, "sent_per_s": 3144.6}
     with pytest.raises(KeyError, match="'chains.setup.nope'"):
         paper_value("chains.setup.nope")
+    # numbers the shared transcription lacks come from the supplement under the same keys
+    assert paper_value("bnb.setup.english_nonzero_features") == 86_700_000
+    assert paper_value("bnb.setup.english_templates") == 674
     with pytest.raises(KeyError, match="not a table"):
         paper_rows("chains", "setup")
 
@@ -245,6 +257,13 @@ def test_cost_table_stages_an_experiments_jobs_and_bounds_its_wall_clock():
     )
     one = cost_table(jobs, ["bnb"], shared, cores=1).set_index("stage").loc["all", "least_wall_minutes"]
     assert one == pytest.approx(1776 / 60, abs=0.01)
+    # a variant whose seconds are not a result (exclusive: false) shares the cores: shard-1's 60 s among the
+    # others (120 s alone, then 1,656 s over two cores: 948 s)
+    audit = {**config, "experiments": {**config["experiments"], "bnb": {"datasets": ["wsj"], "variants": {}}}}
+    jobs.loc[jobs["job"] == "bnb/wsj~full~k10/bnb/shard-1", "job"] = "bnb/wsj~full~k10/audit/shard-1"
+    audit["experiments"]["bnb"]["variants"]["audit"] = {"decoder": "cp-sat", "exclusive": False}
+    least = cost_table(jobs, ["bnb"], audit, cores=2).set_index("stage").loc["all", "least_wall_minutes"]
+    assert least == pytest.approx(948 / 60, abs=0.01)
     with pytest.raises(ValueError, match="cores"):
         cost_table(jobs, ["bnb"], config, cores=0)
 

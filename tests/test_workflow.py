@@ -194,6 +194,9 @@ def test_run_parses_with_every_bnb_model(finished_run):
     local = table2[table2["decoder"].isin(["eisner", "second-order", "third-order"])]
     assert (local["certified_pct"] == 100.0).all()
     assert ((table2["uas"] > 0) & (table2["uas"] <= 100)).all()
+    references = table2.set_index(["dataset", "model"])["reference"]  # equal training: 2 + 1 passes, 2
+    assert (references.xs("full", level="model") == "baseline-9").all()
+    assert (references.xs("third-order", level="model") == "baseline").all()
     for path in (finished_run / "results" / "runs" / "bnb").glob("*/*.parquet"):
         records = pd.read_parquet(path)
         assert (records["status"] != "error").all(), path
@@ -204,14 +207,23 @@ def test_run_parses_with_every_bnb_model(finished_run):
     assert (audit["agree"] == audit["both_certified"]).all()
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
+    factors = pd.read_csv(tables / "factors.csv")  # the hand-crafted patterns: English only
+    assert factors["dataset"].tolist() == ["wsj"] * 13
+    assert (factors["train_candidates"] >= factors["train_gold"]).all()
+    # where the time goes: wsj's full model at k = 3, its first 10 sentences (tests/workflow/config.yaml)
+    spent = pd.read_csv(tables / "breakdown.csv")
+    timed = spent[(spent["section"] == "time") & (spent["stage"] != "total")]
+    assert timed["pct_of_total"].sum() == pytest.approx(100.0) and (timed["ms_per_sentence"] >= 0).all()
+    assert spent.loc[spent["section"] == "factor", "factor"].notna().all()
     training = pd.read_csv(tables / "training.csv")
-    local_models = ["head-classifier", "first-order", "baseline", "baseline-12", "third-order"]
+    local_models = ["head-classifier", "first-order", "baseline", "baseline-9", "third-order"]
     factor_models = ~training["model"].isin(local_models)
     epochs = training.set_index(["dataset", "model"])["epochs"]
     assert (epochs.xs("head-classifier", level="model") == 2).all()  # the pruner (tests/workflow/config.yaml)
     pruner = training[training["model"] == "head-classifier"]
     assert pruner["dev_recall_at_10"].between(0, 100).all() and pruner["dev_uas"].isna().all()
-    assert (epochs.xs("baseline-12", level="model") == 3).all()  # its own epochs (tests/workflow/config.yaml)
+    assert (epochs.xs("baseline-9", level="model") == 3).all()  # its own epochs (tests/workflow/config.yaml)
+    assert (training.loc[factor_models, "epochs"] == 1).all()  # factor_epochs, after the baseline's 2
     assert (epochs.xs("baseline", level="model") == 2).all()
     assert (training.loc[factor_models, "started_from"] == "baseline").all()
     assert training.loc[~factor_models, "started_from"].isna().all()

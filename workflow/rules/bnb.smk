@@ -160,6 +160,56 @@ rule bnb_errors:
         "../scripts/bnb_errors.py"
 
 
+rule bnb_factor_counts:
+    input:
+        unpack(treebank_splits),
+        tags="results/models/bnb/{dataset}/tags.parquet",
+    output:
+        counts="results/models/bnb/{dataset}/factor_counts.parquet",
+    log:
+        "results/logs/bnb/factor_counts/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_factor_counts", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB_ENGLISH),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_factor_counts"),
+        runtime=job_runtime("bnb_factor_counts"),
+    params:
+        options=lambda wildcards: bnb_factor_count_options(wildcards.dataset),
+        code=code_hash(*BNB_MODEL_CODE),
+    script:
+        "../scripts/bnb_factor_counts.py"
+
+
+rule bnb_breakdown:
+    input:
+        unpack(bnb_breakdown_inputs),
+    output:
+        records="results/models/bnb/{dataset}/breakdown.parquet",
+        summary="results/models/bnb/{dataset}/breakdown.json",
+    log:
+        "results/logs/bnb/breakdown/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_breakdown", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice([BNB["breakdown"]["dataset"]] if "breakdown" in BNB else []),
+    conda:
+        CONDA_ENV
+    threads: timed_threads
+    resources:
+        mem_mb=job_mem_mb("bnb_breakdown"),
+        runtime=job_runtime("bnb_breakdown"),
+    params:
+        options=lambda wildcards: bnb_breakdown_options(),
+        code=code_hash(*BNB_MODEL_CODE, "bnb/breakdown.py", "bnb/decoders.py", "bnb/instance.py", "harness"),
+    script:
+        "../scripts/bnb_breakdown.py"
+
+
 rule bnb_tables:
     input:
         runs=bnb_runs(),
@@ -175,7 +225,9 @@ rule bnb_tables:
             "results/models/bnb/{dataset}/cv_errors.parquet",
             dataset=BNB.get("error_analysis", {}).get("datasets", []),
         ),
+        factor_counts=expand("results/models/bnb/{dataset}/factor_counts.parquet", dataset=BNB_ENGLISH),
         oracles=bnb_oracles(),
+        breakdown=bnb_breakdown_files(),
     output:
         table2=report(
             "results/tables/bnb/table2.csv",
@@ -202,6 +254,11 @@ rule bnb_tables:
             caption="../report/bnb_errors.rst",
             category="bnb",
         ),
+        factors=report(
+            "results/tables/bnb/factors.csv",
+            caption="../report/bnb_factors.rst",
+            category="bnb",
+        ),
         tagging=report(
             "results/tables/bnb/tagging.csv",
             caption="../report/bnb_tagging.rst",
@@ -210,6 +267,11 @@ rule bnb_tables:
         training=report(
             "results/tables/bnb/training.csv",
             caption="../report/bnb_training.rst",
+            category="bnb",
+        ),
+        breakdown=report(
+            "results/tables/bnb/breakdown.csv",
+            caption="../report/bnb_breakdown.rst",
             category="bnb",
         ),
         other=expand("results/tables/bnb/{table}.{suffix}", table=BNB_TABLES, suffix=["md", "tex"]),
@@ -221,6 +283,11 @@ rule bnb_tables:
         figure5=report(
             "results/figures/bnb/figure5.png",
             caption="../report/bnb_figure5.rst",
+            category="bnb",
+        ),
+        training_curves=report(
+            "results/figures/bnb/training.png",
+            caption="../report/bnb_training_curves.rst",
             category="bnb",
         ),
     log:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from decoders.config import BNB_RUN_TABLES, validate_config
+from decoders.config import BNB_RUN_TABLES, bnb_epochs, validate_config
 from snakemake.exceptions import WorkflowError
 
 from decoders.errors import ConfigError
@@ -110,9 +110,13 @@ def timed_threads(wildcards):
     core of a local run, so that no other job runs beside it and disturbs its timings, while the job decodes on
     one thread (its worker process pins the numeric libraries to one: decoders.harness.runner). Without a core
     count (a cluster executor: every job has an allocation of its own; profiles/slurm also sets these rules'
-    threads) or with exclusive: false, harness.threads."""
+    threads) or with exclusive: false (harness.exclusive, or a variant's own `exclusive`: one whose seconds are
+    not a result, such as an audit), harness.threads."""
     threads = config["harness"]["threads"]
-    if config["harness"]["exclusive"]:
+    exclusive = config["harness"]["exclusive"]
+    if hasattr(wildcards, "variant"):
+        exclusive = variant_spec(wildcards).get("exclusive", exclusive)
+    if exclusive:
         try:
             return max(workflow.cores, threads)
         except WorkflowError:  # no --cores given
@@ -410,7 +414,19 @@ BNB_MODEL_CODE = [
     "parsing",
     "corpora/sentences.py",
 ]
-BNB_TABLES = ["table2", "table3", "statistics", "audit", "errors", "tagging", "training"]
+BNB_TABLES = [
+    "table2",
+    "table3",
+    "statistics",
+    "audit",
+    "errors",
+    "tagging",
+    "training",
+    "factors",
+    "breakdown",
+]
+# The datasets the hand-crafted factors are counted on: the English ones (none for Chinese, as the paper).
+BNB_ENGLISH = [d for d in BNB.get("datasets", []) if BNB.get("languages", {}).get(d) == "en"]
 
 
 def treebank_split_files(dataset):
@@ -463,7 +479,7 @@ def bnb_train_options(dataset, model):
         "structure": {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")},
         **step,
         "language": BNB["languages"][dataset],
-        "epochs": spec.get("epochs", BNB["epochs"]),
+        "epochs": bnb_epochs(BNB, model),
         "bits": BNB["feature_bits"],
         "k": BNB["train_k"],
         "search": BNB["training_search"],
@@ -517,8 +533,15 @@ def bnb_error_options(dataset):
     }
 
 
+def bnb_factor_count_options(dataset):
+    return {"language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
+
+
 def bnb_udpipe_train_options(dataset):
-    return {**BNB["udpipe"], "seed": config["seed"], "dev_fraction": BNB["dev_fraction"]}
+    """The peer's training options: the dataset's own parser options (udpipe.datasets), else parser_options."""
+    udpipe = BNB["udpipe"]
+    options = udpipe.get("datasets", {}).get(dataset, udpipe["parser_options"])
+    return {"parser_options": options, "seed": config["seed"], "dev_fraction": BNB["dev_fraction"]}
 
 
 def bnb_udpipe_options(dataset):
@@ -536,6 +559,45 @@ def bnb_oracles():
             for k in BNB["table3"]["pruning"]
         ]
     return [f"results/instances/bnb/{name}/oracle.parquet" for name in dict.fromkeys(sets)]
+
+
+def bnb_breakdown_inputs(wildcards):
+    """The breakdown's instance set (index and shards), its model and, when pruned, its pruner."""
+    spec = BNB["breakdown"]
+    name = bnb_set_name(spec["dataset"], spec["model"], spec["pruning"])
+    inputs = {
+        "index": f"results/instances/bnb/{name}/index.tsv",
+        "shards": expand(
+            "results/instances/bnb/{set}/shard-{shard}.pkl",
+            set=name,
+            shard=range(config["harness"]["shards"]),
+        ),
+        "model": bnb_model_file(spec["dataset"], spec["model"]),
+    }
+    if spec["pruning"] is not None:
+        inputs["pruner"] = bnb_model_file(spec["dataset"], BNB["pruner"])
+    return inputs
+
+
+def bnb_breakdown_options():
+    """The breakdown's set and its variant's search parameters and time limit (as its decode jobs get them)."""
+    spec = BNB["breakdown"]
+    variant = BNB["variants"][spec["variant"]]
+    return {
+        "set_name": bnb_set_name(spec["dataset"], spec["model"], spec["pruning"]),
+        "variant": spec["variant"],
+        "params": variant.get("params", {}),
+        "time_limit": variant.get("time_limit", harness_settings("bnb")["time_limit"]),
+        **{key: spec[key] for key in ("repeats", "sentences", "paper_space_bits", "paper_space_sentences")},
+    }
+
+
+def bnb_breakdown_files():
+    """The breakdown's per-sentence parquet and summary, when config.yaml asks for one."""
+    if "breakdown" not in BNB:
+        return []
+    folder = f"results/models/bnb/{BNB['breakdown']['dataset']}"
+    return [f"{folder}/breakdown.parquet", f"{folder}/breakdown.json"]
 
 
 def bnb_runs():

@@ -1,4 +1,5 @@
-"""The bnb tables (Tables 2 and 3, B&B statistics, tagging, training) and figures (Figs. 4 and 5)."""
+"""The bnb tables (Tables 2 and 3, B&B statistics, tagging, training, hand-crafted factors) and figures
+(Figs. 4 and 5)."""
 
 from pathlib import Path
 
@@ -11,9 +12,11 @@ write_bnb_outputs(
     snakemake.params.settings,
     peers=snakemake.input.peers,
     errors=snakemake.input.errors,
+    factor_counts=snakemake.input.factor_counts,
     tag_summaries=snakemake.input.tags,
     histories=snakemake.input.histories,
     oracles=snakemake.input.oracles,
+    breakdown=next((p for p in snakemake.input.breakdown if p.endswith(".parquet")), None),
     tables=Path(snakemake.output.table2).parent,
     figures=Path(snakemake.output.figure4).parent,
 )

@@ -63,6 +63,7 @@ if snakemake.input.bnb:
             "figures": [
                 ("Fig. 4: parsing time vs sentence length per pre-pruning k", "figures/bnb/figure4.png"),
                 ("Fig. 5: DP calls vs sentence length per pre-pruning k", "figures/bnb/figure5.png"),
+                ("Dev UAS per perceptron pass of every model", "figures/bnb/training.png"),
             ],
         }
     )

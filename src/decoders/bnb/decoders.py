@@ -157,6 +157,37 @@ def decode_bnb(
     """Algorithm 1 with the second-order backbone and the model's factor groups (``step_rule``, ``fixing`` and
     ``max_open_mb``, the search's memory for one level's nodes in MiB (null: none):
     :func:`decoders.bnb.search.branch_and_bound`)."""
+    settings = search_settings(
+        max_iterations=max_iterations,
+        epsilon=epsilon,
+        max_nodes=max_nodes,
+        max_open_mb=max_open_mb,
+        step_rule=step_rule,
+        fixing=fixing,
+    )
+    model, structure = load_model(instance.model)
+    _expect(structure, NonLocalStructure, "bnb", instance.model)
+    _check_exact(instance, structure)
+    configured = replace(structure, **settings)
+    allowed = pruned_arcs(instance)
+    result, factors = configured.solve(instance.tokens, model.numerator, allowed, deadline)
+    stats = {"words": instance.n, "factors": factors, **result.stats}
+    if result.heads is None:  # stopped before any tree was found
+        return Solution(None, math.nan, result.bound, "timeout", stats)
+    return Solution(result.heads[1:].tolist(), result.objective, result.bound, result.status, stats)
+
+
+def search_settings(
+    *,
+    max_iterations: int = 100,
+    epsilon: float = 1e-8,
+    max_nodes: int = 100_000,
+    max_open_mb: int | None = 512,
+    step_rule: str = "normalized",
+    fixing: bool = True,
+) -> dict[str, Any]:
+    """A ``bnb`` variant's parameters, checked (ConfigError naming a bad one), as the
+    :class:`~decoders.bnb.model.NonLocalStructure` fields they set (``dataclasses.replace``)."""
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
         raise ConfigError(f"max_iterations must be an integer >= 1; got {max_iterations!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
@@ -171,24 +202,14 @@ def decode_bnb(
         raise ConfigError(f"step_rule must be one of {list(STEP_RULES)}; got {step_rule!r}")
     if not isinstance(fixing, bool):
         raise ConfigError(f"fixing must be true or false; got {fixing!r}")
-    model, structure = load_model(instance.model)
-    _expect(structure, NonLocalStructure, "bnb", instance.model)
-    _check_exact(instance, structure)
-    configured = replace(
-        structure,
-        max_iterations=max_iterations,
-        epsilon=float(epsilon),
-        max_nodes=max_nodes,
-        max_open_bytes=None if max_open_mb is None else max_open_mb << 20,
-        step_rule=step_rule,
-        fixing=fixing,
-    )
-    allowed = pruned_arcs(instance)
-    result, factors = configured.solve(instance.tokens, model.numerator, allowed, deadline)
-    stats = {"words": instance.n, "factors": factors, **result.stats}
-    if result.heads is None:  # stopped before any tree was found
-        return Solution(None, math.nan, result.bound, "timeout", stats)
-    return Solution(result.heads[1:].tolist(), result.objective, result.bound, result.status, stats)
+    return {
+        "max_iterations": max_iterations,
+        "epsilon": float(epsilon),
+        "max_nodes": max_nodes,
+        "max_open_bytes": None if max_open_mb is None else max_open_mb << 20,
+        "step_rule": step_rule,
+        "fixing": fixing,
+    }
 
 
 @register(EXPERIMENT, "cp-sat")

@@ -114,11 +114,23 @@ class NonLocalStructure:
         incumbent: np.ndarray | None = None,
     ) -> tuple[Result, int]:
         """B&B on one sentence (``incumbent``: a tree known beforehand,
-        :func:`decoders.bnb.search.branch_and_bound`): the result and the number of factors scored."""
+        :func:`decoders.bnb.search.branch_and_bound`): the result and the number of factors scored. Scoring
+        (:meth:`parts`) then the search (:meth:`search`)."""
         n = check_tokens(tokens, N_ATTRIBUTES).shape[1] - 1
         mask = np.ones((n + 1, n + 1), dtype=bool) if allowed is None else allowed
         backbone, factors = self.parts(tokens, weights, mask)
-        result = branch_and_bound(
+        return self.search(backbone, factors, deadline, incumbent), len(factors)
+
+    def search(
+        self,
+        backbone: Backbone,
+        factors: Factors,
+        deadline: float | None = None,
+        incumbent: np.ndarray | None = None,
+    ) -> Result:
+        """:meth:`solve`'s second half: branch and bound with this structure's search settings on a sentence
+        :meth:`parts` scored (:mod:`decoders.bnb.breakdown` times the two halves apart)."""
+        return branch_and_bound(
             backbone,
             factors,
             grid=self.grid,
@@ -131,7 +143,6 @@ class NonLocalStructure:
             fixing=self.fixing,
             incumbent=incumbent,
         )
-        return result, len(factors)
 
     def decode(
         self, tokens: np.ndarray, weights: np.ndarray, allowed: np.ndarray | None = None

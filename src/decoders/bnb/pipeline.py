@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.bnb.factors import PATTERNS, pattern_counts
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads, structure_of
 from decoders.errors import ConfigError, CorpusFormatError
@@ -135,6 +136,12 @@ def encode_split(
     )
 
 
+def train_vocabulary(frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, source: str) -> Vocabulary:
+    """The vocabulary every model of a dataset is trained with: train's words and the tags the parsers read."""
+    tags, coarse = tags_of(table, "train", frames["train"], source)
+    return Vocabulary.build(zip(frames["train"]["words"], tags, coarse, strict=True))
+
+
 def train_parser(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -171,8 +178,7 @@ def train_parser(
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
-    train_tags, train_coarse = tags_of(table, "train", frames["train"], source)
-    vocabulary = Vocabulary.build(zip(frames["train"]["words"], train_tags, train_coarse, strict=True))
+    vocabulary = train_vocabulary(frames, table, source)
     sentences = {split: encode_split(frames, table, split, vocabulary, language, source) for split in SPLITS}
     projective = projective_flags(s.gold for s in sentences["train"])
     kept = [s for s, flag in zip(sentences["train"], projective, strict=True) if flag]
@@ -366,6 +372,27 @@ def oracle_correct(sentence: ParseSentence, allowed: np.ndarray | None) -> int:
     return int(round(eisner(scores)[1]))
 
 
+def factor_counts(
+    frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, *, language: str, source: str = "<tags>"
+) -> pd.DataFrame:
+    """Per split and hand-crafted pattern (:data:`decoders.bnb.factors.PATTERNS`, in order): the split's
+    ``sentences``, the pattern's ``candidates`` over every arc and the factors the gold trees fire (``gold``;
+    :func:`decoders.bnb.factors.pattern_counts`), read as the hand-crafted model reads them: with the tags the
+    parsers read and the training vocabulary's lexicon ids. Every sentence counts (non-projective training trees,
+    which training leaves out, included)."""
+    vocabulary = train_vocabulary(frames, table, source)
+    lexicon = structure_of({"groups": ["hand_crafted"]}, vocabulary).lexicon_array
+    rows = []
+    for split in SPLITS:
+        sentences = encode_split(frames, table, split, vocabulary, language, source)
+        counts = pattern_counts([(s.tokens, s.gold) for s in sentences], lexicon)
+        rows += [
+            {"split": split, "pattern": name, "sentences": len(sentences), **counts[name]}
+            for name in PATTERNS
+        ]
+    return pd.DataFrame(rows).rename(columns={"fired": "gold"})
+
+
 def _tagged(frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, source: str) -> dict[str, pd.DataFrame]:
     tagged = {}
     for split in SPLITS:
@@ -485,6 +512,15 @@ def instances_job(
     frames = load_splits(splits, dev_fraction=dev_fraction)
     oracle = build_instances(frames, pd.read_parquet(tags), source=tags, **options)
     write_parquet_atomic(oracle_out, oracle)
+
+
+def factor_counts_job(
+    splits: Mapping[str, str], tags: str, counts_out: str, *, dev_fraction: float, language: str
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    write_parquet_atomic(
+        counts_out, factor_counts(frames, pd.read_parquet(tags), language=language, source=tags)
+    )
 
 
 def udpipe_train_job(

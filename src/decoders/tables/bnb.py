@@ -9,6 +9,7 @@ model and the baseline carry a paired bootstrap interval (sentences resampled to
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from decoders.bnb.errors import error_patterns
+from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
+from decoders.config import bnb_passes, bnb_references
+from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
+from decoders.parsing.treebank import SPLITS
 from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -110,11 +115,20 @@ def _paper(model: str, dataset: str) -> float | None:
     return None
 
 
+def verdict(low: float, high: float) -> str:
+    """What a 95% interval of a UAS difference supports: a gain or a loss only when it excludes 0."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return "gain" if low > 0 else "loss" if high < 0 else "no significant difference"
+
+
 def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """UAS per model at the configured k, its paired-bootstrap difference to the baseline (and to the ``control``
-    model, when configured: the baseline trained as long as the factor models), the paper's UAS."""
+    """UAS per model at the configured k; its paired-bootstrap difference (95% interval) to its equal-training
+    reference (:func:`decoders.config.bnb_references`: the second-order model without factors trained for as
+    many passes) with the verdict that interval supports; the difference to the 6-pass baseline (the paper's
+    comparison, not an equal-training one for models that train longer); the paper's UAS."""
     k = pruning_label(settings["k"])
-    control = settings.get("control")
+    references = bnb_references(settings)
     rows = []
     for dataset in settings["datasets"]:
         at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
@@ -123,38 +137,50 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
             return at_k[(at_k["model"] == model) & (at_k["variant"] == settings["table2"].get(model))]
 
         base = run_of("baseline")
-        reference = run_of(control) if control else base.iloc[:0]
         for model, variant in settings["table2"].items():
             group = run_of(model)
             if group.empty:
                 continue
-            delta = low = high = float("nan")
-            if model != "baseline" and not base.empty:
-                delta, low, high = paired_bootstrap(group, base)
-            versus = {}
-            if control:
-                compared = model not in ("baseline", control) and not reference.empty
-                difference = paired_bootstrap(group, reference) if compared else (float("nan"),) * 3
-                versus = dict(
-                    zip(("vs_control", "control_ci_low", "control_ci_high"), difference, strict=True)
-                )
+            reference = references.get(model)
+            against = run_of(reference) if reference else group.iloc[:0]
+            delta, low, high = paired_bootstrap(group, against) if not against.empty else (math.nan,) * 3
             rows.append(
                 {
                     "dataset": dataset,
                     "model": model,
                     "decoder": variant,
+                    "passes": bnb_passes(settings, model),
                     "sentences": len(group),
                     "uas": uas_of(group),
-                    "vs_baseline": delta,
+                    "reference": reference,
+                    "vs_reference": delta,
                     "ci_low": low,
                     "ci_high": high,
-                    **versus,
+                    "verdict": verdict(low, high),
+                    "vs_baseline": uas_of(group) - uas_of(base)
+                    if model != "baseline" and not base.empty
+                    else math.nan,
                     "certified_pct": _certified(group),
                     "words_per_s": group["size"].sum() / group["seconds"].sum(),
                     "paper_uas": _paper(model, dataset),
                 }
             )
     return pd.DataFrame(rows)
+
+
+def gains_summary(table: pd.DataFrame) -> list[str]:
+    """One line per model compared with a reference: its difference and interval on every dataset, and what
+    they support (the README's and the page's summary of Table 2)."""
+    lines = []
+    compared = table[table["reference"].notna()]
+    for model, group in compared.groupby("model", sort=False):
+        parts = [
+            f"{row.dataset} {row.vs_reference:+.2f} [{row.ci_low:+.2f}, {row.ci_high:+.2f}] ({row.verdict})"
+            for row in group.itertuples()
+        ]
+        passes = int(group["passes"].iloc[0])
+        lines.append(f"{model} vs {group['reference'].iloc[0]} ({passes} passes each): " + "; ".join(parts))
+    return lines
 
 
 def _oracle_pct(path: Path | None, column: str) -> float | None:
@@ -230,12 +256,12 @@ def table3(
 
 
 def _peer_options(peers: Mapping[str, Path]) -> str:
-    """The parser options the peer models were trained with, from their summaries."""
-    options = set()
-    for path in peers.values():
+    """The parser options each dataset's peer model was trained with, from their summaries."""
+    options = []
+    for dataset, path in peers.items():
         summary = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-        options.add(summary["training"].get("parser_options") or "default options")
-    return "; ".join(f"`{option}`" for option in sorted(options)) or "not run"
+        options.append(f"{dataset} `{summary['training'].get('parser_options') or 'default options'}`")
+    return "; ".join(options) or "not run"
 
 
 def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
@@ -262,7 +288,10 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
                 "nodes_max": group["nodes"].max(),
                 "iterations_mean": group["subgradient_iterations"].mean(),
                 "factors_mean": group["factors"].mean(),
-                "words_per_s": group["size"].sum() / group["seconds"].sum(),
+                # a variant whose jobs ran beside others (exclusive: false) has no words/s to show
+                "words_per_s": group["size"].sum() / group["seconds"].sum()
+                if settings["variants"][variant].get("exclusive", True)
+                else math.nan,
                 "certified_pct": _certified(group),
                 "timeouts": int((group["status"] == "timeout").sum()),
                 "memory_stops": int(group["memory_stop"].fillna(0).sum()),
@@ -358,6 +387,115 @@ def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path])
     return pd.DataFrame(rows)
 
 
+#: The columns of a factor-counts file (:func:`decoders.bnb.pipeline.factor_counts`).
+FACTOR_COUNT_COLUMNS = ("split", "pattern", "sentences", "candidates", "gold")
+
+
+def read_factor_counts(path: str | Path) -> pd.DataFrame:
+    """A factor-counts file, indexed by (split, pattern); CorpusFormatError naming it unless it is readable and
+    holds one row of non-negative counts per split and hand-crafted pattern."""
+    try:
+        counts = pd.read_parquet(path)
+    except (OSError, ValueError) as exc:
+        raise CorpusFormatError(path, None, f"cannot read the factor counts: {exc}") from exc
+    missing = [column for column in FACTOR_COUNT_COLUMNS if column not in counts.columns]
+    if missing:
+        raise CorpusFormatError(path, None, f"factor counts lack column(s) {missing}")
+    keys = set(zip(counts["split"], counts["pattern"], strict=True))
+    if len(counts) != len(SPLITS) * len(PATTERNS) or keys != {(s, p) for s in SPLITS for p in PATTERNS}:
+        raise CorpusFormatError(path, None, f"factor counts need one row per split {SPLITS} and pattern")
+    numbers = counts[["sentences", "candidates", "gold"]]
+    if not all(map(pd.api.types.is_integer_dtype, numbers.dtypes)) or (numbers.to_numpy() < 0).any():
+        raise CorpusFormatError(path, None, "factor counts must be non-negative integers")
+    return counts.set_index(["split", "pattern"])
+
+
+def factor_table(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Per dataset (each counts file's folder) and hand-crafted pattern: the errors it targets
+    (:data:`decoders.bnb.factors.PATTERN_NOTES`), the factors the gold trees fire and its candidates per split."""
+    counted = [f"{split}_{key}" for key in ("gold", "candidates") for split in SPLITS]
+    rows = []
+    for path in paths:
+        counts = read_factor_counts(path)
+        for name in PATTERNS:
+            row = {"dataset": Path(path).parent.name, "pattern": name, "targets": PATTERN_NOTES[name]}
+            for column in counted:
+                split, key = column.split("_")
+                row[column] = int(counts.loc[(split, name), key])
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["dataset", "pattern", "targets", *counted])
+
+
+def _factor_sentences(paths: Iterable[str | Path]) -> str:
+    """Sentences per split of each counts file's dataset: ``<dataset> <train>/<dev>/<test>; ...``."""
+    parts = []
+    for path in paths:
+        sentences = read_factor_counts(path)["sentences"].groupby(level="split").first()
+        parts.append(f"{Path(path).parent.name} {'/'.join(str(sentences[split]) for split in SPLITS)}")
+    return "; ".join(parts) or "none"
+
+
+def _curves(histories: Iterable[str | Path]) -> pd.DataFrame:
+    """Dev UAS per training pass of every parser model (the head classifier has none): a non-local model's
+    passes count on from those of the model its training continued (``start_from``'s epochs)."""
+    histories = [Path(path) for path in histories]
+    loaded = {
+        (path.parent.name, path.name.removesuffix(".history.json")): json.loads(
+            path.read_text(encoding="utf-8")
+        )
+        for path in histories
+    }
+    rows = []
+    for (dataset, model), history in loaded.items():
+        start = Path(history["start_from"]).stem if history.get("start_from") else None
+        offset = len(loaded[(dataset, start)]["epochs"]) if (dataset, start) in loaded else 0
+        for epoch in history["epochs"]:
+            if epoch.get("dev_uas") is not None:
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "model": model,
+                        "pass": offset + epoch["epoch"],
+                        "dev_uas": epoch["dev_uas"],
+                    }
+                )
+    return pd.DataFrame(rows, columns=["dataset", "model", "pass", "dev_uas"])
+
+
+def curve_gaps(curves: pd.DataFrame, model: str, reference: str = "baseline") -> list[str]:
+    """Per dataset: at how many of their common passes ``model``'s dev UAS is below ``reference``'s, and the gap
+    between their best epochs (the measurement behind a row below its reference)."""
+    lines = []
+    for dataset, group in curves.groupby("dataset", sort=False):
+        ours = group[group["model"] == model].set_index("pass")["dev_uas"]
+        theirs = group[group["model"] == reference].set_index("pass")["dev_uas"]
+        common = ours.index.intersection(theirs.index)
+        if common.empty:
+            continue
+        below = int((ours[common] < theirs[common]).sum())
+        lines.append(
+            f"{dataset}: below at {below} of {len(common)} passes, best {ours.max():.2f} against {theirs.max():.2f}"
+        )
+    return lines
+
+
+def training_curves(curves: pd.DataFrame, path: str | Path) -> None:
+    """Dev UAS per training pass, one line per model, one panel per dataset."""
+    datasets = list(dict.fromkeys(curves["dataset"]))
+    fig = Figure(figsize=(4.8 * max(len(datasets), 1), 4.0))
+    axes = np.atleast_1d(fig.subplots(1, max(len(datasets), 1), squeeze=False)[0])
+    for ax, dataset in zip(axes, datasets, strict=False):
+        for model, group in curves[curves["dataset"] == dataset].groupby("model", sort=False):
+            ax.plot(group["pass"], group["dev_uas"], marker=".", lw=1, label=model)
+        ax.set_title(dataset)
+        ax.set_xlabel("perceptron pass")
+        ax.set_ylabel("dev UAS")
+        ax.grid(alpha=0.3)
+    if datasets:
+        axes[0].legend(fontsize="x-small", ncol=2)
+    save_figure(fig, path)
+
+
 def by_length(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Path, column: str, label: str):
     """Figs. 4 and 5: mean seconds (or DP calls) per sentence length, one line per pruning k, one panel per
     dataset, for the table-3 model."""
@@ -383,6 +521,186 @@ def by_length(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Pa
     save_figure(fig, path)
 
 
+#: The breakdown table's columns: time rows fill the first ones, model rows ``ours``/``paper``, factor rows
+#: ``factor`` (and the words/s each estimate gives).
+BREAKDOWN_COLUMNS = [
+    "section", "stage", "item", "ms_per_sentence", "pct_of_total", "words_per_s", "calls_per_sentence",
+    "ours", "paper", "factor",
+]  # fmt: skip
+
+
+def _paper_setup(dataset: str, english: str, chinese: str) -> Any:
+    return paper_value(f"bnb.setup.{chinese if PAPER_CORPUS.get(dataset) == 'ctb' else english}")
+
+
+def breakdown_table(
+    frame: pd.DataFrame | None,
+    summary: Mapping[str, Any] | None,
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+) -> tuple[pd.DataFrame, list[str], str]:
+    """Where the B&B's time goes (rule ``bnb_breakdown``'s per-sentence ``frame`` and ``summary``,
+    :mod:`decoders.bnb.breakdown`), its model's size against the paper's, and how much of the factor to the
+    paper's words/s each difference accounts for, computed from the measured numbers; returns the table, its notes
+    and its title."""
+    if frame is None or summary is None:
+        note = "not measured: config.yaml's experiments.bnb has no `breakdown` entry"
+        return pd.DataFrame(columns=BREAKDOWN_COLUMNS), [note], "bnb: where the time goes"
+    dataset, model, pruning = summary["set"].split("~")
+    sentences, words, total = summary["sentences"], summary["words"], summary["total_seconds"]
+    counts = summary["counts"]
+    calls = {
+        "DP calls": counts["dp_calls"],
+        "subgradient steps": counts["subgradient_iterations"],
+        "reduced-cost fixing": counts["fixing_passes"],
+        "node loop and branching": counts["nodes"],
+    }
+    rows: list[dict[str, Any]] = [
+        {
+            "section": "time",
+            "stage": part["stage"],
+            "item": part["component"],
+            "ms_per_sentence": 1000.0 * part["seconds"] / sentences,
+            "pct_of_total": 100.0 * part["seconds"] / total,
+            "words_per_s": words / part["seconds"] if part["seconds"] > 0 else None,
+            "calls_per_sentence": calls[part["component"]] / sentences
+            if part["component"] in calls
+            else None,
+        }
+        for part in summary["components"]
+    ]
+    speed = words / total
+    rows.append(
+        {"section": "time", "stage": "total", "item": "total", "ms_per_sentence": 1000.0 * total / sentences,
+         "pct_of_total": 100.0, "words_per_s": speed}
+    )  # fmt: skip
+    # the harness's runs of the same sentences: the timed decode run, and the paper's search settings (`search`)
+    measured = set(frame["instance_id"])
+    at_set = records[(records["set"] == summary["set"]) & records["instance_id"].isin(measured)]
+    timed = at_set[at_set["variant"] == summary["variant"]]
+    if not timed.empty:
+        rows.append(
+            {"section": "time", "stage": "total", "item": f"the harness's timed run of {summary['variant']}",
+             "ms_per_sentence": 1000.0 * timed["seconds"].mean(),
+             "words_per_s": timed["size"].sum() / timed["seconds"].sum()}
+        )  # fmt: skip
+    templates, weights, per_arc = summary["templates"], summary["weights"], summary["features_per_arc"]
+    hashed = summary["backbone_templates"] * summary["hashed_variants"]
+    paper_templates = _paper_setup(dataset, "english_templates", "chinese_templates")
+    paper_weights = _paper_setup(dataset, "english_nonzero_features", "chinese_nonzero_features")
+    sizes = [
+        ("backbone templates, hashed plain and with direction (distance)", hashed, paper_templates),
+        ("backbone template ids (arc, sibling, inner/outer grandchild)", summary["backbone_templates"], None),
+        ("factor template ids (the model's groups)",
+         sum(count for name, count in templates.items() if name.startswith("factor:")), None),
+        ("backbone features per scored arc (the arc's and its second-order parts')",
+         per_arc["arc"] + per_arc["parts"], None),
+        ("  of them with a non-zero weight", per_arc["arc_nonzero"] + per_arc["parts_nonzero"], None),
+        ("factor features per scored arc", per_arc["factors"], None),
+        ("non-zero weights", weights["backbone_nonzero"] + weights["factor_nonzero"], paper_weights),
+        ("hashed weights", weights["size"], None),
+    ]  # fmt: skip
+    if "factor:hand_crafted" in templates and PAPER_CORPUS.get(dataset) == "ptb":
+        sizes.append(
+            ("hand-crafted patterns", len(PATTERNS), paper_value("bnb.setup.english_hand_crafted_features"))
+        )
+    rows += [{"section": "model", "item": item, "ours": ours, "paper": paper} for item, ours, paper in sizes]
+    # the factor to the paper's words/s, one difference at a time (seconds for the whole set)
+    corpus = PAPER_CORPUS.get(dataset)
+    paper_systems = {row["system"]: row for row in paper_rows("bnb", "table3_pruning")}
+    paper_row = paper_systems.get("bnb-no-prune" if pruning == "unpruned" else f"bnb-{pruning}", {})
+    paper_speed = paper_row.get(f"{corpus}_words_per_s") if corpus else None
+    backbone = summary["backbone_scoring_seconds"]
+    ratio = paper_templates / hashed
+    with_templates = total + backbone * (ratio - 1.0)
+    space = summary["paper_space"]["ratio"]
+    with_space = total + backbone * (ratio * (space or 1.0) - 1.0)
+    search = settings.get("search") or {}
+    slow = (
+        at_set[at_set["variant"] == search.get("variant")]
+        if search.get("model") == model
+        else at_set.iloc[:0]
+    )
+    both = timed.merge(slow, on="instance_id", suffixes=("", "_paper")) if not slow.empty else slow
+    extra = (
+        float(both["seconds_paper"].sum() - both["seconds"].sum()) / both["size"].sum() * words
+        if len(both)
+        else 0.0
+    )
+    with_search = with_space + extra
+    estimates = [
+        (f"templates: the paper's {paper_templates} over our {hashed}, on the backbone's scoring", with_templates,
+         with_templates / total),
+        (f"weight space: 2^{summary.get('paper_space_bits')} weights against ours (measured)", with_space,
+         with_space / with_templates),
+        (f"search settings: {search.get('variant')} against {summary['variant']} (the harness's runs)",
+         with_search, with_search / with_space),
+        ("explained by these differences", with_search, with_search / total),
+    ]  # fmt: skip
+    rows += [
+        {"section": "factor", "item": item, "words_per_s": words / seconds, "factor": factor}
+        for item, seconds, factor in estimates
+        if len(both) or not item.startswith("search settings")  # not run: no row rather than a factor of 1
+    ]
+    observed = speed / paper_speed if paper_speed else None
+    left = observed / (with_search / total) if observed else None
+    rows += [
+        {"section": "factor", "item": f"observed: ours over the paper's {paper_speed} words/s",
+         "words_per_s": paper_speed, "factor": observed},
+        {"section": "factor", "item": "left: CPU, compiler, implementation (not measured here)", "factor": left},
+    ]  # fmt: skip
+    table = pd.DataFrame(rows, columns=BREAKDOWN_COLUMNS)
+    scale = summary["estimate_scale"]
+    pct = 100.0 * backbone / total
+    plain_ratio = paper_templates / summary["backbone_templates"]
+    plain = (total + backbone * (plain_ratio - 1.0)) / total
+    notes = [
+        f"Measured by rule bnb_breakdown on {sentences} sentences ({words} words) of {summary['set']}, variant "
+        f"{summary['variant']}: each sentence decoded as the decoder does (one thread, JIT warmed up), its pruning, "
+        "scoring and search timed apart; `total` is this measurement's words/s, the harness row the timed run's.",
+        "Inside the search (its kernels carry no timers): DP calls = the search's DP calls x one DP call on the "
+        "sentence's scores; subgradient steps = its iterations x one step beyond its DP call; reduced-cost fixing "
+        "= its passes x one pass; set-up = its entry checks and arrays; the node loop and branching (Python) is "
+        "the rest of the measured search. Scoring: the arc, second-order and factor kernels timed again one by one; "
+        "checks and assembly is the rest of the measured scoring. calls_per_sentence: DP calls, subgradient "
+        f"iterations, fixing passes, nodes ({counts['lower_bound_calls'] / sentences:.2f} of the DP calls per "
+        "sentence initialise the lower bound)."
+        + (
+            f" Estimates scaled down to the measured time (they exceeded it): scoring x{scale['scoring']:.3f}, "
+            f"search x{scale['search']:.3f}."
+            if min(scale.values()) < 1.0
+            else ""
+        ),
+        f"Model: ours hashes {summary['backbone_templates']} backbone templates (arc {templates['arc']}, sibling "
+        f"{templates['sibling']}, inner {templates['inner_grandchild']} and outer grandchild "
+        f"{templates['outer_grandchild']}), each plain and with the arc's direction (and distance), into "
+        f"{weights['backbone_size']:,} weights ({weights['backbone_nonzero']:,} non-zero) and the factors' into "
+        f"{weights['factor_size']:,} more ({weights['factor_nonzero']:,} non-zero); the paper (section 4.2): "
+        f"{paper_templates} templates and {paper_weights / 1e6:.1f}M non-zero weighted features.",
+        f"The factor to the paper's {paper_speed} words/s ({paper_value('bnb.text.hardware')}): our {speed:.0f} "
+        f"words/s is x{observed or math.nan:.1f}. The backbone's scoring is {pct:.1f}% of our time; scaled by the "
+        f"paper's templates over ours (x{ratio:.2f}; x{plain_ratio:.2f} counting our template ids once, which "
+        f"would account for x{plain:.2f}) it accounts for x{with_templates / total:.2f}; "
+        + (
+            f"a weight vector of 2^{summary.get('paper_space_bits')} weights (the paper's non-zero weights need "
+            f"that many), measured on {summary['paper_space']['sentences']} sentences at x{space:.2f} the "
+            f"scoring time of ours, for x{with_space / with_templates:.2f} more; "
+            if space
+            else "the weight space was not measured; "
+        )
+        + (
+            f"the paper's search settings ({search.get('variant')}, {len(both)} sentences of the harness's runs) "
+            f"for x{with_search / with_space:.2f}; "
+            if len(both)
+            else "the paper's search settings were not run on these sentences; "
+        )
+        + f"together x{with_search / total:.2f}, leaving x{left or math.nan:.1f} to the CPU, the compiler and the "
+        "implementation, which this machine cannot measure.",
+    ]
+    label = "no pruning" if pruning == "unpruned" else f"k = {pruning.removeprefix('k')}"
+    return table, notes, f"bnb: where the time goes ({dataset}, {label})"
+
+
 def write_bnb_outputs(
     run_paths: Iterable[str],
     settings: Mapping[str, Any],
@@ -394,8 +712,10 @@ def write_bnb_outputs(
     oracles: Iterable[str],
     tables: str | Path,
     figures: str | Path,
+    factor_counts: Iterable[str] = (),
+    breakdown: str | Path | None = None,
 ) -> None:
-    """Every bnb table and figure."""
+    """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it)."""
     records = load_runs(run_paths)
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
@@ -405,14 +725,21 @@ def write_bnb_outputs(
         "words/s: test words over summed decode seconds (pruning and scoring included), one thread, "
         "JIT warmed up."
     )
+    second = table2(records, settings)
     write_table(
-        rounded(table2(records, settings)),
+        rounded(second),
         tables / "table2",
         title=f"bnb: Table 2 (UAS per factor set, k = {settings['k']})",
         notes=[
+            "Against equal training (UAS points, 95% interval): " + " | ".join(gains_summary(second)),
             "UAS: scored words (punctuation by gold tag excluded: English `` '' : , .; Chinese PU/PUNCT).",
-            f"vs_baseline: UAS difference to the second-order baseline in points; ci_low/ci_high: 95% paired "
-            f"bootstrap interval ({BOOTSTRAP_SAMPLES} resamples of the test sentences).",
+            "passes: perceptron passes behind the model (a factor model continues its start_from model's training: "
+            "its passes and its own); reference: the second-order model without factors trained for as many "
+            "passes (the baseline for 6); vs_reference: UAS difference to it in points, ci_low/ci_high its 95% "
+            f"paired bootstrap interval ({BOOTSTRAP_SAMPLES} resamples of the test sentences), verdict: a gain or a "
+            "loss only when the interval excludes 0.",
+            "vs_baseline: the difference to the 6-pass baseline (the paper's comparison; for a model trained "
+            "longer it mixes the factors' effect with the extra passes').",
             "certified_pct: sentences whose decoder returned a certified optimum (UB = LB for B&B); a sentence "
             "left without a tree (the worker stopped at the time limit's grace) counts with no word correct.",
             "paper_uas: the paper's Table 2 on PTB (for wsj and ewt) or CTB5 (for gsd).",
@@ -430,11 +757,11 @@ def write_bnb_outputs(
             "over the kept arcs; the no-pruning rows run no pruner.",
             "pruned_oracle_uas: the best projective tree within the pruning's arcs (the most any parser can get "
             "at that k).",
-            "UDPipe: its parser calls only (one per sentence), trained on the same split with the same tags "
-            f"(Parsito, {_peer_options(peer_files)}); TurboParser/AD3 do not install on this Python. Where the "
-            "baseline is more than 2 UAS above it, UDPipe is the weaker parser here: a greedy transition-based "
-            "parser with one hidden layer and word embeddings learnt from these treebanks alone, trained for the "
-            "passes above (config.yaml's `udpipe` has what more passes and the fine tags measured).",
+            "UDPipe: its parser calls only (one per sentence), trained on the same split with the same tags, at "
+            f"the settings that measured best on each dataset (Parsito, {_peer_options(peer_files)}; config.yaml's "
+            "`udpipe` lists what was measured); TurboParser/AD3 do not install on this Python. Where the baseline "
+            "is more than 2 UAS above it, UDPipe is the weaker parser here: a greedy transition-based parser with "
+            "one hidden layer and word embeddings learnt from these treebanks alone.",
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
         ],
     )
@@ -448,6 +775,8 @@ def write_bnb_outputs(
             f"{paper_value('bnb.text.dp_calls_no_prune_chinese.per_sentence')} (Chinese).",
             "timeouts: sentences stopped at the time limit; memory_stops: searches stopped (uncertified) before a "
             "level whose nodes would need more than the variant's max_open_mb.",
+            "words_per_s: empty for a variant whose decode jobs ran beside others (`exclusive: false` in "
+            "config.yaml: bnb-paper, whose DP calls are the measurement).",
         ],
     )
     write_table(
@@ -474,13 +803,41 @@ def write_bnb_outputs(
             "baseline trained on the other folds parse the held-out one; share_pct: of all its errors."
         ],
     )
+    factor_counts = list(factor_counts)
+    write_table(
+        rounded(factor_table(factor_counts)),
+        tables / "factors",
+        title="bnb: the hand-crafted factors (section 4.3) and how often they fire",
+        notes=[
+            "targets: the baseline's errors in cross-validation on wsj train (word tag, gold head tag -> predicted "
+            "head tag, with their number) each pattern was designed from (the errors table).",
+            "<split>_gold: the factors the split's gold trees fire; <split>_candidates: the pattern's candidates "
+            "over every arc (its trigger matches, whatever the tree), both with the tags the parsers read and the "
+            "training vocabulary the hand-crafted model reads.",
+            f"sentences (train/dev/test): {_factor_sentences(factor_counts)}. None for Chinese, as the paper.",
+        ],
+    )
     write_table(
         rounded(tagging_table(tag_summaries)), tables / "tagging", title="bnb: POS tags the parsers read"
     )
+    curves = _curves(histories)
     write_table(
         rounded(training_table(histories, oracle_files)),
         tables / "training",
         title="bnb: training (averaged perceptron, epoch by dev UAS) and the projective oracle",
+        notes=[
+            "Dev UAS per pass: figures/bnb/training.png. Third order against the baseline, pass by pass (the same "
+            "6 passes): " + "; ".join(curve_gaps(curves, "third-order")) + "."
+        ],
     )
+    training_curves(curves, figures / "training.png")
+    measured = None if breakdown is None else pd.read_parquet(breakdown)
+    summary = (
+        None
+        if breakdown is None
+        else json.loads(Path(breakdown).with_suffix(".json").read_text(encoding="utf-8"))
+    )
+    spent, spent_notes, spent_title = breakdown_table(measured, summary, records, settings)
+    write_table(rounded(spent), tables / "breakdown", title=spent_title, notes=spent_notes)
     by_length(records, settings, figures / "figure4.png", "seconds", "mean seconds per sentence")
     by_length(records, settings, figures / "figure5.png", "dp_calls", "mean DP calls per sentence")

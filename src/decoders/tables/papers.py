@@ -24,14 +24,25 @@ def paper_numbers() -> dict[str, Any]:
     return yaml.safe_load(text)
 
 
-def paper_value(key: str) -> Any:
-    """The value at a dotted key such as ``chains.setup.test_sentences``; KeyError names the missing part."""
-    node: Any = paper_numbers()
+def _lookup(node: Any, key: str) -> Any:
     for i, part in enumerate(key.split(".")):
         if not isinstance(node, dict) or part not in node:
             raise KeyError(f"paper_numbers.yaml has no {'.'.join(key.split('.')[: i + 1])!r}")
         node = node[part]
     return node
+
+
+def paper_value(key: str) -> Any:
+    """The value at a dotted key such as ``chains.setup.test_sentences``, in the shared transcription's part of
+    paper_numbers.yaml or else its ``supplement``; KeyError names the missing part."""
+    try:
+        return _lookup(paper_numbers(), key)
+    except KeyError:
+        try:
+            return _lookup(paper_numbers().get("supplement", {}), key)
+        except KeyError:
+            pass
+        raise
 
 
 def paper_rows(experiment: str, table: str) -> list[dict[str, Any]]:

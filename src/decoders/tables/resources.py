@@ -82,7 +82,20 @@ def usage_table(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
 
 #: Rules that time their work (``threads: timed_threads`` in workflow/rules): with ``harness.exclusive`` each of
 #: their jobs reserves every core of a local run, so nothing runs beside it.
-TIMED_RULES = frozenset({"decode", "linking_scaling", "bnb_udpipe", "ppc_udpipe"})
+TIMED_RULES = frozenset({"decode", "linking_scaling", "bnb_udpipe", "bnb_breakdown", "ppc_udpipe"})
+
+
+def _exclusive(rule: str, job: str, config: Mapping[str, Any]) -> bool:
+    """Whether a job reserves every core: a timed rule's under harness.exclusive, or a decode job's under its
+    variant's own ``exclusive`` (job ``<experiment>/<dataset>/<variant>/shard-<i>``)."""
+    if rule not in TIMED_RULES:
+        return False
+    exclusive = bool(config["harness"]["exclusive"])
+    if rule == "decode":
+        experiment, _, variant = job.split("/")[:3]
+        spec = ((config["experiments"].get(experiment) or {}).get("variants") or {}).get(variant, {})
+        exclusive = bool(spec.get("exclusive", exclusive))
+    return exclusive
 
 
 def experiment_stages(jobs: pd.DataFrame, experiment: str, config: Mapping[str, Any]) -> pd.DataFrame:
@@ -136,7 +149,11 @@ def cost_table(
                     "least_wall_minutes": np.nan,
                 }
             )
-        exclusive = staged["rule"].isin(TIMED_RULES if config["harness"]["exclusive"] else ())
+        exclusive = pd.Series(
+            [_exclusive(rule, job, config) for rule, job in zip(staged["rule"], staged["job"], strict=True)],
+            index=staged.index,
+            dtype=bool,
+        )
         seconds = staged["seconds"]
         least = max(seconds[exclusive].sum() + seconds[~exclusive].sum() / cores, seconds.max())
         rows.append(
