@@ -78,16 +78,29 @@ def test_default_config_dry_run(repo_root, tmp_path):
         assert f"rule {rule}:" in result.stdout
     for rule in ("prepare_wikispeedia", "prepare_elevant", "corpora_table", "results_page"):
         assert f"rule {rule}:" in result.stdout
-    jobs = []  # [rule, threads] of every planned job (a job without a threads line has one)
+    jobs = []  # [rule, threads, variant] of every planned job (a job without a threads line has one)
     for line in result.stdout.splitlines():
         if match := re.match(r"\s*(?:local)?rule (\w+):", line):
-            jobs.append([match.group(1), 1])
+            jobs.append([match.group(1), 1, None])
         elif (match := re.match(r"\s*threads: (\d+)", line)) and jobs:
             jobs[-1][1] = int(match.group(1))
+        elif (match := re.search(r"wildcards: .*variant=([^,\s]+)", line)) and jobs:
+            jobs[-1][2] = match.group(1)
     threads = {}
-    for rule, count in jobs:
+    for rule, count, _ in jobs:
         threads.setdefault(rule, set()).add(count)
-    assert threads["decode"] == {2} and threads["linking_scaling"] == {2}
+    assert threads["linking_scaling"] == {2}
+    # every decode reserves the cores but those of a variant whose seconds are not a result (exclusive: false)
+    experiments = load_yaml(repo_root / "config.yaml")["experiments"]
+    beside = {
+        name
+        for spec in experiments.values()
+        for name, variant in (spec or {}).get("variants", {}).items()
+        if variant.get("exclusive") is False
+    }
+    assert beside == {"cp-sat", "bnb-paper"}
+    decodes = {(variant, count) for rule, count, variant in jobs if rule == "decode"}
+    assert decodes and all(count == (1 if variant in beside else 2) for variant, count in decodes)
     assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}
 
 

@@ -25,7 +25,8 @@ from decoders.harness.sharding import gather_shards
 
 log = logging.getLogger(__name__)
 
-VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit"}
+#: A variant's keys a decode job reads (``exclusive``, which the workflow's scheduling reads, is let through).
+VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit", "exclusive"}
 
 
 def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
