@@ -452,6 +452,10 @@ def test_every_table2_model_needs_an_equal_training_reference():
     bnb["models"]["third"] = {"order": 3}
     assert bnb_references(bnb)["full"] == "baseline-9" and bnb_references(bnb)["third"] == "baseline"
     assert not [p for p in _bnb_references(bnb) if "passes" in p]
+    # the learning curve trains a model of an order on datasets of the experiment
+    curve = {"datasets": ["ptb"], "model": "full", "shares": [0.5]}
+    problems = "\n".join(_bnb_references({**bnb, "learning_curve": curve}))
+    assert "learning_curve.datasets: 'ptb' is not one of" in problems and "learning_curve.model: 'full'" in problems
     # a peer's per-dataset options name datasets of the experiment
     udpipe = {"parser_options": "iterations=10", "datasets": {"ptb": "iterations=10;embedding_xpostag=20"}}
     assert "udpipe.datasets: 'ptb' is not one of its datasets" in "\n".join(
@@ -544,3 +548,28 @@ def test_training_curves_count_a_factor_models_passes_on_from_its_start(tmp_path
     ]
     bnb_tables.training_curves(curves, tmp_path / "training.png")
     assert (tmp_path / "training.png").stat().st_size > 0
+
+
+def test_a_learning_curve_trains_on_growing_shares_of_the_documents(prepared, tmp_path):
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    table, _ = pipeline.tag_splits(frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0)
+    common = {"language": "en", "epochs": 2, "bits": 12, "seed": 0, "k": None, "pruner": None}
+    curve = pipeline.learning_curve(frames, table, shares=[0.5, 1.0], structure={"order": 1}, **common)
+    documents = frames["train"]["doc_id"].nunique()
+    assert curve["documents"].tolist() == [round(documents / 2), documents]
+    assert curve["train_sentences"].tolist()[-1] == len(frames["train"])
+    # the whole training set gives train_parser's own model
+    _, meta = pipeline.train_parser(frames, table, structure={"order": 1}, progress=False, **common)
+    assert curve["dev_uas"].iloc[-1] == meta["epochs"][meta["best_epoch"] - 1]["dev_uas"]
+    with pytest.raises(ConfigError, match=r"shares: 0 is not in \(0, 1\]"):
+        pipeline.learning_curve(frames, table, shares=[0], structure={"order": 1}, **common)
+    # the table: gains per share and per doubling of the training sentences
+    path = tmp_path / "wsj" / "learning_curve.parquet"
+    path.parent.mkdir()
+    pd.DataFrame(
+        {"share": [0.25, 0.5, 1.0], "documents": [1, 2, 4], "train_sentences": [100, 200, 400],
+         "best_epoch": [1, 2, 2], "dev_uas": [80.0, 82.0, 83.0]}
+    ).to_parquet(path)  # fmt: skip
+    table = bnb_tables.learning_curve_table([path])
+    assert table["gain"].tolist()[1:] == [2.0, 1.0] and table["gain_per_doubling"].tolist()[1:] == [2.0, 1.0]
+    assert bnb_tables._doublings(table) == pytest.approx(np.log2(39832 / 400))

@@ -220,6 +220,8 @@ def test_run_parses_with_every_bnb_model(finished_run):
     assert (audit["agree"] == audit["both_certified"]).all()
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
+    curve = pd.read_csv(tables / "learning_curve.csv")  # the baseline on half and all of wsj's documents
+    assert curve["share"].tolist() == [0.5, 1.0] and curve["dev_uas"].between(0, 100).all()
     factors = pd.read_csv(tables / "factors.csv")  # the hand-crafted patterns: English only
     assert factors["dataset"].tolist() == ["wsj"] * 13
     assert (factors["train_candidates"] >= factors["train_gold"]).all()

@@ -244,6 +244,19 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
         if d not in bnb["datasets"]
     ]
     problems += _bnb_breakdown_references(bnb)
+    curve = bnb.get("learning_curve")
+    if curve is not None:
+        key = "experiments.bnb.learning_curve"
+        problems += [
+            f"{key}.datasets: {d!r} is not one of its datasets"
+            for d in curve["datasets"]
+            if d not in bnb["datasets"]
+        ]
+        if "order" not in bnb["models"].get(curve["model"], {}):
+            problems.append(
+                f"{key}.model: {curve['model']!r} is not one of experiments.bnb.models of an order (1, 2 or 3: no "
+                "factor groups, not the head classifier)"
+            )
     if "baseline" not in bnb["table2"]:
         problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
     if not problems:

@@ -160,6 +160,32 @@ rule bnb_errors:
         "../scripts/bnb_errors.py"
 
 
+rule bnb_learning_curve:
+    input:
+        unpack(treebank_splits),
+        tags="results/models/bnb/{dataset}/tags.parquet",
+        pruner=lambda wildcards: bnb_model_file(wildcards.dataset, BNB["pruner"]),
+    output:
+        curve="results/models/bnb/{dataset}/learning_curve.parquet",
+    log:
+        "results/logs/bnb/learning_curve/{dataset}.log",
+    benchmark:
+        benchmark_file("bnb_learning_curve", "{dataset}")
+    wildcard_constraints:
+        dataset=wildcard_choice(BNB.get("learning_curve", {}).get("datasets", [])),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("bnb_learning_curve"),
+        runtime=job_runtime("bnb_learning_curve"),
+    params:
+        options=lambda wildcards: bnb_learning_curve_options(wildcards.dataset),
+        code=code_hash(*BNB_MODEL_CODE),
+    script:
+        "../scripts/bnb_learning_curve.py"
+
+
 rule bnb_factor_counts:
     input:
         unpack(treebank_splits),
@@ -228,6 +254,10 @@ rule bnb_tables:
         factor_counts=expand("results/models/bnb/{dataset}/factor_counts.parquet", dataset=BNB_ENGLISH),
         oracles=bnb_oracles(),
         breakdown=bnb_breakdown_files(),
+        learning_curves=expand(
+            "results/models/bnb/{dataset}/learning_curve.parquet",
+            dataset=BNB.get("learning_curve", {}).get("datasets", []),
+        ),
     output:
         table2=report(
             "results/tables/bnb/table2.csv",
@@ -272,6 +302,11 @@ rule bnb_tables:
         breakdown=report(
             "results/tables/bnb/breakdown.csv",
             caption="../report/bnb_breakdown.rst",
+            category="bnb",
+        ),
+        learning_curve=report(
+            "results/tables/bnb/learning_curve.csv",
+            caption="../report/bnb_learning_curve.rst",
             category="bnb",
         ),
         other=expand("results/tables/bnb/{table}.{suffix}", table=BNB_TABLES, suffix=["md", "tex"]),

@@ -424,6 +424,7 @@ BNB_TABLES = [
     "training",
     "factors",
     "breakdown",
+    "learning_curve",
 ]
 # The datasets the hand-crafted factors are counted on: the English ones (none for Chinese, as the paper).
 BNB_ENGLISH = [d for d in BNB.get("datasets", []) if BNB.get("languages", {}).get(d) == "en"]
@@ -517,6 +518,11 @@ def bnb_instance_inputs(wildcards):
 def bnb_instance_options(name):
     dataset, _, k = bnb_set(name)
     return {"k": k, "language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
+
+
+def bnb_learning_curve_options(dataset):
+    curve = BNB["learning_curve"]
+    return {**bnb_train_options(dataset, curve["model"]), "shares": curve["shares"]}
 
 
 def bnb_error_options(dataset):

@@ -16,6 +16,7 @@ write_bnb_outputs(
     tag_summaries=snakemake.input.tags,
     histories=snakemake.input.histories,
     oracles=snakemake.input.oracles,
+    learning_curves=snakemake.input.learning_curves,
     breakdown=next((p for p in snakemake.input.breakdown if p.endswith(".parquet")), None),
     tables=Path(snakemake.output.table2).parent,
     figures=Path(snakemake.output.figure4).parent,

@@ -514,6 +514,63 @@ def instances_job(
     write_parquet_atomic(oracle_out, oracle)
 
 
+def learning_curve(
+    frames: Mapping[str, pd.DataFrame],
+    table: pd.DataFrame,
+    *,
+    shares: Sequence[float],
+    source: str = "<tags>",
+    **options: Any,
+) -> pd.DataFrame:
+    """Dev UAS of one model (``options``: :func:`train_parser`'s) trained on the first ``share`` of the training
+    split's documents, for each share in (0, 1] (dev and its tags as they are): how much the training set's size
+    moves the accuracy."""
+    train_frame = frames["train"]
+    documents = train_frame["doc_id"].drop_duplicates().tolist()
+    rows = []
+    for share in shares:
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
+            raise ConfigError(f"experiments.bnb.learning_curve.shares: {share!r} is not in (0, 1]")
+        kept = set(documents[: max(1, round(share * len(documents)))])
+        subset = train_frame[train_frame["doc_id"].isin(kept)]
+        ids = set(subset["sent_id"].astype(str))
+        tags = table[(table["split"] != "train") | table["sent_id"].astype(str).isin(ids)]
+        _, meta = train_parser({**frames, "train": subset}, tags, source=source, progress=False, **options)
+        best = meta["epochs"][meta["best_epoch"] - 1]
+        rows.append(
+            {
+                "share": float(share),
+                "documents": len(kept),
+                "train_sentences": meta["train_sentences"],
+                "best_epoch": meta["best_epoch"],
+                "dev_uas": best["dev_uas"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def learning_curve_job(
+    splits: Mapping[str, str],
+    tags: str,
+    curve_out: str,
+    *,
+    pruner: str | None,
+    dev_fraction: float,
+    shares: Sequence[float],
+    **options: Any,
+) -> None:
+    frames = load_splits(splits, dev_fraction=dev_fraction)
+    curve = learning_curve(
+        frames,
+        pd.read_parquet(tags),
+        shares=shares,
+        source=tags,
+        pruner=ParserModel.load(pruner) if pruner else None,
+        **options,
+    )
+    write_parquet_atomic(curve_out, curve)
+
+
 def factor_counts_job(
     splits: Mapping[str, str], tags: str, counts_out: str, *, dev_fraction: float, language: str
 ) -> None:
