@@ -455,7 +455,10 @@ def test_every_table2_model_needs_an_equal_training_reference():
     # the learning curve trains a model of an order on datasets of the experiment
     curve = {"datasets": ["ptb"], "model": "full", "shares": [0.5]}
     problems = "\n".join(_bnb_references({**bnb, "learning_curve": curve}))
-    assert "learning_curve.datasets: 'ptb' is not one of" in problems and "learning_curve.model: 'full'" in problems
+    assert (
+        "learning_curve.datasets: 'ptb' is not one of" in problems
+        and "learning_curve.model: 'full'" in problems
+    )
     # a peer's per-dataset options name datasets of the experiment
     udpipe = {"parser_options": "iterations=10", "datasets": {"ptb": "iterations=10;embedding_xpostag=20"}}
     assert "udpipe.datasets: 'ptb' is not one of its datasets" in "\n".join(
@@ -552,7 +555,9 @@ def test_training_curves_count_a_factor_models_passes_on_from_its_start(tmp_path
 
 def test_a_learning_curve_trains_on_growing_shares_of_the_documents(prepared, tmp_path):
     frames = pipeline.load_splits(prepared, dev_fraction=0.2)
-    table, _ = pipeline.tag_splits(frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0)
+    table, _ = pipeline.tag_splits(
+        frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
     common = {"language": "en", "epochs": 2, "bits": 12, "seed": 0, "k": None, "pruner": None}
     curve = pipeline.learning_curve(frames, table, shares=[0.5, 1.0], structure={"order": 1}, **common)
     documents = frames["train"]["doc_id"].nunique()
