@@ -228,7 +228,10 @@ def test_run_parses_with_every_bnb_model(finished_run):
     # where the time goes: wsj's full model at k = 3, its first 10 sentences (tests/workflow/config.yaml)
     spent = pd.read_csv(tables / "breakdown.csv")
     timed = spent[(spent["section"] == "time") & (spent["stage"] != "total")]
-    assert timed["pct_of_total"].sum() == pytest.approx(100.0) and (timed["ms_per_sentence"] >= 0).all()
+    assert (
+        timed["pct_of_total"].sum() == pytest.approx(100.0, abs=0.01)
+        and (timed["ms_per_sentence"] >= 0).all()
+    )
     assert spent.loc[spent["section"] == "factor", "factor"].notna().all()
     training = pd.read_csv(tables / "training.csv")
     local_models = ["head-classifier", "first-order", "baseline", "baseline-9", "third-order"]
