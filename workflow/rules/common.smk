@@ -126,7 +126,12 @@ def timed_threads(wildcards):
 
 def harness_settings(experiment):
     """The decoding harness settings of an experiment: config `harness` with the experiment's overrides."""
-    return {**config["harness"], **config["experiments"][experiment].get("harness", {})}
+    return {**config["harness"], **(config["experiments"].get(experiment) or {}).get("harness", {})}
+
+
+def shard_range(experiment):
+    """The shard numbers of an experiment's instance sets (its own `harness.shards`, else the harness's)."""
+    return range(harness_settings(experiment)["shards"])
 
 
 def decode_runtime(wildcards, input, attempt):
@@ -267,7 +272,7 @@ def shard_records(wildcards):
     variant_spec(wildcards)
     return expand(
         f"{RUNS}/shard-{{shard}}.parquet",
-        shard=range(config["harness"]["shards"]),
+        shard=shard_range(wildcards.experiment),
         **wildcards,
     )
 
@@ -276,7 +281,7 @@ def instance_shards(experiment):
     """The shard files of an instance set ({set} wildcard) of an experiment."""
     return expand(
         f"results/instances/{experiment}/{{{{set}}}}/shard-{{shard}}.pkl",
-        shard=range(config["harness"]["shards"]),
+        shard=shard_range(experiment),
     )
 
 
@@ -354,8 +359,12 @@ def chains_runs():
 
 def run_provenance(runs):
     """Provenance files of the decode jobs behind gathered runs (the results page summarises them)."""
-    shards = range(config["harness"]["shards"])
-    return [str(Path(run.removesuffix(".parquet")) / f"shard-{i}.json") for run in runs for i in shards]
+    # a run's path is results/runs/<experiment>/<set>/<variant>.parquet
+    return [
+        str(Path(run.removesuffix(".parquet")) / f"shard-{i}.json")
+        for run in runs
+        for i in shard_range(Path(run).parts[2])
+    ]
 
 
 def chains_provenance():
@@ -398,7 +407,7 @@ def linking_shards(name):
     return expand(
         "results/instances/linking/{set}/shard-{shard}.pkl",
         set=name,
-        shard=range(config["harness"]["shards"]),
+        shard=shard_range("linking"),
     )
 
 
@@ -576,7 +585,7 @@ def bnb_breakdown_inputs(wildcards):
         "shards": expand(
             "results/instances/bnb/{set}/shard-{shard}.pkl",
             set=name,
-            shard=range(config["harness"]["shards"]),
+            shard=shard_range("bnb"),
         ),
         "model": bnb_model_file(spec["dataset"], spec["model"]),
     }

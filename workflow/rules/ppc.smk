@@ -35,9 +35,7 @@ rule ppc_instances:
         first="results/models/ppc/{dataset}/first-order.npz",
         model="results/models/ppc/{dataset}/grandparent.npz",
     output:
-        shards=expand(
-            "results/instances/ppc/{{dataset}}/shard-{shard}.pkl", shard=range(config["harness"]["shards"])
-        ),
+        shards=expand("results/instances/ppc/{{dataset}}/shard-{shard}.pkl", shard=shard_range("ppc")),
         index="results/instances/ppc/{dataset}/index.tsv",
     log:
         "results/logs/ppc/instances/{dataset}.log",

@@ -61,7 +61,7 @@ rule titles_smallest_beam:
         shards=lambda wildcards: expand(
             "results/instances/titles/{dataset}/shard-{shard}.pkl",
             dataset=wildcards.dataset,
-            shard=range(config["harness"]["shards"]),
+            shard=shard_range("titles"),
         ),
         exact=lambda wildcards: f"results/runs/titles/{wildcards.dataset}/{TITLES['exact']}.parquet",
     output:
@@ -100,7 +100,7 @@ rule titles_tables:
         shards=expand(
             "results/instances/titles/{dataset}/shard-{shard}.pkl",
             dataset=TITLES.get("datasets", []),
-            shard=range(config["harness"]["shards"]),
+            shard=shard_range("titles"),
         ),
         beams=expand(
             "results/tables/titles/{dataset}/smallest_beam_search.json",
