@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from parsing_toys import train_toy_models
 
 from decoders.bnb import breakdown
 from decoders.bnb import decoders as bnb_decoders
@@ -18,9 +19,8 @@ from decoders.errors import ConfigError
 from decoders.harness.instances import write_instance_shards
 from decoders.harness.protocol import Solution
 from decoders.harness.records import make_record, records_frame
-from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel
-from decoders.parsing.perceptron import LocalStructure, train
+from decoders.parsing.perceptron import LocalStructure
 from decoders.parsing.trees import as_heads
 from decoders.tables import bnb as bnb_tables
 
@@ -42,18 +42,16 @@ K = 3
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     """A trained full-set toy model and first-order pruner on disk, and the toy sentences as a pruned instance set."""
-    folder = tmp_path_factory.mktemp("breakdown")
-    vocab = Vocabulary.build([(w, t, t) for w, t, _ in TOY])
-    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in TOY]
-    paths = {}
-    for name, structure, description in [
-        ("first", LocalStructure(1), {"order": 1}),
-        ("second", LocalStructure(2), {"order": 2}),
-        ("full", NonLocalStructure(tuple(GROUPS)), {"groups": GROUPS}),
-    ]:
-        averaged, _ = train(data, structure, epochs=2, size=1 << 12, seed=0, progress=False)
-        paths[name] = str(folder / f"{name}.npz")
-        ParserModel(averaged.numerator, averaged.denominator, vocab, description).save(paths[name])
+    vocab, paths = train_toy_models(
+        tmp_path_factory.mktemp("breakdown"),
+        TOY,
+        [
+            ("first", LocalStructure(1), {"order": 1}),
+            ("second", LocalStructure(2), {"order": 2}),
+            ("full", NonLocalStructure(tuple(GROUPS)), {"groups": GROUPS}),
+        ],
+        epochs=2,
+    )
     pruner = ParserModel.load(paths["first"]).numerator
     items = []
     for i, (words, tags, heads) in enumerate(TOY):

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from parsing_toys import train_toy_models
 
 from decoders.bnb import decoders as bnb_decoders
 from decoders.bnb.instance import ParseInstance
@@ -18,9 +19,8 @@ from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.protocol import Solution, get_decoder, known_decoders
 from decoders.harness.runner import run_instances, timed_call
-from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel
-from decoders.parsing.perceptron import LocalStructure, train
+from decoders.parsing.perceptron import LocalStructure
 from decoders.parsing.trees import as_heads, enumerate_trees
 
 TOY = [
@@ -34,24 +34,21 @@ TOY = [
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("models")
-    vocab = Vocabulary.build([(w, t, t) for w, t, _ in TOY])
-    data = [(vocab.encode(w, t, t), as_heads(h)) for w, t, h in TOY]
-    paths = {}
-    for name, structure, description in [
-        ("first", LocalStructure(1), {"order": 1}),
-        ("second", LocalStructure(2), {"order": 2}),
-        ("third", LocalStructure(3), {"order": 3}),
-        (
-            "bnb",
-            NonLocalStructure(("grandchild", "sibling", "comb")),
-            {"groups": ["grandchild", "sibling", "comb"]},
-        ),
-    ]:
-        averaged, _ = train(data, structure, epochs=3, size=1 << 12, seed=0, progress=False)
-        paths[name] = str(folder / f"{name}.npz")
-        ParserModel(averaged.numerator, averaged.denominator, vocab, description).save(paths[name])
-    return vocab, paths
+    return train_toy_models(
+        tmp_path_factory.mktemp("models"),
+        TOY,
+        [
+            ("first", LocalStructure(1), {"order": 1}),
+            ("second", LocalStructure(2), {"order": 2}),
+            ("third", LocalStructure(3), {"order": 3}),
+            (
+                "bnb",
+                NonLocalStructure(("grandchild", "sibling", "comb")),
+                {"groups": ["grandchild", "sibling", "comb"]},
+            ),
+        ],
+        epochs=3,
+    )
 
 
 def _instances(vocab, model, first_model, k=None):

@@ -2,6 +2,8 @@
 # tags (jackknifed chains tagger or gold) -> the pre-pruner (a head classifier) -> every other model,
 # trained with its own decoder under the pruning -> instance sets "<dataset>~<model>~<k>" -> decode every
 # variant (decode.smk) -> the UDPipe 1 peer -> tables and figures.
+# The tags and the UDPipe peers' training (single jobs of 20-45 minutes on 2 cores) go before other ready jobs
+# (priority 1): started last, one of them is the run's tail (gsd's began 80 minutes into a 2-hour run).
 
 
 rule bnb_tags:
@@ -16,6 +18,7 @@ rule bnb_tags:
         benchmark_file("bnb_tags", "{dataset}")
     wildcard_constraints:
         dataset=wildcard_choice(BNB.get("datasets", [])),
+    priority: 1
     conda:
         CONDA_ENV
     threads: 1
@@ -94,6 +97,7 @@ rule bnb_udpipe_train:
         benchmark_file("bnb_udpipe_train", "{dataset}")
     wildcard_constraints:
         dataset=wildcard_choice(BNB.get("datasets", [])),
+    priority: 1
     conda:
         CONDA_ENV
     threads: 1

@@ -1,4 +1,6 @@
 # Corpora: fetch every configured file (mirror or upstream, sha256-verified), then prepare normalised splits.
+# Both go before any other ready job (priority 2; Snakemake otherwise prefers the jobs with the largest inputs),
+# so that every experiment's long jobs can start early.
 
 
 # One fetch job per corpus: all of its files, each verified and written atomically under data/raw/<corpus>/ and
@@ -17,6 +19,7 @@ for _corpus in config["corpora"]:
             f"results/logs/fetch/{_corpus}.log",
         benchmark:
             benchmark_file("fetch", _corpus)
+        priority: 2
         conda:
             CONDA_ENV
         threads: 1
@@ -49,6 +52,7 @@ for _reader, _files in PREPARED_FILES.items():
             benchmark_file("prepare", "{dataset}")
         wildcard_constraints:
             dataset=wildcard_choice(datasets_read_by(_reader)),
+        priority: 2
         conda:
             CONDA_ENV
         threads: 1

@@ -68,6 +68,7 @@ rule ppc_udpipe_train:
         benchmark_file("ppc_udpipe_train", "{dataset}")
     wildcard_constraints:
         dataset=wildcard_choice(PPC.get("datasets", [])),
+    priority: 1
     conda:
         CONDA_ENV
     threads: 1

@@ -301,6 +301,17 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def _time_limits(settings: Mapping[str, Any]) -> str:
+    """Each branch-and-bound variant's limit per sentence: its own `time_limit`, else the experiment's."""
+    default = settings.get("harness", {}).get("time_limit")
+    limits = [
+        f"{name} {spec.get('time_limit', default):g} s"
+        for name, spec in settings["variants"].items()
+        if spec["decoder"] == "bnb" and spec.get("time_limit", default) is not None
+    ]
+    return ", ".join(limits)
+
+
 def audit(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """The exactness audit: per pruning k, the sentences the independent exact solver finished and whether its
     optimum equals the objective of the table-3 B&B run on each sentence both certified."""
@@ -806,8 +817,10 @@ def write_bnb_outputs(
             "paper, no pruning: "
             f"{paper_value('bnb.text.dp_calls_no_prune_english.per_sentence')} DP calls per sentence (English), "
             f"{paper_value('bnb.text.dp_calls_no_prune_chinese.per_sentence')} (Chinese).",
-            "timeouts: sentences stopped at the time limit; memory_stops: searches stopped (uncertified) before a "
-            "level whose nodes would need more than the variant's max_open_mb.",
+            f"timeouts: sentences stopped at the variant's limit per sentence ({_time_limits(settings)}); their DP "
+            "calls, nodes and iterations are those made until then, so a row's means are lower bounds where it "
+            "has timeouts; memory_stops: searches stopped (uncertified) before a level whose nodes would need "
+            "more than the variant's max_open_mb.",
             "words_per_s: empty for a variant whose decode jobs ran beside others (`exclusive: false` in "
             "config.yaml: bnb-paper, whose DP calls are the measurement).",
         ],
