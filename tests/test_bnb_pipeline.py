@@ -387,7 +387,15 @@ def test_paired_bootstrap_and_table2(tmp_path):
         params={}, solution=Solution([0] * 5, 1.0, 2.0, "feasible", {"dp_calls": 3, "nodes": 1, "memory_stop": 1}),
         evaluation={"correct": 4, "total": 4},
     )  # fmt: skip
-    grandchild = pd.concat([_records("bnb", "wsj~grandchild~k10", [4, 4]), records_frame([halted, stopped])])
+    # the search's own deadline: a tree, uncertified, no memory stop
+    late = make_record(
+        experiment="bnb", dataset="wsj~grandchild~k10", variant="bnb", instance_id="s1", size=5, seconds=120.0,
+        params={}, solution=Solution([0] * 5, 1.0, 2.0, "feasible", {"dp_calls": 30, "nodes": 9, "memory_stop": 0}),
+        evaluation={"correct": 4, "total": 4},
+    )  # fmt: skip
+    grandchild = pd.concat(
+        [_records("bnb", "wsj~grandchild~k10", [4]), records_frame([late, halted, stopped])]
+    )
     frame = bnb_tables.load_runs_frame(pd.concat([records, grandchild], ignore_index=True))
     assert frame.loc[frame["model"] == "grandchild", "total"].tolist() == [4, 4, 4, 4]
     with_grandchild = {
@@ -396,11 +404,11 @@ def test_paired_bootstrap_and_table2(tmp_path):
         "table2": {**equal["table2"], "grandchild": "bnb"},
     }
     row = bnb_tables.table2(frame, with_grandchild).set_index("model").loc["grandchild"]
-    assert row["uas"] == pytest.approx(75.0) and row["certified_pct"] == 50.0
+    assert row["uas"] == pytest.approx(75.0) and row["certified_pct"] == 25.0
     assert row["vs_baseline"] == pytest.approx(0.0) and row["reference"] == "baseline-9"
     assert row["ci_low"] <= row["vs_reference"] <= row["ci_high"]
     counted = bnb_tables.statistics(frame, settings).set_index(["model", "pruning"])
-    assert counted.loc[("grandchild", "k10"), ["timeouts", "memory_stops"]].tolist() == [1, 1]
+    assert counted.loc[("grandchild", "k10"), ["timeouts", "memory_stops"]].tolist() == [2, 1]
     assert counted.loc[("full", "k10"), ["timeouts", "memory_stops"]].tolist() == [0, 0]
 
 

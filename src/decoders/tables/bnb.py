@@ -293,12 +293,19 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
                 if settings["variants"][variant].get("exclusive", True)
                 else math.nan,
                 "certified_pct": _certified(group),
-                "timeouts": int((group["status"] == "timeout").sum()),
+                "timeouts": int(_time_limit_stops(group).sum()),
                 "memory_stops": int(group["memory_stop"].fillna(0).sum()),
                 "errors": int((group["status"] == "error").sum()),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _time_limit_stops(group: pd.DataFrame) -> pd.Series:
+    """Sentences stopped at the time limit: killed by the harness (status timeout), or returned uncertified by the
+    search at its own deadline (status feasible without a memory stop: branch and bound has no other limit)."""
+    memory = group["memory_stop"].fillna(0).astype(bool)
+    return (group["status"] == "timeout") | ((group["status"] == "feasible") & ~memory)
 
 
 def _time_limits(settings: Mapping[str, Any]) -> str:
@@ -817,9 +824,10 @@ def write_bnb_outputs(
             "paper, no pruning: "
             f"{paper_value('bnb.text.dp_calls_no_prune_english.per_sentence')} DP calls per sentence (English), "
             f"{paper_value('bnb.text.dp_calls_no_prune_chinese.per_sentence')} (Chinese).",
-            f"timeouts: sentences stopped at the variant's limit per sentence ({_time_limits(settings)}); their DP "
-            "calls, nodes and iterations are those made until then, so a row's means are lower bounds where it "
-            "has timeouts; memory_stops: searches stopped (uncertified) before a level whose nodes would need "
+            f"timeouts: sentences stopped at the variant's limit per sentence ({_time_limits(settings)}), by the "
+            "search's own deadline (a tree, uncertified) or the harness (no tree); their DP calls, nodes and "
+            "iterations are those made until then, so a row's means are lower bounds where it has timeouts; "
+            "memory_stops: searches stopped (uncertified) before a level whose nodes would need "
             "more than the variant's max_open_mb.",
             "words_per_s: empty for a variant whose decode jobs ran beside others (`exclusive: false` in "
             "config.yaml: bnb-paper, whose DP calls are the measurement).",
