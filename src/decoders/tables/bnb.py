@@ -810,7 +810,10 @@ def write_bnb_outputs(
             "at that k).",
             "UDPipe: its parser calls only (one per sentence), trained on the same split with the same tags, at "
             f"the settings that measured best on each dataset (Parsito, {_peer_options(peer_files)}; config.yaml's "
-            "`udpipe` lists what was measured); TurboParser/AD3 do not install on this Python. Where the baseline "
+            "`udpipe` lists what was measured); TurboParser/AD3 do not install on this Python; supar 1.1.4 "
+            "(biaffine and second-order CRF parsers, PyTorch) installs, but one CRF2o epoch on wsj's training split "
+            "took 125 s on one thread (dev UAS 35.8 after it) and its recipe runs up to 5,000 epochs: hours per "
+            "treebank, beyond the experiment's 2-hour budget, so it is not a peer here. Where the baseline "
             "is more than 2 UAS above it, UDPipe is the weaker parser here: a greedy transition-based parser with "
             "one hidden layer and word embeddings learnt from these treebanks alone.",
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
