@@ -234,7 +234,16 @@ def test_run_parses_with_every_bnb_model(finished_run):
     )
     assert spent.loc[spent["section"] == "factor", "factor"].notna().all()
     training = pd.read_csv(tables / "training.csv")
-    local_models = ["head-classifier", "first-order", "baseline", "baseline-9", "third-order"]
+    # config.yaml's own references (baseline-7, baseline-8) join the overlay's models
+    local_models = [
+        "head-classifier",
+        "first-order",
+        "baseline",
+        "baseline-7",
+        "baseline-8",
+        "baseline-9",
+        "third-order",
+    ]
     factor_models = ~training["model"].isin(local_models)
     epochs = training.set_index(["dataset", "model"])["epochs"]
     assert (epochs.xs("head-classifier", level="model") == 2).all()  # the pruner (tests/workflow/config.yaml)
