@@ -2,8 +2,8 @@
 # tags (jackknifed chains tagger or gold) -> the pre-pruner (a head classifier) -> every other model,
 # trained with its own decoder under the pruning -> instance sets "<dataset>~<model>~<k>" -> decode every
 # variant (decode.smk) -> the UDPipe 1 peer -> tables and figures.
-# The tags and the UDPipe peers' training (single jobs of 20-45 minutes on 2 cores) go before other ready jobs
-# (priority 1): started last, one of them is the run's tail (gsd's began 80 minutes into a 2-hour run).
+# The tags and the UDPipe peers' training (single jobs of 20-55 minutes) go before other ready jobs (priority 1),
+# so that none of them can be left to run alone at the end (in r4, gsd's began 80 minutes into the run).
 
 
 rule bnb_tags:
