@@ -387,10 +387,10 @@ def test_paired_bootstrap_and_table2(tmp_path):
         params={}, solution=Solution([0] * 5, 1.0, 2.0, "feasible", {"dp_calls": 3, "nodes": 1, "memory_stop": 1}),
         evaluation={"correct": 4, "total": 4},
     )  # fmt: skip
-    # the search's own deadline: a tree, uncertified, no memory stop
+    # the search's own deadline: a tree, uncertified
     late = make_record(
         experiment="bnb", dataset="wsj~grandchild~k10", variant="bnb", instance_id="s1", size=5, seconds=120.0,
-        params={}, solution=Solution([0] * 5, 1.0, 2.0, "feasible", {"dp_calls": 30, "nodes": 9, "memory_stop": 0}),
+        params={}, solution=Solution([0] * 5, 1.0, 2.0, "feasible", {"dp_calls": 30, "nodes": 9, "memory_stop": 0, "time_limit_stop": 1}),
         evaluation={"correct": 4, "total": 4},
     )  # fmt: skip
     grandchild = pd.concat(

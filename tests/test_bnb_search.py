@@ -101,6 +101,20 @@ def test_a_node_limit_gives_a_valid_uncertified_bound():
     assert result.bound >= best >= result.objective
     if not result.optimal:
         assert result.bound > result.objective
+    assert result.stats["time_limit_stop"] == 0  # the node limit is not the deadline
+
+
+def test_a_deadline_gives_a_valid_bound_and_says_so():
+    rng = np.random.default_rng(8)
+    n = 6
+    backbone = _backbone(rng, n, second=False, forbid=0.0)
+    factors = _random_factors(rng, n, 40, magnitude=20)
+    result = branch_and_bound(backbone, factors, grid=1.0, max_iterations=2, deadline=0.0)  # long past
+    best = _brute(backbone, factors, n)
+    assert result.bound >= best >= result.objective
+    assert not result.optimal and result.stats["time_limit_stop"] == 1
+    ample = branch_and_bound(backbone, factors, grid=1.0, max_iterations=2)
+    assert ample.optimal and ample.stats["time_limit_stop"] == 0
 
 
 def test_simplex_projection_against_a_direct_minimisation():

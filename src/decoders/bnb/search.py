@@ -556,9 +556,9 @@ def branch_and_bound(
     incumbent: np.ndarray | None = None,
 ) -> Result:
     """Algorithm 1: the best tree under backbone + factors; ``optimal`` when no open node's certified bound
-    exceeds its exact score. Stopped early (``deadline``, ``max_nodes``, or a next level whose nodes' arrays would
-    exceed ``max_open_bytes``: ``memory_stop`` in the stats), the bound is the largest of the open nodes' (an
-    unexplored child keeps its parent's). No tree at all (every one uses a ``-inf`` arc): objective
+    exceeds its exact score. Stopped early (``deadline``: ``time_limit_stop`` in the stats; ``max_nodes``; or a
+    next level whose nodes' arrays would exceed ``max_open_bytes``: ``memory_stop``), the bound is the largest of
+    the open nodes' (an unexplored child keeps its parent's). No tree at all (every one uses a ``-inf`` arc): objective
     and bound ``-inf``, certified. ``incumbent``: a tree (head array) known beforehand, kept as the first best
     tree, so that nodes that cannot reach its score are pruned from the start; a tree met that scores at least as
     much replaces it (ties go against the incumbent). Training passes the gold tree: the search returns gold
@@ -611,7 +611,7 @@ def branch_and_bound(
             0.0,
             0.0,
             True,
-            {**stats, "fixing_passes": 0, "arcs_fixed_out": 0, "memory_stop": 0},
+            {**stats, "fixing_passes": 0, "arcs_fixed_out": 0, "memory_stop": 0, "time_limit_stop": 0},
         )
     incumbent_value = -math.inf
     if incumbent is not None:
@@ -635,13 +635,14 @@ def branch_and_bound(
     p0 = np.where(problem.valid, 1.0 / np.maximum(factors.size, 1)[:, None], 0.0)
     level = [_Node(backbone.arc.copy(), np.ones(len(factors), dtype=bool), p0, np.zeros(len(factors)))]
     fixed = np.zeros(side * side, dtype=bool)
-    nodes = iterations = depth = fixed_out = passes = memory_stop = 0
+    nodes = iterations = depth = fixed_out = passes = memory_stop = time_limit_stop = 0
     open_nodes: list[_Node] = []
     while level:
         survivors: list[_Node] = []
         for index, node in enumerate(level):
-            if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
-                open_nodes = survivors + level[index:]
+            late = deadline is not None and time.perf_counter() > deadline
+            if nodes >= max_nodes or late:
+                open_nodes, time_limit_stop = survivors + level[index:], int(late)
                 if problem.best == -math.inf:  # stopped before any tree: the backbone's best is one at hand
                     heads, value = problem.solve(backbone.arc)
                     if value == -math.inf:
@@ -672,7 +673,7 @@ def branch_and_bound(
         if not survivors:
             break
         if deadline is not None and time.perf_counter() > deadline:
-            open_nodes = survivors
+            open_nodes, time_limit_stop = survivors, 1
             break
         if max_open_bytes is not None and 2 * len(survivors) * _node_bytes(survivors[0]) > max_open_bytes:
             open_nodes, memory_stop = survivors, 1
@@ -695,6 +696,7 @@ def branch_and_bound(
         "fixing_passes": passes,
         "arcs_fixed_out": fixed_out,
         "memory_stop": memory_stop,
+        "time_limit_stop": time_limit_stop,
     }
     heads = problem.best_heads if optimal or problem.best > -math.inf else None
     return Result(heads, objective, max(bound, objective), optimal, stats)
