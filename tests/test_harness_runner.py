@@ -14,9 +14,9 @@ import pytest
 from harness_toys import ToyInstance
 
 from decoders.errors import ConfigError
-from decoders.harness.instances import write_instance_shards
-from decoders.harness.jobs import decode_shard
-from decoders.harness.records import RECORD_COLUMNS, validate_records
+from decoders.harness.instances import read_instance_index, sample_ids, write_instance_shards
+from decoders.harness.jobs import decode_shard, gather_runs
+from decoders.harness.records import RECORD_COLUMNS, RecordError, validate_records
 from decoders.harness.runner import run_instances, warmup_index
 
 
@@ -346,3 +346,44 @@ def test_a_variant_time_limit_overrides_the_experiments(tmp_path):
     toy = {"decoder": "anytime", "module": harness_toys.MODULE}
     assert decode(toy).loc[0, "status"] == "timeout"
     assert decode({**toy, "time_limit": 30.0}).loc[0, "status"] == "optimal"
+
+
+def test_a_variant_sample_is_the_same_fixed_subset_in_every_shard_and_in_the_gather(tmp_path):
+    """A variant's `sample` decodes a seeded subset of the set, chosen from the index so that shards and the
+    gather agree (and another seed chooses another); without one, or larger than the set, every instance; a bad
+    value is a ConfigError naming the key; a shard's records of another sample fail the gather."""
+    items = [(f"s{i}", 3, _toy(3)) for i in range(12)]
+    shards = [tmp_path / f"shard-{i}.pkl" for i in range(3)]
+    index = tmp_path / "index.tsv"
+    write_instance_shards(items, shards, index)
+    ids = read_instance_index(index)
+    chosen = sample_ids(ids, 5, seed=7)
+    assert len(chosen) == 5 and set(chosen) < set(ids) and chosen == [i for i in ids if i in chosen]
+    assert chosen == sample_ids(ids, 5, seed=7) and chosen != sample_ids(ids, 5, seed=8)
+    assert sample_ids(ids, None, seed=7) == ids == sample_ids(ids, 40, seed=7)
+    spec = {"decoder": "looped", "module": harness_toys.MODULE, "sample": 5}
+    harness = {"time_limit": 5.0, "isolate": False}
+
+    def decode(shard, spec, seed=7):
+        out = tmp_path / f"{shard.stem}-{seed}.parquet"
+        decode_shard(experiment="toy", dataset="d", variant="v", spec=spec, instances=shard, records=out,
+                     provenance=out.with_suffix(".json"), harness=harness, seed=seed,
+                     config={"experiments": {"toy": {"variants": {"v": spec}}}}, index=index, progress=False)  # fmt: skip
+        return out
+
+    outputs = [decode(shard, spec) for shard in shards]
+    frame = gather_runs(outputs, index, tmp_path / "v.parquet", sample=5, seed=7)
+    assert frame["instance_id"].tolist() == chosen
+    with pytest.raises(RecordError, match="missing"):
+        gather_runs(outputs, index, tmp_path / "w.parquet")
+    with pytest.raises(RecordError):
+        gather_runs(
+            [decode(shard, spec, seed=8) for shard in shards], index, tmp_path / "x.parquet", sample=5, seed=7
+        )
+    everything = gather_runs(
+        [decode(shard, {**spec, "sample": None}) for shard in shards], index, tmp_path / "y.parquet"
+    )
+    assert everything["instance_id"].tolist() == ids
+    for bad in (0, -1, 2.5, True, "5"):
+        with pytest.raises(ConfigError, match=r"experiments\.toy\.variants\.v\.sample"):
+            decode(shards[0], {**spec, "sample": bad})

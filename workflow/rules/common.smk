@@ -258,10 +258,13 @@ def variant_spec(wildcards):
 
 
 def decode_inputs(wildcards):
-    """A decode job reads its instance shard, and the variant's params_file when the workflow computes some
-    of its parameters (e.g. the titles experiment's smallest optimal beam width)."""
+    """A decode job reads its instance shard; the set's index for a variant with a `sample` (the index says which
+    instances it holds); and the variant's params_file when the workflow computes some of its parameters (e.g.
+    the titles experiment's smallest optimal beam width)."""
     inputs = {"instances": expand(f"{INSTANCES}/shard-{{shard}}.pkl", **wildcards)[0]}
     spec = variant_spec(wildcards)
+    if spec.get("sample") is not None:
+        inputs["index"] = expand(f"{INSTANCES}/index.tsv", **wildcards)[0]
     if "params_file" in spec:
         inputs["params_file"] = spec["params_file"].format(dataset=wildcards.dataset)
     return inputs

@@ -54,6 +54,8 @@ rule gather_runs:
         mem_mb=job_mem_mb("gather_runs"),
         runtime=job_runtime("gather_runs"),
     params:
+        sample=lambda wildcards: variant_spec(wildcards).get("sample"),
+        seed=config["seed"],
         code=code_hash("harness"),
     script:
         "../scripts/gather_runs.py"

@@ -20,4 +20,5 @@ decode_shard(
     seed=snakemake.params.seed,
     config=snakemake.config,
     params_file=snakemake.input.get("params_file"),
+    index=snakemake.input.get("index"),
 )

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from decoders.errors import CorpusFormatError
 from decoders.harness.sharding import split_into_shards
 from decoders.io import atomic_path, write_text_atomic
@@ -53,6 +55,16 @@ def read_instance_shard(path: str | Path) -> list[Instance]:
     if not isinstance(items, list) or not all(isinstance(item, tuple) and len(item) == 3 for item in items):
         raise CorpusFormatError(path, None, "not an instance shard: expected a list of (id, size, instance)")
     return items
+
+
+def sample_ids(ids: Sequence[str], sample: int | None, seed: int) -> list[str]:
+    """A fixed, seeded sample of at most ``sample`` of an instance set's ``ids``, in the set's order (all of them
+    when ``sample`` is None or at least their number): the same whatever the shards, so that decode and gather
+    jobs agree on it."""
+    if sample is None or sample >= len(ids):
+        return list(ids)
+    chosen = np.random.default_rng(seed).choice(len(ids), size=sample, replace=False)
+    return [ids[i] for i in sorted(chosen.tolist())]
 
 
 def read_instance_index(path: str | Path) -> list[str]:

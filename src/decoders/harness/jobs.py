@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from decoders.errors import ConfigError
-from decoders.harness.instances import read_instance_index, read_instance_shard
+from decoders.harness.instances import read_instance_index, read_instance_shard, sample_ids
 from decoders.harness.protocol import get_evaluator
 from decoders.harness.provenance import collect_provenance, write_provenance
 from decoders.harness.records import write_records
@@ -26,7 +26,7 @@ from decoders.harness.sharding import gather_shards
 log = logging.getLogger(__name__)
 
 #: A variant's keys a decode job reads (``exclusive``, which the workflow's scheduling reads, is let through).
-VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit", "exclusive"}
+VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit", "exclusive", "sample"}
 
 
 def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
@@ -38,6 +38,15 @@ def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise ConfigError(f"{where}.params_file: {path} must hold a JSON object, not {type(params).__name__}")
     return params
+
+
+def variant_sample(spec: Mapping[str, Any], where: str) -> int | None:
+    """A variant's ``sample``: decode a fixed, seeded sample of at most that many instances of each set (an
+    audit whose every instance would cost more than the run can spend); None (the default): every instance."""
+    sample = spec.get("sample")
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
+        raise ConfigError(f"{where}.sample: must be an integer >= 1 or null; got {sample!r}")
+    return sample
 
 
 def decode_shard(
@@ -53,12 +62,15 @@ def decode_shard(
     seed: int,
     config: Mapping[str, Any],
     params_file: str | Path | None = None,
+    index: str | Path | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Decode one shard with the variant ``spec`` (``decoder``, optional ``params`` and ``module``).
 
     A variant whose parameters the workflow computes names a ``params_file`` template in its spec; the decode
     rule passes the file (``{dataset}`` filled in) as ``params_file``, whose JSON object is merged over ``params``.
+    A variant with a ``sample`` decodes only the shard's instances in that sample of the set (``index``, the set's
+    index.tsv, says which; :func:`decoders.harness.instances.sample_ids` with ``seed``).
     """
     unknown = set(spec) - VARIANT_KEYS
     if unknown or "decoder" not in spec:
@@ -71,6 +83,14 @@ def decode_shard(
     if params_file is not None:
         params.update(read_params_file(params_file, f"experiments.{experiment}.variants.{variant}"))
     items = read_instance_shard(instances)
+    sample = variant_sample(spec, f"experiments.{experiment}.variants.{variant}")
+    if sample is not None:
+        if index is None:
+            raise ConfigError(
+                f"experiments.{experiment}.variants.{variant}.sample: needs the instance set's index"
+            )
+        chosen = set(sample_ids(read_instance_index(index), sample, seed))
+        items = [item for item in items if str(item[0]) in chosen]
     reference = harness.get("reference")
     if reference is not None and reference != variant:
         variants = config["experiments"][experiment].get("variants", {})
@@ -118,8 +138,16 @@ def decode_shard(
     return frame
 
 
-def gather_runs(shards: Sequence[str | Path], index: str | Path, output: str | Path) -> pd.DataFrame:
-    """Join the shard records of one variant in instance-set order; every instance exactly once."""
-    frame = gather_shards(list(shards), expected_ids=read_instance_index(index))
+def gather_runs(
+    shards: Sequence[str | Path],
+    index: str | Path,
+    output: str | Path,
+    sample: int | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Join the shard records of one variant in instance-set order; every instance (of the variant's ``sample``
+    of the set, see :func:`decode_shard`) exactly once."""
+    expected = sample_ids(read_instance_index(index), sample, seed)
+    frame = gather_shards(list(shards), expected_ids=expected)
     write_records(output, frame)
     return frame

@@ -844,8 +844,9 @@ def write_bnb_outputs(
         notes=[
             "agree: sentences where both certified an optimum and the two objectives are equal (integer scores "
             "in the units of the model's weight numerator, compared exactly).",
-            "exact_timeouts: sentences CP-SAT did not prove within the per-sentence limit; exact_not_attempted: "
-            "sentences longer than its max_words (config.yaml), not given to it.",
+            "sentences: those the audit decoded (its variant's `sample` in config.yaml: a fixed, seeded sample of "
+            "each test set); exact_timeouts: sentences CP-SAT did not prove within the per-sentence limit; "
+            "exact_not_attempted: sentences longer than its max_words (config.yaml), not given to it.",
         ],
     )
     top = settings["error_analysis"].get("top", 40)
