@@ -8,8 +8,8 @@ import pytest
 
 from decoders.bnb import pipeline
 from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
+from decoders.bnb.tagging import coarse_of
 from decoders.errors import CorpusFormatError
-from decoders.parsing.tagging import coarse_of
 from decoders.tables import bnb as bnb_tables
 
 # (words, gold tags, heads as in a sentence table)

@@ -9,24 +9,27 @@ import pandas as pd
 import pytest
 
 from decoders.io import write_json_atomic
+from decoders.papers import paper_numbers, paper_rows, paper_value
 from decoders.tables.chains import speed_by_length, speed_by_length_figure, variant_summary
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
-from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.resources import TIMED_RULES, cost_table
 from decoders.tables.writers import write_table
 
 
 def test_paper_numbers_match_the_shared_transcription(repo_root):
+    """Every package's paper_numbers.yaml, merged, is the shared transcription plus the corpora's cited sizes, the
+    papers' names and a supplement that adds numbers without shadowing any."""
     shared = repo_root.parent / "shared" / "docs" / "paper-numbers.yaml"
     if not shared.is_file():
         pytest.skip("shared/docs not beside the repository")
     import yaml
 
-    ours = yaml.safe_load(
-        (repo_root / "src" / "decoders" / "tables" / "paper_numbers.yaml").read_text(encoding="utf-8")
-    )
+    ours = paper_numbers()
     theirs = yaml.safe_load(shared.read_text(encoding="utf-8"))
-    assert {k: v for k, v in ours.items() if k not in ("cited_corpora", "supplement")} == theirs
+    assert {k: v for k, v in ours.items() if k not in ("cited_corpora", "supplement", "papers")} == theirs
+    assert set(ours["papers"]) == set(theirs) | {"cited_corpora"}
+    for experiment in theirs:
+        assert (repo_root / "src" / "decoders" / experiment / "paper_numbers.yaml").is_file()
 
     def leaves(node, prefix=""):
         if not isinstance(node, dict):
@@ -36,6 +39,24 @@ def test_paper_numbers_match_the_shared_transcription(repo_root):
     # the supplement adds numbers; it never shadows or contradicts the transcription
     supplement = leaves(ours.get("supplement", {}))
     assert supplement and not supplement & leaves(theirs)
+
+
+def test_two_packages_claiming_one_paper_key_are_an_error(tmp_path, monkeypatch):
+    """decoders.papers merges the packages' files; a key two of them give is a ValueError naming both."""
+    import decoders.papers as papers
+
+    for name, text in {"one": "papers: {x: X}\nx: {a: 1}\n", "two": "x: {a: 2}\n"}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "paper_numbers.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(papers.resources, "files", lambda package: tmp_path)
+    papers.paper_numbers.cache_clear()
+    try:
+        with pytest.raises(
+            ValueError, match=r"decoders/two/paper_numbers.yaml: 'x' is given by decoders/one"
+        ):
+            papers.paper_numbers()
+    finally:
+        papers.paper_numbers.cache_clear()
 
 
 def test_paper_value_and_rows():

@@ -27,7 +27,7 @@ rule bnb_tags:
         runtime=job_runtime("bnb_tags"),
     params:
         options=lambda wildcards: bnb_tag_options(wildcards.dataset),
-        code=code_hash("bnb/pipeline.py", "parsing", "chains"),
+        code=code_hash("bnb_tags"),
     script:
         "../scripts/bnb_tags.py"
 
@@ -53,7 +53,7 @@ rule bnb_train:
         runtime=job_runtime("bnb_train"),
     params:
         options=lambda wildcards: bnb_train_options(wildcards.dataset, wildcards.model),
-        code=code_hash(*BNB_MODEL_CODE),
+        code=code_hash("bnb_train"),
     script:
         "../scripts/bnb_train.py"
 
@@ -79,7 +79,7 @@ rule bnb_instances:
         runtime=job_runtime("bnb_instances"),
     params:
         options=lambda wildcards: bnb_instance_options(wildcards.set),
-        code=code_hash(*BNB_MODEL_CODE, "bnb/instance.py", "harness/instances.py", "harness/sharding.py"),
+        code=code_hash("bnb_instances"),
     script:
         "../scripts/bnb_instances.py"
 
@@ -106,7 +106,7 @@ rule bnb_udpipe_train:
         runtime=job_runtime("bnb_udpipe_train"),
     params:
         options=lambda wildcards: bnb_udpipe_train_options(wildcards.dataset),
-        code=code_hash("bnb/pipeline.py", "parsing"),
+        code=code_hash("bnb_udpipe_train"),
     script:
         "../scripts/bnb_udpipe_train.py"
 
@@ -134,7 +134,7 @@ rule bnb_udpipe:
         runtime=job_runtime("bnb_udpipe"),
     params:
         options=lambda wildcards: bnb_udpipe_options(wildcards.dataset),
-        code=code_hash("bnb/pipeline.py", "parsing"),
+        code=code_hash("bnb_udpipe"),
     script:
         "../scripts/bnb_udpipe.py"
 
@@ -159,7 +159,7 @@ rule bnb_errors:
         runtime=job_runtime("bnb_errors"),
     params:
         options=lambda wildcards: bnb_error_options(wildcards.dataset),
-        code=code_hash(*BNB_MODEL_CODE, "bnb/errors.py"),
+        code=code_hash("bnb_errors"),
     script:
         "../scripts/bnb_errors.py"
 
@@ -185,7 +185,7 @@ rule bnb_learning_curve:
         runtime=job_runtime("bnb_learning_curve"),
     params:
         options=lambda wildcards: bnb_learning_curve_options(wildcards.dataset),
-        code=code_hash(*BNB_MODEL_CODE),
+        code=code_hash("bnb_learning_curve"),
     script:
         "../scripts/bnb_learning_curve.py"
 
@@ -210,7 +210,7 @@ rule bnb_factor_counts:
         runtime=job_runtime("bnb_factor_counts"),
     params:
         options=lambda wildcards: bnb_factor_count_options(wildcards.dataset),
-        code=code_hash(*BNB_MODEL_CODE),
+        code=code_hash("bnb_factor_counts"),
     script:
         "../scripts/bnb_factor_counts.py"
 
@@ -235,7 +235,7 @@ rule bnb_breakdown:
         runtime=job_runtime("bnb_breakdown"),
     params:
         options=lambda wildcards: bnb_breakdown_options(),
-        code=code_hash(*BNB_MODEL_CODE, "bnb/breakdown.py", "bnb/decoders.py", "bnb/instance.py", "harness"),
+        code=code_hash("bnb_breakdown"),
     script:
         "../scripts/bnb_breakdown.py"
 
@@ -341,6 +341,6 @@ rule bnb_tables:
         runtime=job_runtime("bnb_tables"),
     params:
         settings=BNB,
-        code=code_hash("tables"),
+        code=code_hash("bnb_tables"),
     script:
         "../scripts/bnb_tables.py"

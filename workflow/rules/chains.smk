@@ -25,7 +25,7 @@ rule chains_train:
         spec=lambda wildcards: CHAINS["models"][wildcards.model],
         min_count=CHAINS.get("min_count", 1),
         seed=config["seed"],
-        code=code_hash(*CHAINS_MODEL_CODE),
+        code=code_hash("chains_train"),
     script:
         "../scripts/chains_train.py"
 
@@ -49,7 +49,7 @@ rule chains_crfsuite:
         runtime=job_runtime("chains_crfsuite"),
     params:
         options=CHAINS.get("crfsuite", {}),
-        code=code_hash(*CHAINS_MODEL_CODE),
+        code=code_hash("chains_crfsuite"),
     script:
         "../scripts/chains_crfsuite.py"
 
@@ -73,7 +73,7 @@ rule chains_instances:
         mem_mb=job_mem_mb("chains_instances"),
         runtime=job_runtime("chains_instances"),
     params:
-        code=code_hash(*CHAINS_MODEL_CODE),
+        code=code_hash("chains_instances"),
     script:
         "../scripts/chains_instances.py"
 
@@ -149,6 +149,6 @@ rule chains_tables:
         runtime=job_runtime("chains_tables"),
     params:
         settings=CHAINS,
-        code=code_hash("tables"),
+        code=code_hash("chains_tables"),
     script:
         "../scripts/chains_tables.py"

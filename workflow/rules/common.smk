@@ -1,5 +1,6 @@
 # Helpers shared by every .smk file of the workflow: the validated configuration and the paths stages agree on.
 
+import functools
 import hashlib
 import math
 import re
@@ -12,6 +13,8 @@ from snakemake.exceptions import WorkflowError
 
 from decoders.errors import ConfigError
 from decoders.harness.runner import default_grace
+from decoders.imports import dependencies, script_dependencies
+from decoders.imports import modules as package_modules
 
 # Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference.
 config.update(validate_config(config, workflow.source_path("../schemas/config.schema.yaml")))
@@ -44,18 +47,33 @@ PREPARED_FILES = {
 }
 
 
-def code_hash(*parts):
-    """sha256 of package code (files or folders under src/decoders) that jobs run. Given as a parameter, a
-    change to that code reruns the jobs, as Snakemake does by itself only for changes to their script. A part
-    that does not exist (an experiment without a package yet) adds nothing."""
-    root = Path(workflow.basedir) / "src" / "decoders"
+@functools.cache
+def code_hash(script, *modules):
+    """sha256 of the package code a job runs: every module that workflow/scripts/<script>.py imports, directly or
+    through others, and `modules` (named, for those a job loads by name: a decoder module) with theirs
+    (decoders.imports, read from the source). Given as a parameter, a change to that code reruns the jobs, as
+    Snakemake does by itself only for changes to their script."""
+    root = Path(workflow.basedir)
+    src = root / "src"
+    files = set(script_dependencies(root / "workflow" / "scripts" / f"{script}.py", src))
+    files.update(dependencies(modules, src))
     digest = hashlib.sha256()
-    for part in ("errors.py", "io.py", "workflow.py", *parts):
-        path = root / part
-        for file in (sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []):
-            digest.update(file.relative_to(root).as_posix().encode())
-            digest.update(file.read_bytes())
+    for file in sorted(files):
+        digest.update(file.relative_to(src).as_posix().encode())
+        digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+def decoder_modules(wildcards):
+    """The modules a decode job loads by name: its variant's decoder module and its reference's (harness.reference),
+    each the variant's `module` or decoders.<experiment>.decoders, where that exists."""
+    experiment = config["experiments"][wildcards.experiment]
+    specs = [variant_spec(wildcards)]
+    reference = harness_settings(wildcards.experiment).get("reference")
+    if reference in experiment.get("variants", {}):
+        specs.append(experiment["variants"][reference])
+    names = {spec.get("module", f"decoders.{wildcards.experiment}.decoders") for spec in specs}
+    return sorted(name for name in names if name in package_modules(Path(workflow.basedir) / "src"))
 
 
 # Cluster resources (config.yaml: resources). Every rule declares threads, mem_mb and runtime (minutes) through
@@ -291,21 +309,6 @@ def instance_shards(experiment):
 # chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
 # "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
 CHAINS = config["experiments"].get("chains", {})
-# The code behind the chains scorers and instance sets: the decoders are not part of it, so that a change to a
-# decoding kernel reruns the decodes (whose code hash covers the experiment's package) but does not retrain.
-CHAINS_MODEL_CODE = [
-    "chains/pipeline.py",
-    "chains/features.py",
-    "chains/model.py",
-    "chains/train.py",
-    "chains/viterbi.py",
-    "chains/instance.py",
-    "chains/crfsuite.py",
-    "corpora/sentences.py",
-    "harness/instances.py",
-    "harness/sharding.py",
-    "harness/records.py",
-]
 CHAINS_TABLES = [
     "table1",
     "table2a",
@@ -417,15 +420,6 @@ def linking_shards(name):
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
 BNB = config["experiments"].get("bnb", {})
-# The code behind bnb's tags, models and instance sets (the decoders' own changes rerun only the decodes).
-BNB_MODEL_CODE = [
-    "bnb/pipeline.py",
-    "bnb/model.py",
-    "bnb/factors.py",
-    "bnb/search.py",
-    "parsing",
-    "corpora/sentences.py",
-]
 BNB_TABLES = [
     "table2",
     "table3",
@@ -638,14 +632,6 @@ def bnb_runs():
 # ppc: per dataset the first-order (MST) and grandparent parsers, then the test sentences as instance set
 # "<dataset>" (never pruned), decoded by every variant (decode.smk), and the UDPipe 1 peer.
 PPC = config["experiments"].get("ppc", {})
-PPC_MODEL_CODE = [
-    "ppc/pipeline.py",
-    "ppc/model.py",
-    "ppc/training.py",
-    "ppc/lp.py",
-    "parsing",
-    "corpora/sentences.py",
-]
 
 
 def ppc_train_options(dataset):

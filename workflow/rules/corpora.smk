@@ -29,7 +29,7 @@ for _corpus in config["corpora"]:
         params:
             corpus=_corpus,
             base_dir=workflow.basedir,
-            code=code_hash("corpora/fetch.py"),
+            code=code_hash("fetch"),
         script:
             "../scripts/fetch.py"
 
@@ -62,6 +62,6 @@ for _reader, _files in PREPARED_FILES.items():
         params:
             reader=_reader,
             options=lambda wildcards: prepare_options(wildcards.dataset),
-            code=code_hash("corpora"),
+            code=code_hash("prepare"),
         script:
             "../scripts/prepare.py"

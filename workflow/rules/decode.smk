@@ -30,7 +30,7 @@ rule decode:
         spec=variant_params,
         harness=lambda wildcards: harness_settings(wildcards.experiment),
         seed=config["seed"],
-        code=lambda wildcards: code_hash("harness", wildcards.experiment),
+        code=lambda wildcards: code_hash("decode", *decoder_modules(wildcards)),
     script:
         "../scripts/decode.py"
 
@@ -56,6 +56,6 @@ rule gather_runs:
     params:
         sample=lambda wildcards: variant_spec(wildcards).get("sample"),
         seed=config["seed"],
-        code=code_hash("harness"),
+        code=code_hash("gather_runs"),
     script:
         "../scripts/gather_runs.py"

@@ -59,7 +59,7 @@ rule linking_instances_wikispeedia:
     params:
         options=LINKING.get("instances", {}),
         seed=config["seed"],
-        code=code_hash("linking"),
+        code=code_hash("linking_instances"),
     script:
         "../scripts/linking_instances.py"
 
@@ -87,7 +87,7 @@ rule linking_instances_elevant:
     params:
         options=LINKING.get("instances", {}),
         seed=config["seed"],
-        code=code_hash("linking"),
+        code=code_hash("linking_instances"),
     script:
         "../scripts/linking_instances.py"
 
@@ -111,7 +111,7 @@ rule linking_synthetic_graph:
     params:
         options=LINKING.get("synthetic", {}),
         seed=config["seed"],
-        code=code_hash("linking"),
+        code=code_hash("linking_synthetic_graph"),
     script:
         "../scripts/linking_synthetic_graph.py"
 
@@ -136,7 +136,7 @@ rule linking_instances_synthetic:
     params:
         options=LINKING.get("synthetic", {}),
         seed=config["seed"],
-        code=code_hash("linking"),
+        code=code_hash("linking_instances"),
     script:
         "../scripts/linking_instances.py"
 
@@ -163,7 +163,7 @@ rule linking_scaling:
     params:
         options=LINKING.get("scaling", {}),
         seed=config["seed"],
-        code=code_hash("linking"),
+        code=code_hash("linking_scaling"),
     script:
         "../scripts/linking_scaling.py"
 
@@ -219,6 +219,6 @@ rule linking_tables:
         runtime=job_runtime("linking_tables"),
     params:
         settings=LINKING,
-        code=code_hash("tables", "linking"),
+        code=code_hash("linking_tables"),
     script:
         "../scripts/linking_tables.py"

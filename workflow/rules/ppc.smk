@@ -24,7 +24,7 @@ rule ppc_train:
         runtime=job_runtime("ppc_train"),
     params:
         options=lambda wildcards: ppc_train_options(wildcards.dataset),
-        code=code_hash(*PPC_MODEL_CODE),
+        code=code_hash("ppc_train"),
     script:
         "../scripts/ppc_train.py"
 
@@ -51,7 +51,7 @@ rule ppc_instances:
         runtime=job_runtime("ppc_instances"),
     params:
         dev_fraction=PPC.get("dev_fraction", 0.1),
-        code=code_hash(*PPC_MODEL_CODE, "ppc/instance.py", "harness/instances.py", "harness/sharding.py"),
+        code=code_hash("ppc_instances"),
     script:
         "../scripts/ppc_instances.py"
 
@@ -81,7 +81,7 @@ rule ppc_udpipe_train:
             "seed": config["seed"],
             "dev_fraction": PPC.get("dev_fraction", 0.1),
         },
-        code=code_hash("ppc/pipeline.py", "parsing"),
+        code=code_hash("ppc_udpipe_train"),
     script:
         "../scripts/ppc_udpipe_train.py"
 
@@ -108,7 +108,7 @@ rule ppc_udpipe:
         runtime=job_runtime("ppc_udpipe"),
     params:
         dev_fraction=PPC.get("dev_fraction", 0.1),
-        code=code_hash("ppc/pipeline.py", "parsing"),
+        code=code_hash("ppc_udpipe"),
     script:
         "../scripts/ppc_udpipe.py"
 
@@ -177,6 +177,6 @@ rule ppc_tables:
         runtime=job_runtime("ppc_tables"),
     params:
         settings={**PPC, "harness": harness_settings("ppc")} if PPC else {},
-        code=code_hash("tables"),
+        code=code_hash("ppc_tables"),
     script:
         "../scripts/ppc_tables.py"

@@ -25,7 +25,7 @@ rule corpora_table:
         runtime=job_runtime("corpora_table"),
     params:
         experiments=config["experiments"],
-        code=code_hash("tables"),
+        code=code_hash("corpora_table"),
     script:
         "../scripts/corpora_table.py"
 
@@ -81,6 +81,6 @@ rule results_page:
         mem_mb=job_mem_mb("results_page"),
         runtime=job_runtime("results_page"),
     params:
-        code=code_hash("tables"),
+        code=code_hash("results_page"),
     script:
         "../scripts/results_page.py"

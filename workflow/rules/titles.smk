@@ -25,7 +25,7 @@ rule titles_train:
     params:
         options=TITLES.get("scorer", {}),
         seed=config["seed"],
-        code=code_hash("titles"),
+        code=code_hash("titles_train"),
     script:
         "../scripts/titles_train.py"
 
@@ -51,7 +51,7 @@ rule titles_instances:
         mem_mb=job_mem_mb("titles_instances"),
         runtime=job_runtime("titles_instances"),
     params:
-        code=code_hash("titles"),
+        code=code_hash("titles_instances"),
     script:
         "../scripts/titles_instances.py"
 
@@ -81,7 +81,7 @@ rule titles_smallest_beam:
         runtime=job_runtime("titles_smallest_beam"),
     params:
         max_width=TITLES.get("max_beam_width", 65536),
-        code=code_hash("titles"),
+        code=code_hash("titles_smallest_beam"),
     script:
         "../scripts/titles_smallest_beam.py"
 
@@ -150,6 +150,6 @@ rule titles_tables:
         runtime=job_runtime("titles_tables"),
     params:
         settings=TITLES,
-        code=code_hash("tables"),
+        code=code_hash("titles_tables"),
     script:
         "../scripts/titles_tables.py"

@@ -24,6 +24,7 @@ import pandas as pd
 from decoders.bnb.factors import PATTERNS, pattern_counts
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads, structure_of
+from decoders.bnb.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import write_instance_shards
 from decoders.io import write_json_atomic, write_parquet_atomic
@@ -32,7 +33,6 @@ from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel, fixed_point
 from decoders.parsing.perceptron import AveragedWeights, train
 from decoders.parsing.pruning import train_head_classifier
-from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
 from decoders.parsing.treebank import (
     SPLITS,
     ParseSentence,

@@ -155,69 +155,6 @@ def check_sets(sets: Any, name: str, order: int | None, *, distinct: bool = True
     return out
 
 
-def check_overlay(overlay: Any, order: int, name: str = "overlay"):
-    """An :class:`~decoders.linking.overlay.Overlay` over vertices ``0..order-1`` (None: no added edge), its
-    ``nodes`` strictly increasing, as the canonical dtypes."""
-    from decoders.linking.overlay import Overlay, empty_overlay
-
-    if overlay is None:
-        return empty_overlay()
-    if not isinstance(overlay, Overlay):
-        raise ValueError(
-            f"{name} must be an Overlay (decoders.linking.overlay) or None, got {type(overlay).__name__}"
-        )
-    nodes = integer_array(overlay.nodes, f"{name}.nodes")
-    check_span(nodes, f"{name}.nodes", 0, order - 1)
-    if nodes.size > 1 and (nodes[1:] <= nodes[:-1]).any():
-        i = int(np.argmax(nodes[1:] <= nodes[:-1])) + 1
-        raise ValueError(
-            f"{name}.nodes[{i}] = {nodes[i]} follows {nodes[i - 1]}: nodes must be strictly increasing"
-        )
-    indices = integer_array(overlay.indices, f"{name}.indices")
-    indptr = check_offsets(overlay.indptr, f"{name}.indptr", indices.size, f"{name}.indices")
-    if indptr.size != nodes.size + 1:
-        raise ValueError(f"{name}.indptr has {indptr.size} entries for {nodes.size} nodes (needs nodes + 1)")
-    check_span(indices, f"{name}.indices", 0, order - 1)
-    return Overlay._make(
-        (
-            np.ascontiguousarray(nodes, dtype=np.int32),
-            indptr,
-            np.ascontiguousarray(indices, dtype=np.int32),
-        )
-    )
-
-
-def check_instance(instance: Any, order: int, name: str = "instance"):
-    """A :class:`~decoders.linking.instance.LinkingInstance` whose sets are (still) distinct vertex ids of a graph
-    of ``order`` vertices and whose gold holds one position per set: O(candidates), so that an instance changed or
-    unpickled after its construction cannot send an id past the graph into the kernels. Returns the instance, or
-    a copy holding the canonical arrays (int32, contiguous) when its own are not."""
-    from decoders.linking.instance import LinkingInstance
-
-    if not isinstance(instance, LinkingInstance):
-        raise ValueError(f"{name} must be a LinkingInstance, got {type(instance).__name__}")
-    sets = check_sets(instance.sets, f"{name}.sets", order)
-    gold = integer_array(instance.gold, f"{name}.gold")
-    if gold.shape != (len(sets),):
-        raise ValueError(f"{name}.gold must have one position per set ({len(sets)}), got shape {gold.shape}")
-    if isinstance(instance.sets, tuple) and all(a is b for a, b in zip(sets, instance.sets, strict=True)):
-        return instance
-    return LinkingInstance._trusted(
-        instance.graph_path, tuple(sets), gold.astype(np.int32), instance.mentions, instance.document
-    )
-
-
-def instance_and_graph(instance: Any, name: str = "instance"):
-    """``(instance, graph)``: the instance checked by :func:`check_instance` against its graph, which is loaded
-    (once per process, checked when read: :meth:`~decoders.corpora.wikispeedia.Graph.load`)."""
-    from decoders.linking.instance import LinkingInstance
-
-    if not isinstance(instance, LinkingInstance):
-        raise ValueError(f"{name} must be a LinkingInstance, got {type(instance).__name__}")
-    graph = instance.graph
-    return check_instance(instance, graph.n_nodes, name), graph
-
-
 def check_positions(structure: Any, name: str, sizes: Sequence[int]) -> np.ndarray:
     """One position per set, ``structure[i]`` in ``0..sizes[i]-1``, as int64."""
     positions = integer_array(structure, name)

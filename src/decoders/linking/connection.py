@@ -26,8 +26,8 @@ from scipy.sparse.csgraph import connected_components
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
-from decoders.linking.checks import check_csr, check_graph, check_overlay, check_sets, check_vertices
-from decoders.linking.overlay import Overlay, empty_overlay, overlay_from_edges
+from decoders.linking.checks import check_csr, check_graph, check_sets, check_vertices
+from decoders.linking.overlay import Overlay, check_overlay, empty_overlay, overlay_from_edges
 
 CONNECTIONS: tuple[str, ...] = ("maximal", "minimal")
 

@@ -12,17 +12,11 @@ import numpy as np
 
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
-from decoders.linking.checks import (
-    check_graph,
-    check_overlay,
-    check_vertices,
-    instance_and_graph,
-    integer_array,
-)
+from decoders.linking.checks import check_graph, check_vertices, integer_array
 from decoders.linking.connection import _connect, _connection_name
 from decoders.linking.distances import _pairwise_distances
-from decoders.linking.instance import LinkingInstance
-from decoders.linking.overlay import Overlay
+from decoders.linking.instance import LinkingInstance, instance_and_graph
+from decoders.linking.overlay import Overlay, check_overlay
 
 
 def unreachable_cost(graph: Graph) -> int:

@@ -60,7 +60,7 @@ from scipy.sparse.csgraph import shortest_path
 from decoders.corpora.wikispeedia import Graph
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
-from decoders.linking.checks import check_positions, instance_and_graph
+from decoders.linking.checks import check_positions
 from decoders.linking.connection import CONNECTIONS, _connect
 from decoders.linking.cost import _distance_cost
 from decoders.linking.decomposable import _decomposable_mindr
@@ -71,7 +71,7 @@ from decoders.linking.heuristics import (
     _hitting_distance_positions,
     _score_positions,
 )
-from decoders.linking.instance import LinkingInstance, _path, load_graph
+from decoders.linking.instance import LinkingInstance, _path, instance_and_graph, load_graph
 from decoders.linking.overlay import Overlay
 from decoders.linking.pagerank import _pagerank
 from decoders.linking.spanning_tree import _spanning_tree_positions
@@ -121,7 +121,7 @@ def _checked(
     instance: Any, connection: Any, max_candidates: Any
 ) -> tuple[LinkingInstance, Graph, str, int | None]:
     """The parameters (ConfigError naming the key) and the instance against its graph
-    (:func:`~decoders.linking.checks.instance_and_graph`: O(candidates), so that an instance changed or unpickled
+    (:func:`~decoders.linking.instance.instance_and_graph`: O(candidates), so that an instance changed or unpickled
     after its construction cannot reach the kernels with an id past the graph)."""
     connection, max_candidates = _connection(connection), _max_candidates(max_candidates)
     instance, graph = instance_and_graph(instance)

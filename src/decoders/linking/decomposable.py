@@ -28,10 +28,10 @@ import numba
 import numpy as np
 
 from decoders.errors import DecodersError
-from decoders.linking.checks import check_csr, check_overlay, check_sets
+from decoders.linking.checks import check_csr, check_sets
 from decoders.linking.connection import _components_among
 from decoders.linking.distances import _bfs_until, _group_distances
-from decoders.linking.overlay import Overlay, empty_overlay
+from decoders.linking.overlay import Overlay, check_overlay, empty_overlay
 
 
 class NotDecomposableError(DecodersError):

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from decoders.linking.checks import check_csr, check_offsets, check_overlay, check_vertex, check_vertices
+from decoders.linking.checks import check_csr, check_offsets, check_vertex, check_vertices
+from decoders.linking.overlay import check_overlay
 
 
 @numba.njit(cache=True, nogil=True)

@@ -18,9 +18,9 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from decoders.checks import check_deadline
-from decoders.linking.checks import check_csr, check_overlay, check_positions, check_sets
+from decoders.linking.checks import check_csr, check_positions, check_sets
 from decoders.linking.distances import _pairwise_distances
-from decoders.linking.overlay import Overlay
+from decoders.linking.overlay import Overlay, check_overlay
 
 
 @dataclass

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from decoders.checks import check_finite, float_array
-from decoders.linking.checks import check_csr, check_overlay, check_sets
+from decoders.linking.checks import check_csr, check_sets
 from decoders.linking.distances import _group_distances
-from decoders.linking.overlay import Overlay
+from decoders.linking.overlay import Overlay, check_overlay
 
 
 def _offsets(sets: Sequence[np.ndarray]) -> np.ndarray:

@@ -22,12 +22,13 @@ import os
 import zipfile
 from dataclasses import InitVar, dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from decoders.checks import check_int
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.checks import check_positions, integer_array
+from decoders.linking.checks import check_positions, check_sets, integer_array
 
 
 def _path(path, name: str) -> str:
@@ -273,3 +274,30 @@ class LinkingInstance:
     def gold_structure(self) -> np.ndarray | None:
         """The ground-truth solution (every fair candidate), or None when some mention's target is missing."""
         return None if (self.gold < 0).any() else self.gold.copy()
+
+
+def check_instance(instance: Any, order: int, name: str = "instance"):
+    """A :class:`~decoders.linking.instance.LinkingInstance` whose sets are (still) distinct vertex ids of a graph
+    of ``order`` vertices and whose gold holds one position per set: O(candidates), so that an instance changed or
+    unpickled after its construction cannot send an id past the graph into the kernels. Returns the instance, or
+    a copy holding the canonical arrays (int32, contiguous) when its own are not."""
+    if not isinstance(instance, LinkingInstance):
+        raise ValueError(f"{name} must be a LinkingInstance, got {type(instance).__name__}")
+    sets = check_sets(instance.sets, f"{name}.sets", order)
+    gold = integer_array(instance.gold, f"{name}.gold")
+    if gold.shape != (len(sets),):
+        raise ValueError(f"{name}.gold must have one position per set ({len(sets)}), got shape {gold.shape}")
+    if isinstance(instance.sets, tuple) and all(a is b for a, b in zip(sets, instance.sets, strict=True)):
+        return instance
+    return LinkingInstance._trusted(
+        instance.graph_path, tuple(sets), gold.astype(np.int32), instance.mentions, instance.document
+    )
+
+
+def instance_and_graph(instance: Any, name: str = "instance"):
+    """``(instance, graph)``: the instance checked by :func:`check_instance` against its graph, which is loaded
+    (once per process, checked when read: :meth:`~decoders.corpora.wikispeedia.Graph.load`)."""
+    if not isinstance(instance, LinkingInstance):
+        raise ValueError(f"{name} must be a LinkingInstance, got {type(instance).__name__}")
+    graph = instance.graph
+    return check_instance(instance, graph.n_nodes, name), graph

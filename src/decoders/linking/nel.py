@@ -29,7 +29,7 @@ from decoders.corpora.wikispeedia import Graph
 from decoders.linking.checks import check_graph, check_span, integer_array
 from decoders.linking.instance import LinkingInstance, _path, rank_of
 from decoders.linking.retrieval import ArticleIndex, disjoint_candidates, first_candidates, top_candidates
-from decoders.tables.papers import paper_value
+from decoders.papers import paper_value
 
 __all__ = [
     "body_start",

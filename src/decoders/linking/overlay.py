@@ -8,12 +8,12 @@ in the (possibly Wikipedia-size) number of graph vertices.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from decoders.checks import check_int
-from decoders.linking.checks import check_offsets, check_vertices
+from decoders.linking.checks import check_offsets, check_span, check_vertices, integer_array
 
 
 class _OverlayArrays(NamedTuple):
@@ -92,3 +92,33 @@ def overlay_from_edges(u: np.ndarray, v: np.ndarray) -> Overlay:
     indptr = np.zeros(nodes.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     return _trusted_overlay(nodes.astype(np.int32), indptr, np.ascontiguousarray(both[:, 1], dtype=np.int32))
+
+
+def check_overlay(overlay: Any, order: int, name: str = "overlay"):
+    """An :class:`~decoders.linking.overlay.Overlay` over vertices ``0..order-1`` (None: no added edge), its
+    ``nodes`` strictly increasing, as the canonical dtypes."""
+    if overlay is None:
+        return empty_overlay()
+    if not isinstance(overlay, Overlay):
+        raise ValueError(
+            f"{name} must be an Overlay (decoders.linking.overlay) or None, got {type(overlay).__name__}"
+        )
+    nodes = integer_array(overlay.nodes, f"{name}.nodes")
+    check_span(nodes, f"{name}.nodes", 0, order - 1)
+    if nodes.size > 1 and (nodes[1:] <= nodes[:-1]).any():
+        i = int(np.argmax(nodes[1:] <= nodes[:-1])) + 1
+        raise ValueError(
+            f"{name}.nodes[{i}] = {nodes[i]} follows {nodes[i - 1]}: nodes must be strictly increasing"
+        )
+    indices = integer_array(overlay.indices, f"{name}.indices")
+    indptr = check_offsets(overlay.indptr, f"{name}.indptr", indices.size, f"{name}.indices")
+    if indptr.size != nodes.size + 1:
+        raise ValueError(f"{name}.indptr has {indptr.size} entries for {nodes.size} nodes (needs nodes + 1)")
+    check_span(indices, f"{name}.indices", 0, order - 1)
+    return Overlay._make(
+        (
+            np.ascontiguousarray(nodes, dtype=np.int32),
+            indptr,
+            np.ascontiguousarray(indices, dtype=np.int32),
+        )
+    )

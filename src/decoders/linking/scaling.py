@@ -23,11 +23,11 @@ import pandas as pd
 
 from decoders.checks import check_int, check_text
 from decoders.corpora.wikispeedia import Graph
-from decoders.linking.checks import check_graph, check_instance, check_vertex, integer_array
+from decoders.linking.checks import check_graph, check_vertex, integer_array
 from decoders.linking.connection import _connect
 from decoders.linking.distances import _bfs_distances, _multi_source_bfs
 from decoders.linking.heuristics import _hitting_distance_positions
-from decoders.linking.instance import LinkingInstance
+from decoders.linking.instance import LinkingInstance, check_instance
 from decoders.linking.pagerank import _pagerank
 from decoders.linking.synthetic import plant_instances, synthetic_graph
 

@@ -26,10 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from decoders.linking.checks import check_csr, check_overlay, check_sets, check_vertices
+from decoders.linking.checks import check_csr, check_sets, check_vertices
 from decoders.linking.connection import _edges_among
 from decoders.linking.decomposable import _decomposable_mindr
-from decoders.linking.overlay import Overlay
+from decoders.linking.overlay import Overlay, check_overlay
 
 
 def overlap_groups(sets: Sequence[np.ndarray]) -> list[list[int]]:

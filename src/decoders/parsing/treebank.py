@@ -2,7 +2,7 @@
 
 A :class:`ParseSentence` holds what every parser needs of one sentence; :func:`parse_sentences` builds them from
 a prepared sentence table (:mod:`decoders.corpora.sentences`) with given tags (gold, or predicted ones from
-:mod:`decoders.parsing.tagging`). UAS ignores punctuation by the gold tag, as Qian and Liu (2013) do (English:
+an experiment's tagger). UAS ignores punctuation by the gold tag, as Qian and Liu (2013) do (English:
 `` '' : , . ; Chinese: PU, UPOS PUNCT).
 """
 

@@ -23,8 +23,8 @@ from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
 from decoders.config import bnb_passes, bnb_references
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
+from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
-from decoders.tables.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 
 # Our model name -> the paper's Table 2 row.

@@ -28,7 +28,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from decoders.harness.records import mark_exact, read_records
-from decoders.tables.papers import paper_rows, paper_value
+from decoders.papers import paper_rows, paper_value
 from decoders.tables.writers import save_figure, write_table
 
 REFERENCE = "viterbi"

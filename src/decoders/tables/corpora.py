@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from decoders.tables.papers import PAPERS, paper_value
+from decoders.papers import paper_name, paper_value
 
 # Count columns, in table order; a dataset fills those that apply to it.
 COUNT_COLUMNS = [
@@ -66,7 +66,7 @@ def paper_sizes(dataset: str, split: str) -> str:
     for label, key in PAPER_SIZES.get((dataset, split), []):
         value = paper_value(key)
         shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
-        parts.append(f"{label} {shown} ({PAPERS[key.split('.')[0]]})")
+        parts.append(f"{label} {shown} ({paper_name(key.split('.')[0])})")
     return "; ".join(parts)
 
 

@@ -31,7 +31,7 @@ from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import read_records
 from decoders.linking.cost import distance_cost
 from decoders.linking.sweep import parse_sweep_variant
-from decoders.tables.papers import paper_rows, paper_value
+from decoders.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 
 CONNECTIONS = {"max": "maximal", "min": "minimal"}

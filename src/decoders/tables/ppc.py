@@ -25,8 +25,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from decoders.harness.records import read_records
+from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
-from decoders.tables.papers import paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: Which of the paper's corpora a dataset stands in for (CoNLL-X Danish, CoNLL 2007 Italian and Hungarian).

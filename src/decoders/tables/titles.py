@@ -21,7 +21,7 @@ from matplotlib.ticker import MaxNLocator
 from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import mark_exact, read_records
 from decoders.io import write_text_atomic
-from decoders.tables.papers import paper_rows, paper_value
+from decoders.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 from decoders.titles.decoders import title_text
 

@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from decoders.checks import check_deadline, check_int
-from decoders.titles.checks import check_instance, check_real
-from decoders.titles.instance import TitleInstance
+from decoders.titles.checks import check_real
+from decoders.titles.instance import TitleInstance, check_instance
 
 
 def _top(candidates: np.ndarray, width: int) -> np.ndarray:

@@ -41,7 +41,6 @@ import numpy as np
 
 from decoders.checks import check_deadline
 from decoders.errors import ConfigError
-from decoders.titles.checks import check_instance
 from decoders.titles.colour_coding import (
     MAX_COLOURS,
     _integer,
@@ -49,7 +48,7 @@ from decoders.titles.colour_coding import (
     choose_colours,
     iterations_for,
 )
-from decoders.titles.instance import TitleInstance, _magnitude, _score
+from decoders.titles.instance import TitleInstance, _magnitude, _score, check_instance
 
 CERTIFICATE_RTOL = 1e-10
 """The incumbent is certified when ``bound - score <= CERTIFICATE_RTOL * sum |terms|`` (as the ILP's)."""

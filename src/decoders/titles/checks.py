@@ -1,8 +1,8 @@
 """Input checks of the titles package's public functions, built on the shared checks of :mod:`decoders.checks`.
 
 :class:`~decoders.titles.instance.TitleInstance` checks its fields once, at construction; the functions that take
-an instance check only that it is one (:func:`check_instance`), and those that take a path check it against the
-instance (:func:`check_path`): O(k), outside every compiled loop. Each error is a ValueError naming the argument.
+an instance check only that it is one (:func:`~decoders.titles.instance.check_instance`), and those that take a
+path check it against the instance (:func:`check_path`): O(k), outside every compiled loop. Each error is a ValueError naming the argument.
 """
 
 from __future__ import annotations
@@ -18,15 +18,6 @@ from decoders.checks import check_ids, check_range
 
 if TYPE_CHECKING:
     from decoders.titles.instance import TitleInstance
-
-
-def check_instance(value: Any, name: str = "instance") -> TitleInstance:
-    """``value`` itself, when it is a :class:`~decoders.titles.instance.TitleInstance` (validated when built)."""
-    from decoders.titles.instance import TitleInstance
-
-    if not isinstance(value, TitleInstance):
-        raise ValueError(f"{name} must be a TitleInstance; got {type(value).__name__}")
-    return value
 
 
 def check_path(instance: TitleInstance, path: Any, name: str = "path") -> np.ndarray:

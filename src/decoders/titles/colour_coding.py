@@ -25,8 +25,7 @@ import numpy as np
 
 from decoders.checks import check_deadline
 from decoders.errors import ConfigError
-from decoders.titles.checks import check_instance
-from decoders.titles.instance import TitleInstance
+from decoders.titles.instance import TitleInstance, check_instance
 
 MAX_COLOURS = 62  # spectra are int64 bitmasks
 

@@ -33,7 +33,7 @@ from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.titles.beam import beam_search
 from decoders.titles.certified import DEFAULT_MAX_LABELS, certified_colour_coding
-from decoders.titles.checks import check_instance, check_path
+from decoders.titles.checks import check_path
 from decoders.titles.colour_coding import colour_coding
 from decoders.titles.exhaustive import DEFAULT_MAX_PATHS, exhaustive
 from decoders.titles.ilp import DEFAULT_HINT_WIDTH, SOLVERS, solve
@@ -41,6 +41,7 @@ from decoders.titles.instance import (
     TitleInstance,
     _magnitude,
     _score,
+    check_instance,
     path_problem,
     realise,
 )

@@ -12,8 +12,7 @@ import numba
 import numpy as np
 
 from decoders.checks import check_int
-from decoders.titles.checks import check_instance
-from decoders.titles.instance import TitleInstance
+from decoders.titles.instance import TitleInstance, check_instance
 
 DEFAULT_MAX_PATHS = 10**8
 

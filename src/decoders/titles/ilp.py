@@ -66,9 +66,9 @@ import scipy.sparse as sp
 from decoders.checks import check_deadline, check_finite, check_ids, check_int, check_range, float_array
 from decoders.errors import ConfigError, DecodersError
 from decoders.titles.beam import _beam_search
-from decoders.titles.checks import check_instance, check_real
+from decoders.titles.checks import check_real
 from decoders.titles.colour_coding import _integer
-from decoders.titles.instance import TitleInstance, _magnitude, _score, path_problem
+from decoders.titles.instance import TitleInstance, _magnitude, _score, check_instance, path_problem
 
 SOLVERS = ("cp-sat", "scip")
 CERTIFICATE_RTOL = 1e-10

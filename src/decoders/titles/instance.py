@@ -39,11 +39,12 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from decoders.checks import check_ids, check_int, check_text, check_texts
-from decoders.titles.checks import check_instance, check_path
+from decoders.titles.checks import check_path
 
 _CLASS_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """TitleInstance -> its :attr:`~TitleInstance.class_index` (outside the instance, whose ``vars`` stay its fields
@@ -131,6 +132,13 @@ class TitleInstance:
         if not (reach & np.isfinite(self.end)).any():
             return f"no walk of k = {k} words from s to t uses only finite edges between distinct classes"
         return None
+
+
+def check_instance(value: Any, name: str = "instance") -> TitleInstance:
+    """``value`` itself, when it is a :class:`~decoders.titles.instance.TitleInstance` (validated when built)."""
+    if not isinstance(value, TitleInstance):
+        raise ValueError(f"{name} must be a TitleInstance; got {type(value).__name__}")
+    return value
 
 
 def _ids(name: str, values, shape: tuple[int, ...], lowest: int, highest: int | None) -> np.ndarray:

@@ -19,7 +19,7 @@ from decoders.checks import check_int
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.records import read_records
 from decoders.io import write_json_atomic
-from decoders.tables.papers import paper_value
+from decoders.papers import paper_value
 from decoders.titles import pipeline
 from decoders.titles.beam import beam_search, reaches, smallest_optimal_width
 from decoders.titles.checks import check_mapping

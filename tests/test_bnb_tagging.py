@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from decoders.parsing.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
+from decoders.bnb.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
 
 SPEC = {"method": "ssvm", "lambda_e": 0.1, "lambda_t": 0.1, "epochs": 5, "learning_rate": 0.1}
 
