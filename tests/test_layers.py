@@ -164,7 +164,9 @@ def test_a_scripts_dependencies_follow_its_imports_through_the_package(tmp_path)
     with pytest.raises(ValueError, match="'decoders.nope' is not a module"):
         dependencies(["decoders.nope"], tmp_path)
     script.write_text("import os\nfrom decoders.parsing.tagging import tags\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"script.py, line 2: imports decoders.parsing.tagging, which is not"):
+    with pytest.raises(
+        ValueError, match=r"script.py, line 2: imports decoders.parsing.tagging, which is not"
+    ):
         script_dependencies(script, tmp_path)
 
 

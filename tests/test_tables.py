@@ -299,3 +299,18 @@ def test_timed_rules_are_the_rules_with_timed_threads(repo_root):
             elif line.strip() == "threads: timed_threads":
                 names.add(rule)
     assert names == TIMED_RULES
+
+
+def test_the_publish_command_says_its_usage_and_names_a_missing_page(tmp_path, capsys):
+    """`python -m decoders.tables.publish --help` describes the command; a folder without a results page is
+    exit code 1 with an error naming the page; a surplus argument is argparse's usage error (2)."""
+    from decoders.tables.publish import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0 and "results page" in capsys.readouterr().out
+    assert main([str(tmp_path / "results"), str(tmp_path / "docs")]) == 1
+    assert f"{tmp_path / 'results' / 'RESULTS.md'}: no results page" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as done:
+        main(["a", "b", "c"])
+    assert done.value.code == 2

@@ -14,6 +14,7 @@ belong to (:func:`merge_pages`).
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import sys
@@ -135,18 +136,29 @@ def index(docs: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m decoders.tables.publish <results folder> <docs folder>", file=sys.stderr)
-        return 2
+def main(argv: list[str] | None = None) -> int:
+    """The command line: ``python -m decoders.tables.publish [results] [docs]`` (``--help`` says more)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m decoders.tables.publish",
+        description="Copy a run's results page and figures to <docs>/results/<cpu>/ (merged with that CPU's "
+        "earlier page: sections of experiments the run did not produce stay) and rewrite <docs>/RESULTS.md, "
+        "the index of every published page.",
+    )
+    parser.add_argument(
+        "results", nargs="?", default="results", help="the run's results folder (default: results)"
+    )
+    parser.add_argument(
+        "docs", nargs="?", default="docs", help="the docs folder to publish into (default: docs)"
+    )
+    args = parser.parse_args(argv)
     try:
-        target = publish(*argv)
+        target = publish(args.results, args.docs)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"published {target / PAGE}; index {Path(argv[1]) / PAGE}")
+    print(f"published {target / PAGE}; index {Path(args.docs) / PAGE}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
