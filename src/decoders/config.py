@@ -42,7 +42,10 @@ def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))
     if errors:
         raise ConfigError("invalid configuration:\n" + "\n".join(_describe(e) for e in _leaves(errors)))
-    _fill_defaults(config, schema, schema)
+    # the schema's defaults, in place (imported here: the modules that read a checked configuration need not)
+    from snakemake.utils import validate
+
+    validate(config, str(schema_path), set_default=True)
     check_references(config)
     return config
 
@@ -287,37 +290,3 @@ def _leaves(errors: list[jsonschema.ValidationError]) -> list[jsonschema.Validat
 def _describe(error: jsonschema.ValidationError) -> str:
     key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
     return f"  {key}: {error.message}"
-
-
-def _fill_defaults(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> None:
-    """Set ``default`` values of the schema's properties that the instance leaves out (in place)."""
-    schema = _resolve(schema, root)
-    if not isinstance(instance, dict):
-        return
-    for sub in schema.get("allOf", []):
-        cond = sub.get("if")
-        if cond is None or jsonschema.validators.validator_for(root)(cond).is_valid(instance):
-            _fill_defaults(instance, sub.get("then", sub), root)
-    for key, prop in schema.get("properties", {}).items():
-        if not isinstance(prop, dict):
-            continue
-        prop = _resolve(prop, root)
-        if key not in instance and "default" in prop:
-            instance[key] = copy.deepcopy(prop["default"])
-        if key in instance:
-            _fill_defaults(instance[key], prop, root)
-    extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        known = set(schema.get("properties", {}))
-        for key, value in instance.items():
-            if key not in known:
-                _fill_defaults(value, extra, root)
-
-
-def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    while isinstance(schema, dict) and "$ref" in schema:
-        node: Any = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            node = node[part]
-        schema = node
-    return schema
