@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from decoders.chains.pipeline import build_instances, train_crfsuite_model, train_model
-from decoders.config import load_yaml
+from decoders.config import load_config
 from decoders.corpora.wsj import read_wsj
 from decoders.harness.instances import read_instance_index, read_instance_shard
 from decoders.harness.protocol import get_evaluator, known_decoders
@@ -65,12 +65,12 @@ def _run(variant, spec, items):
 
 
 def test_every_configured_decoder_is_registered(repo_root):
-    variants = load_yaml(repo_root / "config.yaml")["experiments"]["chains"]["variants"]
+    variants = load_config(repo_root)["experiments"]["chains"]["variants"]
     assert {spec["decoder"] for spec in variants.values()} <= set(known_decoders("chains"))
 
 
 def test_all_variants_on_real_sentences(repo_root, workdir):
-    config = load_yaml(repo_root / "config.yaml")["experiments"]["chains"]
+    config = load_config(repo_root)["experiments"]["chains"]
     variants = config["variants"]
     items = _instances(workdir, "wsj")
     assert len(items) == 40
@@ -112,7 +112,7 @@ def test_all_variants_on_real_sentences(repo_root, workdir):
 
 
 def test_two_best_variants_agree_on_the_second_best(repo_root, workdir):
-    variants = load_yaml(repo_root / "config.yaml")["experiments"]["chains"]["variants"]
+    variants = load_config(repo_root)["experiments"]["chains"]["variants"]
     items = _instances(workdir, "wsj-2best")
     seconds = {}
     for name in ("viterbi-2best", "viterbi+p-2best", "cg-01"):
@@ -129,7 +129,7 @@ def test_two_best_variants_agree_on_the_second_best(repo_root, workdir):
 
 
 def test_scoring_variants_and_crfsuite(repo_root, workdir):
-    variants = load_yaml(repo_root / "config.yaml")["experiments"]["chains"]["variants"]
+    variants = load_config(repo_root)["experiments"]["chains"]["variants"]
     plain = _instances(workdir, "wsj")
     featured = _instances(workdir, "wsj~features", crfsuite_path=workdir / "crf.model", features=True)
     cg = _run("cg", variants["cg"], plain)

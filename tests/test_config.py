@@ -6,13 +6,13 @@ import copy
 
 import pytest
 
-from decoders.config import load_yaml, validate_config
+from decoders.config import load_config, validate_config
 from decoders.errors import ConfigError
 
 
 @pytest.fixture(scope="module")
 def config(repo_root):
-    return load_yaml(repo_root / "config.yaml")
+    return load_config(repo_root)
 
 
 @pytest.fixture(scope="module")

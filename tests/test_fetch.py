@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from decoders.config import load_yaml
+from decoders.config import load_config
 from decoders.corpora.fetch import corpus_files, fetch_file
 from decoders.errors import ChecksumError, ConfigError, FetchError
 
@@ -176,7 +176,7 @@ def test_parts_need_a_listing(tmp_path):
 
 def test_every_configured_file_matches_the_mirror(repo_root: Path, mirror: Path, tmp_path):
     """config.yaml's hashes and mirror names agree with the mirror: fetch everything (fast, local copies)."""
-    config = load_yaml(repo_root / "config.yaml")
+    config = load_config(repo_root)
     count = 0
     for corpus, spec in config["corpora"].items():
         for item in corpus_files(corpus, spec, base_dir=repo_root):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from decoders.config import load_yaml
+from decoders.config import load_config
 
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.workflow
@@ -72,7 +72,7 @@ def test_default_config_dry_run(repo_root, tmp_path):
     command += ["--snakefile", str(repo_root / "Snakefile"), "--configfile", str(repo_root / "config.yaml")]
     result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
-    for corpus in load_yaml(repo_root / "config.yaml")["corpora"]:
+    for corpus in load_config(repo_root)["corpora"]:
         assert f"rule fetch_{corpus}:" in result.stdout, corpus
     for rule in ("prepare_conllu", "prepare_conllx", "prepare_wsj", "prepare_uner", "prepare_textbooks"):
         assert f"rule {rule}:" in result.stdout
@@ -91,7 +91,7 @@ def test_default_config_dry_run(repo_root, tmp_path):
         threads.setdefault(rule, set()).add(count)
     assert threads["linking_scaling"] == {2}
     # every decode reserves the cores but those of a variant whose seconds are not a result (exclusive: false)
-    experiments = load_yaml(repo_root / "config.yaml")["experiments"]
+    experiments = load_config(repo_root)["experiments"]
     beside = {
         name
         for spec in experiments.values()
@@ -313,7 +313,7 @@ def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):
     results page and the resources table summarise them per rule."""
     from decoders.tables.resources import job_usage, with_declared
 
-    config = load_yaml(repo_root / "config.yaml")
+    config = load_config(repo_root)
     jobs = with_declared(job_usage(finished_run / "results" / "benchmarks"), config)
     assert {"fetch", "prepare", "chains_train", "decode", "gather_runs", "titles_tables"} <= set(jobs["rule"])
     assert (jobs.loc[jobs["rule"] == "decode", "job"].str.count("/") == 3).all()
@@ -476,8 +476,8 @@ def test_decode_and_gather_a_sharded_instance_set(repo_root, tmp_path):
     overlay = tmp_path / "decode.yaml"
     overlay.write_text(
         "harness: {time_limit: 4, shards: 2}\n"  # a replacement worker's warm-up fits in 5 s on a busy machine
-        "experiments:\n  chains:\n    variants:\n"
-        "      toy: {decoder: toy-argmax, params: {offset: 0.5}, module: workflow_toys}\n"
+        "chains:\n  variants:\n"
+        "    toy: {decoder: toy-argmax, params: {offset: 0.5}, module: workflow_toys}\n"
     )
     target = "results/runs/chains/toyset/toy.parquet"
     env = {"PYTHONPATH": str(repo_root / "tests")}

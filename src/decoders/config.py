@@ -7,7 +7,7 @@ load time, before any job runs.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +27,65 @@ def load_yaml(path: str | Path) -> Any:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
 
 
-def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str, Any]:
-    """Return a copy of ``config`` with schema defaults filled in; raise ConfigError naming the bad key.
+def experiment_names(config: Mapping[str, Any]) -> list[str]:
+    """The experiments a run builds: config.yaml's ``experiments`` list (the Snakefile loads config/<name>.yaml of
+    each); ConfigError when it is not a list of distinct names."""
+    names = config.get("experiments")
+    if not isinstance(names, list) or not all(isinstance(name, str) and name for name in names):
+        raise ConfigError(
+            f"experiments: expected a list of experiment names such as [titles, chains, linking, bnb, ppc] (each "
+            f"one's settings in config/<name>.yaml); got {names!r}"
+        )
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ConfigError(f"experiments: {', '.join(repeated)} listed more than once")
+    return list(names)
 
-    An experiment set to null (``experiments: {bnb: null}`` in a ``--configfile`` overlay) is left out, as if
-    config.yaml did not name it: nothing of it is planned, fetched or tabled.
+
+def load_config(root: str | Path) -> dict[str, Any]:
+    """The workflow's configuration as its files give it (unchecked, no defaults): ``root``/config.yaml with the
+    settings of every experiment it lists from ``root``/config/<name>.yaml, gathered as ``experiments: {name:
+    settings}`` (the form :func:`validate_config` checks)."""
+    root = Path(root)
+    config = load_yaml(root / "config.yaml")
+    for name in experiment_names(config):
+        part = load_yaml(root / "config" / f"{name}.yaml")
+        if not isinstance(part, dict) or set(part) != {name}:
+            raise ConfigError(f"{root / 'config' / f'{name}.yaml'}: expected the one top-level key {name!r}")
+        config.update(part)
+    _gather_experiments(config, ())
+    return config
+
+
+def _gather_experiments(config: dict[str, Any], known: Iterable[str]) -> None:
+    """The file form (``experiments: [names]``, each name's settings under a top-level key of its own, from
+    config/<name>.yaml and overlays) as the checked form ``experiments: {name: settings}``, in place. Settings of
+    a known experiment that is not listed are left out (an overlay may set them for a run that leaves it out)."""
+    names = experiment_names(config)
+    gathered = {}
+    for name in names:
+        if config.get(name) is None:
+            raise ConfigError(
+                f"experiments: {name!r} is listed, but no settings are given under the key {name!r} "
+                f"(config/{name}.yaml)"
+            )
+        gathered[name] = config.pop(name)
+    for name in known:
+        config.pop(name, None)
+    config["experiments"] = gathered
+
+
+def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str, Any]:
+    """Return a checked copy of ``config`` with the schema's defaults filled in, its experiments gathered as
+    ``experiments: {name: settings}`` (:func:`_gather_experiments`; a configuration already in that form is
+    taken as it is, an experiment set to null left out); raise ConfigError naming the bad key.
     """
     schema = load_yaml(schema_path)
     config = copy.deepcopy(config)
     if isinstance(config.get("experiments"), dict):
         config["experiments"] = {k: v for k, v in config["experiments"].items() if v is not None}
+    else:
+        _gather_experiments(config, schema["properties"]["experiments"]["properties"])
     validator_cls = jsonschema.validators.validator_for(schema)
     validator = validator_cls(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))

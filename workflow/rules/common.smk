@@ -16,8 +16,11 @@ from decoders.harness.runner import default_grace
 from decoders.imports import dependencies, script_dependencies
 from decoders.imports import modules as package_modules
 
-# Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference.
-config.update(validate_config(config, workflow.source_path("../schemas/config.schema.yaml")))
+# Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference. The checked form
+# holds the experiments as `experiments: {name: settings}` (decoders.config.validate_config).
+_checked = validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+config.clear()
+config.update(_checked)
 
 DATASETS = config["datasets"]
 

@@ -6,7 +6,7 @@ column generation does, for example), so a page refreshed on another machine typ
 ``docs/results/<cpu>/`` (the CPU read from the page's provenance tables) and rewrites ``docs/RESULTS.md`` as the
 index of every published page, newest first, with its CPU, commit and dates.
 
-A run of some experiments only (``experiments: {chains: null, ...}``, or a long one such as bnb run on its own)
+A run of some experiments only (``--config "experiments=[chains]"``, or a long one such as bnb run on its own)
 refreshes only those sections of the CPU's page: the earlier page's other experiment sections stay, each with its
 own provenance table, and so do that run's corpora and time-per-rule sections, headed with the experiments they
 belong to (:func:`merge_pages`).
