@@ -22,11 +22,15 @@ for _experiment in experiment_names(config):
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpora.smk"
 include: "workflow/rules/decode.smk"
-include: "workflow/rules/chains.smk"
-include: "workflow/rules/titles.smk"
-include: "workflow/rules/linking.smk"
-include: "workflow/rules/bnb.smk"
-include: "workflow/rules/ppc.smk"
+
+
+# Each experiment's helpers and rules (they register its targets and results-page section, common.smk).
+for _experiment in config["experiments"]:
+
+    include: f"workflow/rules/{_experiment}_common.smk"
+    include: f"workflow/rules/{_experiment}.smk"
+
+
 include: "workflow/rules/tables.smk"
 
 

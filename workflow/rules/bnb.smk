@@ -344,3 +344,12 @@ rule bnb_tables:
         code=code_hash("bnb_tables"),
     script:
         "../scripts/bnb_tables.py"
+
+
+# The run's default target and this experiment's results-page section (common.smk).
+register_experiment(
+    "bnb",
+    targets=["results/tables/bnb/table2.csv"],
+    tables=expand("results/tables/bnb/{table}.md", table=BNB_TABLES),
+    provenance=lambda: run_provenance(bnb_runs()),
+)

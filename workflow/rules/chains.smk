@@ -152,3 +152,12 @@ rule chains_tables:
         code=code_hash("chains_tables"),
     script:
         "../scripts/chains_tables.py"
+
+
+# The run's default target and this experiment's results-page section (common.smk).
+register_experiment(
+    "chains",
+    targets=["results/tables/chains/table1.csv"],
+    tables=expand("results/tables/chains/{table}.md", table=CHAINS_TABLES),
+    provenance=chains_provenance,
+)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from decoders.config import BNB_RUN_TABLES, bnb_epochs, validate_config
+from decoders.config import validate_config
 from snakemake.exceptions import WorkflowError
 
 from decoders.errors import ConfigError
@@ -218,10 +218,21 @@ def prepare_options(dataset):
     }
 
 
-# The experiments this workflow runs, and the datasets they read: only these corpora are fetched and prepared.
-BUILT_EXPERIMENTS = [
-    name for name in ("chains", "titles", "linking", "bnb", "ppc") if config["experiments"].get(name)
-]
+# The experiments this run builds (config.yaml's list, in its order), and the datasets they read: only these
+# corpora are fetched and prepared.
+BUILT_EXPERIMENTS = list(config["experiments"])
+
+# What each experiment's rule file adds to the run as a whole (register_experiment, called as the Snakefile
+# includes it): its default targets and its results-page section.
+EXPERIMENT_TARGETS = {}
+PAGE_SECTIONS = {}
+
+
+def register_experiment(name, targets, tables, provenance):
+    """An experiment's default targets, the Markdown tables of its results-page section, and `provenance`: a
+    function giving the decode jobs' provenance files behind those tables (the page summarises them)."""
+    EXPERIMENT_TARGETS[name] = list(targets)
+    PAGE_SECTIONS[name] = {"tables": list(tables), "provenance": provenance}
 
 
 def used_datasets():
@@ -232,22 +243,25 @@ def used_datasets():
 
 
 def all_targets():
-    targets = [
-        "results/tables/corpora.csv",
-        "results/tables/corpora.md",
-        "results/tables/corpora.tex",
-    ]
-    if CHAINS:
-        targets += ["results/tables/chains/table1.csv"]
-    if config["experiments"].get("titles"):
-        targets += ["results/tables/titles/table1.csv"]
-    if config["experiments"].get("linking"):
-        targets += ["results/tables/linking/table1.csv"]
-    if config["experiments"].get("bnb"):
-        targets += ["results/tables/bnb/table2.csv"]
-    if config["experiments"].get("ppc"):
-        targets += ["results/tables/ppc/table1.csv"]
+    targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
+    for name in BUILT_EXPERIMENTS:
+        targets += EXPERIMENT_TARGETS[name]
     return [*targets, "results/RESULTS.md"]
+
+
+def page_sections():
+    """The results page's experiment sections, in the run's order: name -> its tables and provenance files."""
+    return {
+        name: {"tables": PAGE_SECTIONS[name]["tables"], "provenance": PAGE_SECTIONS[name]["provenance"]()}
+        for name in BUILT_EXPERIMENTS
+    }
+
+
+def page_inputs(wildcards):
+    """Every table and provenance file of the results page's experiment sections."""
+    return [
+        file for section in page_sections().values() for file in section["tables"] + section["provenance"]
+    ]
 
 
 # Decoding (decode.smk): instance sets and result records of (experiment, dataset, variant).
@@ -309,63 +323,6 @@ def instance_shards(experiment):
     )
 
 
-# chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
-# "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
-CHAINS = config["experiments"].get("chains", {})
-CHAINS_TABLES = [
-    "table1",
-    "table2a",
-    "table2b",
-    "cg_statistics",
-    "speed_by_length",
-    "peer",
-    "figure2",
-]
-
-
-def chains_set_pattern():
-    datasets = wildcard_choice(CHAINS.get("datasets", []))
-    models = wildcard_choice([*CHAINS.get("models", {}), "features"])
-    return f"({datasets})(~({models}))?"
-
-
-def chains_set(name):
-    """(dataset, model, features?) of an instance-set name."""
-    dataset, _, suffix = name.partition("~")
-    if suffix == "features":
-        return dataset, CHAINS["model"], True
-    return dataset, suffix or CHAINS["model"], False
-
-
-def chains_instance_inputs(wildcards):
-    dataset, model, features = chains_set(wildcards.set)
-    inputs = {
-        "test": prepared(dataset, "test.parquet"),
-        "model": f"results/models/chains/{dataset}/{model}.npz",
-    }
-    if features:
-        inputs["crfsuite"] = f"results/models/chains/{dataset}/crfsuite.model"
-    return inputs
-
-
-def chains_runs():
-    """Gathered records of every (instance set, variant) the chains tables and figures read."""
-    runs = CHAINS.get("runs", {})
-    pairs = [
-        (d, v) for d in CHAINS.get("datasets", []) for v in runs.get("table1", []) + runs.get("table2a", [])
-    ]
-    pairs += [(d, v) for d in CHAINS.get("pos", []) for v in runs.get("table2b", [])]
-    pairs += [(f"{d}~features", v) for d in CHAINS.get("datasets", []) for v in runs.get("peer", [])]
-    figure = CHAINS.get("figure2", {})
-    pairs += [
-        (d if m == CHAINS["model"] else f"{d}~{m}", v)
-        for d in figure.get("datasets", [])
-        for m in figure.get("models", [])
-        for v in figure.get("variants", [])
-    ]
-    return [f"results/runs/chains/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
-
-
 def run_provenance(runs):
     """Provenance files of the decode jobs behind gathered runs (the results page summarises them)."""
     # a run's path is results/runs/<experiment>/<set>/<variant>.parquet
@@ -376,69 +333,7 @@ def run_provenance(runs):
     ]
 
 
-def chains_provenance():
-    return run_provenance(chains_runs())
-
-
-# titles: one instance set per dataset (its test split scored by the model trained on its train split).
-TITLES = config["experiments"].get("titles", {})
-TITLES_TABLES = ["table1", "units", "examples"]
-
-
-def titles_runs_all():
-    return [run for dataset in TITLES.get("datasets", []) for run in titles_runs(dataset)]
-
-
-def titles_runs(dataset):
-    """Gathered records of every variant of Table 1 on a dataset (the exact reference first)."""
-    names = dict.fromkeys([TITLES["exact"], *TITLES["runs"]])
-    return [f"results/runs/titles/{dataset}/{variant}.parquet" for variant in names]
-
-
-# linking: instance sets "wikispeedia" and "elevant" (NEL on the Wikispeedia graph) and "synthetic" (planted
-# on a Wikipedia-size graph built by the workflow).
-LINKING = config["experiments"].get("linking", {})
-LINKING_TABLES = ["table1", "instances", "jaccard", "scaling"]
-LINKING_GRAPH = "data/prepared/wikispeedia/graph.npz"
-SYNTHETIC_GRAPH = "results/graphs/linking/synthetic.npz"
-
-
-def linking_runs():
-    """Gathered records of Table 1's variants on the NEL sets and of the scaling variants on the synthetic set."""
-    runs = LINKING.get("runs", {})
-    pairs = [(s, v) for s in ("wikispeedia", "elevant") for v in runs.get("table1", [])]
-    pairs += [(s, v) for s in runs.get("exact_sets", []) for v in runs.get("exact", [])]
-    pairs += [("synthetic", v) for v in runs.get("synthetic", [])]
-    return [f"results/runs/linking/{s}/{v}.parquet" for s, v in pairs]
-
-
-def linking_shards(name):
-    return expand(
-        "results/instances/linking/{set}/shard-{shard}.pkl",
-        set=name,
-        shard=shard_range("linking"),
-    )
-
-
-# bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
-# test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
-BNB = config["experiments"].get("bnb", {})
-BNB_TABLES = [
-    "table2",
-    "table3",
-    "statistics",
-    "audit",
-    "errors",
-    "tagging",
-    "training",
-    "factors",
-    "breakdown",
-    "learning_curve",
-]
-# The datasets the hand-crafted factors are counted on: the English ones (none for Chinese, as the paper).
-BNB_ENGLISH = [d for d in BNB.get("datasets", []) if BNB.get("languages", {}).get(d) == "en"]
-
-
+# The parsing experiments' (bnb, ppc) treebank splits.
 def treebank_split_files(dataset):
     """A parsing dataset's prepared train/dev/test files (dev only when the treebank has one)."""
     reader = DATASETS[dataset]["reader"]
@@ -451,199 +346,3 @@ def treebank_split_files(dataset):
 
 def treebank_splits(wildcards):
     return treebank_split_files(wildcards.dataset)
-
-
-def bnb_tag_options(dataset):
-    return {
-        "mode": BNB["tags"][dataset],
-        "language": BNB["languages"][dataset],
-        "tagger": BNB["tagger"],
-        "folds": BNB["tagger_folds"],
-        "min_count": BNB["min_count"],
-        "seed": config["seed"],
-        "dev_fraction": BNB["dev_fraction"],
-    }
-
-
-def bnb_model_file(dataset, model):
-    return f"results/models/bnb/{dataset}/{model}.npz"
-
-
-def bnb_train_inputs(wildcards):
-    inputs = {
-        **treebank_split_files(wildcards.dataset),
-        "tags": f"results/models/bnb/{wildcards.dataset}/tags.parquet",
-    }
-    if wildcards.model != BNB["pruner"]:
-        inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
-    if "groups" in BNB["models"][wildcards.model] and BNB.get("start_from"):
-        inputs["start"] = bnb_model_file(wildcards.dataset, BNB["start_from"])
-    return inputs
-
-
-def bnb_train_options(dataset, model):
-    spec = BNB["models"][model]
-    # backbone_step only when set, so that the other models' parameters (and their trained files) stay as they were
-    step = {"backbone_step": spec["backbone_step"]} if "backbone_step" in spec else {}
-    return {
-        "structure": {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")},
-        **step,
-        "language": BNB["languages"][dataset],
-        "epochs": bnb_epochs(BNB, model),
-        "bits": BNB["feature_bits"],
-        "k": BNB["train_k"],
-        "search": BNB["training_search"],
-        "seed": config["seed"],
-        "dev_fraction": BNB["dev_fraction"],
-    }
-
-
-def bnb_set_name(dataset, model, k):
-    return f"{dataset}~{model}~{'unpruned' if k is None else f'k{k}'}"
-
-
-def bnb_set(name):
-    """(dataset, model, k) of an instance-set name."""
-    dataset, model, pruning = name.split("~")
-    return dataset, model, None if pruning == "unpruned" else int(pruning.removeprefix("k"))
-
-
-def bnb_set_pattern():
-    datasets = wildcard_choice(BNB.get("datasets", []))
-    models = wildcard_choice(BNB.get("models", {}))
-    return f"({datasets})~({models})~(k[1-9][0-9]*|unpruned)"
-
-
-def bnb_instance_inputs(wildcards):
-    dataset, model, _ = bnb_set(wildcards.set)
-    return {
-        **treebank_split_files(dataset),
-        "tags": f"results/models/bnb/{dataset}/tags.parquet",
-        "model": bnb_model_file(dataset, model),
-        "pruner": bnb_model_file(dataset, BNB["pruner"]),
-    }
-
-
-def bnb_instance_options(name):
-    dataset, _, k = bnb_set(name)
-    return {"k": k, "language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
-
-
-def bnb_learning_curve_options(dataset):
-    curve = BNB["learning_curve"]
-    return {**bnb_train_options(dataset, curve["model"]), "shares": curve["shares"]}
-
-
-def bnb_error_options(dataset):
-    pruner = bnb_train_options(dataset, BNB["pruner"])
-    return {
-        "language": BNB["languages"][dataset],
-        "folds": BNB["error_analysis"]["folds"],
-        "epochs": BNB["epochs"],
-        "pruner": {"structure": pruner["structure"], "epochs": pruner["epochs"]},
-        "bits": BNB["feature_bits"],
-        "k": BNB["train_k"],
-        "seed": config["seed"],
-        "dev_fraction": BNB["dev_fraction"],
-    }
-
-
-def bnb_factor_count_options(dataset):
-    return {"language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
-
-
-def bnb_udpipe_train_options(dataset):
-    """The peer's training options: the dataset's own parser options (udpipe.datasets), else parser_options."""
-    udpipe = BNB["udpipe"]
-    options = udpipe.get("datasets", {}).get(dataset, udpipe["parser_options"])
-    return {"parser_options": options, "seed": config["seed"], "dev_fraction": BNB["dev_fraction"]}
-
-
-def bnb_udpipe_options(dataset):
-    return {"language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
-
-
-def bnb_oracles():
-    """Oracle files: each dataset's baseline set at k (the test set's projective oracle) and the table-3 model's
-    sets at every pruning k (each k's pruned oracle)."""
-    sets = [bnb_set_name(d, "baseline", BNB.get("k")) for d in BNB.get("datasets", [])]
-    if "table3" in BNB:
-        sets += [
-            bnb_set_name(d, BNB["table3"]["model"], k)
-            for d in BNB["datasets"]
-            for k in BNB["table3"]["pruning"]
-        ]
-    return [f"results/instances/bnb/{name}/oracle.parquet" for name in dict.fromkeys(sets)]
-
-
-def bnb_breakdown_inputs(wildcards):
-    """The breakdown's instance set (index and shards), its model and, when pruned, its pruner."""
-    spec = BNB["breakdown"]
-    name = bnb_set_name(spec["dataset"], spec["model"], spec["pruning"])
-    inputs = {
-        "index": f"results/instances/bnb/{name}/index.tsv",
-        "shards": expand(
-            "results/instances/bnb/{set}/shard-{shard}.pkl",
-            set=name,
-            shard=shard_range("bnb"),
-        ),
-        "model": bnb_model_file(spec["dataset"], spec["model"]),
-    }
-    if spec["pruning"] is not None:
-        inputs["pruner"] = bnb_model_file(spec["dataset"], BNB["pruner"])
-    return inputs
-
-
-def bnb_breakdown_options():
-    """The breakdown's set and its variant's search parameters and time limit (as its decode jobs get them)."""
-    spec = BNB["breakdown"]
-    variant = BNB["variants"][spec["variant"]]
-    return {
-        "set_name": bnb_set_name(spec["dataset"], spec["model"], spec["pruning"]),
-        "variant": spec["variant"],
-        "params": variant.get("params", {}),
-        "time_limit": variant.get("time_limit", harness_settings("bnb")["time_limit"]),
-        **{key: spec[key] for key in ("repeats", "sentences", "paper_space_bits", "paper_space_sentences")},
-    }
-
-
-def bnb_breakdown_files():
-    """The breakdown's per-sentence parquet and summary, when config.yaml asks for one."""
-    if "breakdown" not in BNB:
-        return []
-    folder = f"results/models/bnb/{BNB['breakdown']['dataset']}"
-    return [f"{folder}/breakdown.parquet", f"{folder}/breakdown.json"]
-
-
-def bnb_runs():
-    """Gathered records of Table 2's (model, variant) pairs at k and Table 3's model at every pruning k."""
-    pairs = [
-        (bnb_set_name(d, model, BNB["k"]), variant)
-        for d in BNB.get("datasets", [])
-        for model, variant in BNB.get("table2", {}).items()
-    ]
-    pairs += [
-        (bnb_set_name(d, BNB[table]["model"], k), BNB[table]["variant"])
-        for table in BNB_RUN_TABLES
-        if table in BNB
-        for d in BNB.get("datasets", [])
-        for k in BNB[table]["pruning"]
-    ]
-    return [f"results/runs/bnb/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
-
-
-# ppc: per dataset the first-order (MST) and grandparent parsers, then the test sentences as instance set
-# "<dataset>" (never pruned), decoded by every variant (decode.smk), and the UDPipe 1 peer.
-PPC = config["experiments"].get("ppc", {})
-
-
-def ppc_train_options(dataset):
-    return {
-        "bits": PPC.get("feature_bits", 20),
-        "epochs": PPC.get("epochs", 5),
-        "train_k": PPC.get("train_k"),
-        "first_order": PPC["first_order"],
-        "epoch_tolerance": PPC.get("epoch_tolerance", 0.0),
-        "seed": config["seed"],
-        "dev_fraction": PPC.get("dev_fraction", 0.1),
-    }

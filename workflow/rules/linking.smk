@@ -222,3 +222,17 @@ rule linking_tables:
         code=code_hash("linking_tables"),
     script:
         "../scripts/linking_tables.py"
+
+
+# The run's default target and this experiment's results-page section (common.smk).
+register_experiment(
+    "linking",
+    targets=["results/tables/linking/table1.csv"],
+    tables=expand("results/tables/linking/{table}.md", table=LINKING_TABLES)
+    + (["results/tables/linking/sweep.md"] if LINKING_SWEEP_RUNS else []),
+    provenance=lambda: [
+        *run_provenance(linking_runs()),
+        *run_provenance(LINKING_SWEEP_RUNS),
+        "results/runs/linking/scaling.json",
+    ],
+)

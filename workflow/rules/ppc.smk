@@ -180,3 +180,12 @@ rule ppc_tables:
         code=code_hash("ppc_tables"),
     script:
         "../scripts/ppc_tables.py"
+
+
+# The run's default target and this experiment's results-page section (common.smk).
+register_experiment(
+    "ppc",
+    targets=["results/tables/ppc/table1.csv"],
+    tables=expand("results/tables/ppc/{table}.md", table=PPC_TABLES),
+    provenance=lambda: run_provenance(PPC_RUNS),
+)

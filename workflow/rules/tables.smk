@@ -33,25 +33,7 @@ rule corpora_table:
 rule results_page:
     input:
         corpora="results/tables/corpora.md",
-        chains=(expand("results/tables/chains/{table}.md", table=CHAINS_TABLES) if CHAINS else []),
-        chains_provenance=lambda wildcards: chains_provenance(),
-        titles=(expand("results/tables/titles/{table}.md", table=TITLES_TABLES) if TITLES else []),
-        titles_provenance=lambda wildcards: run_provenance(titles_runs_all()),
-        linking=(
-            expand("results/tables/linking/{table}.md", table=LINKING_TABLES)
-            + (["results/tables/linking/sweep.md"] if LINKING_SWEEP_RUNS else [])
-            if LINKING
-            else []
-        ),
-        bnb=(expand("results/tables/bnb/{table}.md", table=BNB_TABLES) if BNB else []),
-        bnb_provenance=lambda wildcards: run_provenance(bnb_runs()),
-        ppc=(expand("results/tables/ppc/{table}.md", table=PPC_TABLES) if PPC else []),
-        ppc_provenance=lambda wildcards: run_provenance(PPC_RUNS) if PPC else [],
-        linking_provenance=lambda wildcards: [
-            *run_provenance(linking_runs()),
-            *run_provenance(LINKING_SWEEP_RUNS),
-            *(["results/runs/linking/scaling.json"] if LINKING else []),
-        ],
+        sections=page_inputs,
     output:
         page=report(
             "results/RESULTS.md",
@@ -81,6 +63,7 @@ rule results_page:
         mem_mb=job_mem_mb("results_page"),
         runtime=job_runtime("results_page"),
     params:
-        code=code_hash("results_page"),
+        sections=lambda wildcards: page_sections(),
+        code=code_hash("results_page", *(f"decoders.tables.{name}" for name in BUILT_EXPERIMENTS)),
     script:
         "../scripts/results_page.py"

@@ -153,3 +153,12 @@ rule titles_tables:
         code=code_hash("titles_tables"),
     script:
         "../scripts/titles_tables.py"
+
+
+# The run's default target and this experiment's results-page section (common.smk).
+register_experiment(
+    "titles",
+    targets=["results/tables/titles/table1.csv"],
+    tables=expand("results/tables/titles/{table}.md", table=TITLES_TABLES),
+    provenance=lambda: run_provenance(titles_runs_all()),
+)

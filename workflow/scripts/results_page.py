@@ -4,84 +4,14 @@ CPU) of the runs behind it."""
 import os
 
 from decoders.tables.resources import cost_table, job_usage, usage_table
-from decoders.tables.results_page import write_results_page
+from decoders.tables.results_page import experiment_section, write_results_page
 from decoders.tables.writers import write_table
 from decoders.workflow import start_script
 
 start_script(snakemake)
 sections = [{"heading": "Corpora", "tables": [snakemake.input.corpora]}]
-if snakemake.input.chains:
-    sections.append(
-        {
-            "heading": "chains: MAP inference in chains by column generation (Belanger et al. 2012)",
-            "tables": snakemake.input.chains,
-            "provenance": snakemake.input.chains_provenance,
-            "figures": [
-                ("Fig. 2: transition L2 vs accuracy and CG speed", "figures/chains/figure2.png"),
-                (
-                    "CG statistics: domain sizes, rounds per sentence, candidates per oracle call",
-                    "figures/chains/cg_statistics.png",
-                ),
-                ("Speed-up over Viterbi by sentence length", "figures/chains/speed_by_length.png"),
-            ],
-        }
-    )
-if snakemake.input.titles:
-    sections.append(
-        {
-            "heading": "titles: selection and ordering by colour-coding, ILP and beam (Deshpande et al. 2007)",
-            "tables": snakemake.input.titles,
-            "provenance": snakemake.input.titles_provenance,
-            "figures": [
-                (
-                    "Fig. 2: % of titles solved exactly vs colour-coding iterations",
-                    "figures/titles/figure2.png",
-                ),
-                ("Median seconds per title vs title length k", "figures/titles/time_vs_k.png"),
-            ],
-        }
-    )
-if snakemake.input.linking:
-    sections.append(
-        {
-            "heading": "linking: entity linking by graph-distance minimisation (Blanco, Boldi and Marino)",
-            "tables": snakemake.input.linking,
-            "provenance": snakemake.input.linking_provenance,
-            "figures": [
-                ("Value vs candidates kept per mention (Wikispeedia)", "figures/linking/sweep.png")
-                for table in snakemake.input.linking
-                if table.endswith("sweep.md")
-            ],
-        }
-    )
-if snakemake.input.bnb:
-    sections.append(
-        {
-            "heading": "bnb: branch-and-bound dependency parsing with non-local features (Qian and Liu 2013)",
-            "tables": snakemake.input.bnb,
-            "provenance": snakemake.input.bnb_provenance,
-            "figures": [
-                ("Fig. 4: parsing time vs sentence length per pre-pruning k", "figures/bnb/figure4.png"),
-                ("Fig. 5: DP calls vs sentence length per pre-pruning k", "figures/bnb/figure5.png"),
-                ("Dev UAS per perceptron pass of every model", "figures/bnb/training.png"),
-            ],
-        }
-    )
-if snakemake.input.ppc:
-    sections.append(
-        {
-            "heading": "ppc: grandparent parsing LPs by parse, price and cut (Riedel et al. 2012)",
-            "tables": snakemake.input.ppc,
-            "provenance": snakemake.input.ppc_provenance,
-            "figures": [
-                (
-                    "Seconds per sentence vs length: BF (lean and paper's rows) and PPC (ours and the paper's)",
-                    "figures/ppc/time_vs_length.png",
-                ),
-                ("The full LP's growth with sentence length: parts and seconds", "figures/ppc/bf_growth.png"),
-            ],
-        }
-    )
+for name, section in snakemake.params.sections.items():
+    sections.append(experiment_section(name, section["tables"], section["provenance"]))
 # Every job this page depends on has finished, so its benchmark file is there (jobs of earlier runs too).
 usage = usage_table(job_usage("results/benchmarks"), snakemake.config)
 write_table(
@@ -95,7 +25,7 @@ write_table(
         "over_declared: jobs whose peak exceeded what they declared (a cluster would kill and retry them).",
     ],
 )
-experiments = [name for name, settings in snakemake.config["experiments"].items() if settings]
+experiments = list(snakemake.params.sections)
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 write_table(
     cost_table(job_usage("results/benchmarks"), experiments, snakemake.config, cores),

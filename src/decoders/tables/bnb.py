@@ -27,6 +27,17 @@ from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
 from decoders.tables.writers import rounded, save_figure, write_table
 
+#: The experiment's section of the results page: its heading and figures (title, file under results/, and
+#: optionally the table the figure goes with: it is shown only when that table is).
+PAGE = {
+    "heading": "bnb: branch-and-bound dependency parsing with non-local features (Qian and Liu 2013)",
+    "figures": [
+        ("Fig. 4: parsing time vs sentence length per pre-pruning k", "figures/bnb/figure4.png"),
+        ("Fig. 5: DP calls vs sentence length per pre-pruning k", "figures/bnb/figure5.png"),
+        ("Dev UAS per perceptron pass of every model", "figures/bnb/training.png"),
+    ],
+}
+
 # Our model name -> the paper's Table 2 row.
 PAPER_SYSTEMS = {
     "baseline": "baseline-2nd-order",

@@ -31,6 +31,20 @@ from decoders.harness.records import mark_exact, read_records
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.writers import save_figure, write_table
 
+#: The experiment's section of the results page: its heading and figures (title, file under results/, and
+#: optionally the table the figure goes with: it is shown only when that table is).
+PAGE = {
+    "heading": "chains: MAP inference in chains by column generation (Belanger et al. 2012)",
+    "figures": [
+        ("Fig. 2: transition L2 vs accuracy and CG speed", "figures/chains/figure2.png"),
+        (
+            "CG statistics: domain sizes, rounds per sentence, candidates per oracle call",
+            "figures/chains/cg_statistics.png",
+        ),
+        ("Speed-up over Viterbi by sentence length", "figures/chains/speed_by_length.png"),
+    ],
+}
+
 REFERENCE = "viterbi"
 
 # Our variant name -> the paper's row name, where the paper has the row.

@@ -34,6 +34,15 @@ from decoders.linking.sweep import parse_sweep_variant
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 
+#: The experiment's section of the results page: its heading and figures (title, file under results/, and
+#: optionally the table the figure goes with: it is shown only when that table is).
+PAGE = {
+    "heading": "linking: entity linking by graph-distance minimisation (Blanco, Boldi and Marino)",
+    "figures": [
+        ("Value vs candidates kept per mention (Wikispeedia)", "figures/linking/sweep.png", "sweep"),
+    ],
+}
+
 CONNECTIONS = {"max": "maximal", "min": "minimal"}
 EXACT = "exact"
 

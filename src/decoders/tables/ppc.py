@@ -29,6 +29,19 @@ from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.tables.writers import rounded, save_figure, write_table
 
+#: The experiment's section of the results page: its heading and figures (title, file under results/, and
+#: optionally the table the figure goes with: it is shown only when that table is).
+PAGE = {
+    "heading": "ppc: grandparent parsing LPs by parse, price and cut (Riedel et al. 2012)",
+    "figures": [
+        (
+            "Seconds per sentence vs length: BF (lean and paper's rows) and PPC (ours and the paper's)",
+            "figures/ppc/time_vs_length.png",
+        ),
+        ("The full LP's growth with sentence length: parts and seconds", "figures/ppc/bf_growth.png"),
+    ],
+}
+
 #: Which of the paper's corpora a dataset stands in for (CoNLL-X Danish, CoNLL 2007 Italian and Hungarian).
 PAPER_LANGUAGE = {"ddt": "danish", "partut": "italian", "szeged": "hungarian"}
 #: parse, price and cut's phases (decoders.ppc.lp.parse_price_cut's stats), in the statistics table

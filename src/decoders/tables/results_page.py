@@ -7,11 +7,13 @@ dates and CPU in each section's provenance table).
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
 
 
@@ -40,6 +42,26 @@ def _provenance_summary(paths: Sequence[str | Path]) -> dict[str, str]:
             f"every optimal record of {len(checked)} runs: {seconds:.1f} s, untimed"
         )
     return summary
+
+
+def experiment_section(name: str, tables: Sequence[str], provenance: Sequence[str]) -> dict[str, Any]:
+    """An experiment's section of the page: the heading and figures its tables module declares (``PAGE`` in
+    decoders.tables.<name>), its Markdown tables and the provenance files of the runs behind them. A figure tied
+    to a table is shown only when that table is."""
+    try:
+        page = importlib.import_module(f"decoders.tables.{name}").PAGE
+    except (ModuleNotFoundError, AttributeError) as exc:
+        raise ConfigError(
+            f"experiment {name!r}: decoders/tables/{name}.py must declare its results-page PAGE"
+        ) from exc
+    stems = {Path(table).stem for table in tables}
+    figures = [(title, path) for title, path, *table in page["figures"] if not table or table[0] in stems]
+    return {
+        "heading": page["heading"],
+        "tables": list(tables),
+        "provenance": list(provenance),
+        "figures": figures,
+    }
 
 
 def write_results_page(sections: Iterable[Mapping[str, Any]], output: str | Path) -> None:

@@ -25,6 +25,16 @@ from decoders.papers import paper_rows, paper_value
 from decoders.tables.writers import rounded, save_figure, write_table
 from decoders.titles.decoders import title_text
 
+#: The experiment's section of the results page: its heading and figures (title, file under results/, and
+#: optionally the table the figure goes with: it is shown only when that table is).
+PAGE = {
+    "heading": "titles: selection and ordering by colour-coding, ILP and beam (Deshpande et al. 2007)",
+    "figures": [
+        ("Fig. 2: % of titles solved exactly vs colour-coding iterations", "figures/titles/figure2.png"),
+        ("Median seconds per title vs title length k", "figures/titles/time_vs_k.png"),
+    ],
+}
+
 # Our variant name -> the paper's Table 1 row.
 PAPER_NAMES = {
     "colour-coding": "color-coding",

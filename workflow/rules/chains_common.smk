@@ -1,0 +1,61 @@
+# Helpers of the chains experiment's rules (chains.smk; snakemake --lint wants functions apart from rules).
+
+# chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
+# "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
+CHAINS = config["experiments"].get("chains", {})
+CHAINS_TABLES = [
+    "table1",
+    "table2a",
+    "table2b",
+    "cg_statistics",
+    "speed_by_length",
+    "peer",
+    "figure2",
+]
+
+
+def chains_set_pattern():
+    datasets = wildcard_choice(CHAINS.get("datasets", []))
+    models = wildcard_choice([*CHAINS.get("models", {}), "features"])
+    return f"({datasets})(~({models}))?"
+
+
+def chains_set(name):
+    """(dataset, model, features?) of an instance-set name."""
+    dataset, _, suffix = name.partition("~")
+    if suffix == "features":
+        return dataset, CHAINS["model"], True
+    return dataset, suffix or CHAINS["model"], False
+
+
+def chains_instance_inputs(wildcards):
+    dataset, model, features = chains_set(wildcards.set)
+    inputs = {
+        "test": prepared(dataset, "test.parquet"),
+        "model": f"results/models/chains/{dataset}/{model}.npz",
+    }
+    if features:
+        inputs["crfsuite"] = f"results/models/chains/{dataset}/crfsuite.model"
+    return inputs
+
+
+def chains_runs():
+    """Gathered records of every (instance set, variant) the chains tables and figures read."""
+    runs = CHAINS.get("runs", {})
+    pairs = [
+        (d, v) for d in CHAINS.get("datasets", []) for v in runs.get("table1", []) + runs.get("table2a", [])
+    ]
+    pairs += [(d, v) for d in CHAINS.get("pos", []) for v in runs.get("table2b", [])]
+    pairs += [(f"{d}~features", v) for d in CHAINS.get("datasets", []) for v in runs.get("peer", [])]
+    figure = CHAINS.get("figure2", {})
+    pairs += [
+        (d if m == CHAINS["model"] else f"{d}~{m}", v)
+        for d in figure.get("datasets", [])
+        for m in figure.get("models", [])
+        for v in figure.get("variants", [])
+    ]
+    return [f"results/runs/chains/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
+
+
+def chains_provenance():
+    return run_provenance(chains_runs())
