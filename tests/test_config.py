@@ -46,7 +46,11 @@ def test_an_experiment_set_to_null_is_left_out(config, schema):
         (lambda c: c["harness"].update(time_limit=0), "harness.time_limit", "less than or equal"),
         (lambda c: c["datasets"]["ewt"].update(reader="conlu"), "datasets.ewt.reader", "is not one of"),
         (lambda c: c["datasets"]["ewt"].update(limit=-1), "datasets.ewt.limit", "less than the minimum"),
-        (lambda c: c["experiments"].update(tagging={"datasets": ["wsj"]}), "experiments", "'tagging'"),
+        (
+            lambda c: c["experiments"].update(tagging={"datasets": ["wsj"]}),
+            "experiments.tagging",
+            "no schema",
+        ),
         (
             lambda c: c["experiments"]["bnb"]["models"]["sibling"].update(backbone_step=0),
             "experiments.bnb.models.sibling.backbone_step",
@@ -102,3 +106,25 @@ def test_dangling_references(config, schema, change, message):
     with pytest.raises(ConfigError) as info:
         validate_config(bad, schema)
     assert message in str(info.value)
+
+
+def test_the_files_form_lists_experiments_and_gives_each_its_settings(repo_root, schema):
+    """config.yaml lists the experiments; each one's settings come under its own key (config/<name>.yaml): a
+    listed experiment without them, a list with repeats and (for the Snakefile) a mapping where the list belongs
+    are errors naming the key; an unlisted experiment's settings are left out."""
+    from decoders.config import experiment_names, load_yaml
+
+    raw = load_yaml(repo_root / "config.yaml")
+    for name in ("chains", "bnb"):
+        raw.update(load_yaml(repo_root / "config" / f"{name}.yaml"))
+    raw["experiments"] = ["bnb"]
+    checked = validate_config(raw, schema)
+    assert list(checked["experiments"]) == ["bnb"] and "chains" not in checked and "bnb" not in checked
+    for listed, words in (
+        (["bnb", "titles"], "'titles' is listed"),
+        (["bnb", "bnb"], "bnb listed more than once"),
+    ):
+        with pytest.raises(ConfigError, match=words):
+            validate_config({**raw, "experiments": listed}, schema)
+    with pytest.raises(ConfigError, match="experiments: expected a list of experiment names"):
+        experiment_names({"experiments": {"bnb": None}})

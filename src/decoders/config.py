@@ -13,6 +13,7 @@ from typing import Any
 
 import jsonschema
 import yaml
+from referencing import Registry, Resource
 
 from decoders.errors import ConfigError
 
@@ -75,26 +76,62 @@ def _gather_experiments(config: dict[str, Any], known: Iterable[str]) -> None:
     config["experiments"] = gathered
 
 
-def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str, Any]:
-    """Return a checked copy of ``config`` with the schema's defaults filled in, its experiments gathered as
-    ``experiments: {name: settings}`` (:func:`_gather_experiments`; a configuration already in that form is
-    taken as it is, an experiment set to null left out); raise ConfigError naming the bad key.
-    """
+def experiment_schema(schema_path: str | Path, name: str) -> Path:
+    """The schema of an experiment's settings: ``<name>.schema.yaml`` beside the configuration's schema."""
+    return Path(schema_path).with_name(f"{name}.schema.yaml")
+
+
+def _registry(schema_path: str | Path) -> Registry:
+    """Every schema beside ``schema_path``, under its file URI, so that one refers to another by file name."""
+    resources = []
+    for path in sorted(Path(schema_path).resolve().parent.glob("*.schema.yaml")):
+        contents = load_yaml(path)
+        contents["$id"] = path.as_uri()
+        resources.append((path.as_uri(), Resource.from_contents(contents)))
+    return Registry().with_resources(resources)
+
+
+def _schema_errors(
+    schema_path: str | Path, instance: Any, registry: Registry, prefix: tuple = ()
+) -> list[str]:
     schema = load_yaml(schema_path)
+    schema["$id"] = Path(schema_path).resolve().as_uri()
+    validator = jsonschema.validators.validator_for(schema)(schema, registry=registry)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: (list(e.absolute_path), e.message))
+    return [_describe(error, prefix) for error in _leaves(errors)]
+
+
+def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str, Any]:
+    """Return a checked copy of ``config`` with the schemas' defaults filled in, its experiments gathered as
+    ``experiments: {name: settings}`` (:func:`_gather_experiments`; a configuration already in that form is
+    taken as it is, an experiment set to null left out); raise ConfigError naming the bad key. The run's settings
+    are checked against ``schema_path``, each experiment's against its own schema (:func:`experiment_schema`).
+    """
     config = copy.deepcopy(config)
+    folder = Path(schema_path).parent
     if isinstance(config.get("experiments"), dict):
         config["experiments"] = {k: v for k, v in config["experiments"].items() if v is not None}
     else:
-        _gather_experiments(config, schema["properties"]["experiments"]["properties"])
-    validator_cls = jsonschema.validators.validator_for(schema)
-    validator = validator_cls(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: (list(e.absolute_path), e.message))
-    if errors:
-        raise ConfigError("invalid configuration:\n" + "\n".join(_describe(e) for e in _leaves(errors)))
-    # the schema's defaults, in place (imported here: the modules that read a checked configuration need not)
+        known = [path.name.removesuffix(".schema.yaml") for path in folder.glob("*.schema.yaml")]
+        _gather_experiments(config, known)
+    registry = _registry(schema_path)
+    problems = _schema_errors(schema_path, config, registry)
+    for name, settings in (
+        config.get("experiments", {}).items() if isinstance(config.get("experiments"), dict) else ()
+    ):
+        schema = experiment_schema(schema_path, name)
+        if not schema.is_file():
+            problems.append(f"  experiments.{name}: no experiment has this name (no schema {schema})")
+            continue
+        problems += _schema_errors(schema, settings, registry, ("experiments", name))
+    if problems:
+        raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+    # the schemas' defaults, in place (imported here: the modules that read a checked configuration need not)
     from snakemake.utils import validate
 
     validate(config, str(schema_path), set_default=True)
+    for name, settings in config["experiments"].items():
+        validate(settings, str(experiment_schema(schema_path, name)), set_default=True)
     check_references(config)
     return config
 
@@ -336,6 +373,6 @@ def _leaves(errors: list[jsonschema.ValidationError]) -> list[jsonschema.Validat
     return out
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
-    key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+def _describe(error: jsonschema.ValidationError, prefix: tuple = ()) -> str:
+    key = ".".join(str(p) for p in (*prefix, *error.absolute_path)) or "(top level)"
     return f"  {key}: {error.message}"
