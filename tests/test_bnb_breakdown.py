@@ -199,7 +199,7 @@ def test_a_model_or_pruner_that_does_not_fit_is_a_config_error(toy):
 
 
 def test_breakdown_config_references_are_checked():
-    from decoders.config import _bnb_breakdown_references
+    from decoders.bnb.settings import _bnb_breakdown_references
 
     bnb = {
         "datasets": ["wsj"], "models": {"full": {"groups": ["sibling"]}, "baseline": {"order": 2}},

@@ -413,7 +413,7 @@ def test_paired_bootstrap_and_table2(tmp_path):
 
 
 def test_bnb_config_references_are_checked():
-    from decoders.config import _bnb_references
+    from decoders.bnb.settings import _bnb_references
 
     bnb = {
         "datasets": ["wsj"], "languages": {"wsj": "en"}, "tags": {}, "pruner": "baseline",
@@ -439,7 +439,7 @@ def test_bnb_config_references_are_checked():
 
 
 def test_every_table2_model_needs_an_equal_training_reference():
-    from decoders.config import _bnb_references, bnb_passes, bnb_references
+    from decoders.bnb.settings import _bnb_references, bnb_passes, bnb_references
 
     bnb = {
         "datasets": ["wsj"], "languages": {"wsj": "en"}, "tags": {"wsj": "gold"}, "pruner": "first",

@@ -7,6 +7,7 @@ load time, before any job runs.
 from __future__ import annotations
 
 import copy
+import importlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -136,8 +137,21 @@ def validate_config(config: dict[str, Any], schema_path: str | Path) -> dict[str
     return config
 
 
+def experiment_problems(name: str, settings: Mapping[str, Any]) -> list[str]:
+    """What an experiment's own check finds wrong with its settings (names that refer to nothing, for example):
+    ``problems(settings)`` of decoders.<name>.settings, where the experiment has one."""
+    try:
+        module = importlib.import_module(f"decoders.{name}.settings")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (f"decoders.{name}", f"decoders.{name}.settings"):
+            raise
+        return []
+    return list(module.problems(settings))
+
+
 def check_references(config: dict[str, Any]) -> None:
-    """Every corpus file a dataset reads is listed under corpora; experiments name existing datasets."""
+    """Every corpus file a dataset reads is listed under corpora; experiments name existing datasets, and pass
+    their own checks (:func:`experiment_problems`)."""
     problems = []
     corpora = config["corpora"]
     for name, dataset in config["datasets"].items():
@@ -157,208 +171,10 @@ def check_references(config: dict[str, Any]) -> None:
         for dataset in spec["datasets"]:
             if dataset not in config["datasets"]:
                 problems.append(f"experiments.{experiment}.datasets: unknown dataset {dataset!r}")
-    chains = config["experiments"].get("chains")
-    if chains is not None:
-        problems += _chains_references(chains)
-    bnb = config["experiments"].get("bnb")
-    if bnb is not None:
-        problems += _bnb_references(bnb)
-    titles = config["experiments"].get("titles")
-    if titles is not None:
-        names = [("exact", titles["exact"]), *(("runs", v) for v in titles["runs"])]
-        problems += [
-            f"experiments.titles.{key}: {name!r} is not one of experiments.titles.variants"
-            for key, name in names
-            if name not in titles["variants"]
-        ]
-    linking = config["experiments"].get("linking")
-    if linking is not None:
-        problems += [
-            f"experiments.linking.runs.{run}: {name!r} is not one of experiments.linking.variants"
-            for run, names in linking["runs"].items()
-            if run != "exact_sets"
-            for name in names
-            if name not in linking["variants"]
-        ]
+    for experiment, spec in config["experiments"].items():
+        problems += experiment_problems(experiment, spec)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(f"  {p}" for p in problems))
-
-
-def _chains_references(chains: dict[str, Any]) -> list[str]:
-    """The chains experiment's names refer to its own datasets, models and variants."""
-    problems = []
-    for key in ("pos", "joint"):
-        problems += [
-            f"experiments.chains.{key}: {d!r} is not one of its datasets"
-            for d in chains[key]
-            if d not in chains["datasets"]
-        ]
-    figure = chains["figure2"]
-    for key, name, where in [
-        ("model", chains["model"], "models"),
-        *(("figure2.datasets", d, "datasets") for d in figure["datasets"]),
-        *(("figure2.models", m, "models") for m in figure["models"]),
-        *(("figure2.variants", v, "variants") for v in figure["variants"]),
-        *((f"runs.{run}", v, "variants") for run, names in chains["runs"].items() for v in names),
-    ]:
-        if name not in chains[where]:
-            problems.append(f"experiments.chains.{key}: {name!r} is not one of experiments.chains.{where}")
-    return problems
-
-
-#: bnb's entries that name a model, a variant and pruning ks to decode (Table 3, the audit, the search comparison)
-BNB_RUN_TABLES = ("table3", "audit", "search")
-
-
-def bnb_passes(bnb: Mapping[str, Any], model: str) -> int:
-    """The perceptron passes behind a bnb model: its own ``epochs`` (:func:`bnb_epochs`), plus, for a non-local
-    (groups) model, those of the ``start_from`` model whose training it continues."""
-    passes = bnb_epochs(bnb, model)
-    start = bnb.get("start_from")
-    if bnb["models"][model].get("groups") and start is not None and start in bnb["models"]:
-        passes += bnb_passes(bnb, start)
-    return passes
-
-
-def bnb_epochs(bnb: Mapping[str, Any], model: str) -> int:
-    """A bnb model's own perceptron passes: its ``epochs``, else ``factor_epochs`` for a non-local (groups)
-    model, else the experiment's ``epochs``."""
-    spec = bnb["models"][model]
-    default = bnb.get("epochs", 6)
-    if spec.get("groups") and bnb.get("factor_epochs") is not None:
-        default = bnb["factor_epochs"]
-    return int(spec.get("epochs", default))
-
-
-def _plain_second_order(spec: Mapping[str, Any]) -> bool:
-    return spec.get("order") == 2 and not spec.get("groups")
-
-
-def bnb_references(bnb: Mapping[str, Any]) -> dict[str, str | None]:
-    """Each Table 2 model's equal-training reference: a second-order model without factors of Table 2 trained for
-    as many passes (``baseline`` first, then in Table 2's order); None for such models themselves and for a model
-    that has none (a configuration error, see :func:`validate_config`)."""
-    models = bnb.get("models", {})
-    plain = [m for m in bnb["table2"] if _plain_second_order(models.get(m, {}))]
-    plain.sort(key=lambda m: m != "baseline")
-    references = {}
-    for model in bnb["table2"]:
-        if model not in models or model in plain:
-            references[model] = None
-            continue
-        passes = bnb_passes(bnb, model)
-        references[model] = next((m for m in plain if bnb_passes(bnb, m) == passes), None)
-    return references
-
-
-def _bnb_breakdown_references(bnb: Mapping[str, Any]) -> list[str]:
-    """The breakdown measures one of the experiment's datasets, a branch-and-bound (factor groups) model and a
-    variant whose decoder is ``bnb``."""
-    spec = bnb.get("breakdown")
-    if spec is None:
-        return []
-    key = "experiments.bnb.breakdown"
-    problems = []
-    if spec["dataset"] not in bnb["datasets"]:
-        problems.append(f"{key}.dataset: {spec['dataset']!r} is not one of experiments.bnb.datasets")
-    if spec["model"] not in bnb["models"]:
-        problems.append(f"{key}.model: {spec['model']!r} is not one of experiments.bnb.models")
-    elif "groups" not in bnb["models"][spec["model"]]:
-        problems.append(
-            f"{key}.model: {spec['model']!r} is not a branch-and-bound model (it has no factor groups)"
-        )
-    variant = bnb["variants"].get(spec["variant"])
-    if variant is None:
-        problems.append(f"{key}.variant: {spec['variant']!r} is not one of experiments.bnb.variants")
-    elif variant.get("decoder") != "bnb":
-        problems.append(
-            f"{key}.variant: {spec['variant']!r} decodes with {variant.get('decoder')!r}; the breakdown times bnb"
-        )
-    return problems
-
-
-def _bnb_references(bnb: dict[str, Any]) -> list[str]:
-    """The bnb experiment's names refer to its own datasets, models and variants; the pruner scores first-order
-    arcs; a head classifier only prunes."""
-    problems = [
-        f"experiments.bnb.{key}: no entry for dataset {d!r}"
-        for key in ("languages", "tags")
-        for d in bnb["datasets"]
-        if d not in bnb[key]
-    ]
-    for key, name, where in [
-        ("pruner", bnb["pruner"], "models"),
-        *((f"{table}.model", bnb[table]["model"], "models") for table in BNB_RUN_TABLES if table in bnb),
-        *(
-            (f"{table}.variant", bnb[table]["variant"], "variants")
-            for table in BNB_RUN_TABLES
-            if table in bnb
-        ),
-        *((f"table2.{m}", m, "models") for m in bnb["table2"]),
-        *((f"table2.{m}", v, "variants") for m, v in bnb["table2"].items()),
-    ]:
-        if name not in bnb[where]:
-            problems.append(f"experiments.bnb.{key}: {name!r} is not one of experiments.bnb.{where}")
-    pruner = bnb["models"].get(bnb["pruner"], {})
-    if bnb["pruner"] in bnb["models"] and pruner.get("order") != 1 and "classifier" not in pruner:
-        problems.append(
-            f"experiments.bnb.pruner: {bnb['pruner']!r} must be a first-order model ({{order: 1}}) or a head "
-            f"classifier ({{classifier: heads}})"
-        )
-    parsers = [
-        *((f"{table}.model", bnb[table]["model"]) for table in BNB_RUN_TABLES if table in bnb),
-        *((f"table2.{m}", m) for m in bnb["table2"]),
-    ]
-    problems += [
-        f"experiments.bnb.{key}: {name!r} is a head classifier, which prunes but does not parse"
-        for key, name in parsers
-        if "classifier" in bnb["models"].get(name, {})
-    ]
-    start = bnb.get("start_from")
-    if start is not None and start not in bnb["models"]:
-        problems.append(f"experiments.bnb.start_from: {start!r} is not one of experiments.bnb.models")
-    elif start is not None and bnb["models"][start].get("order") != 2:
-        problems.append(
-            f"experiments.bnb.start_from: {start!r} must be the second-order backbone ({{order: 2}}), whose "
-            f"features the non-local models share"
-        )
-    problems += [
-        f"experiments.bnb.error_analysis.datasets: {d!r} is not one of its datasets"
-        for d in bnb.get("error_analysis", {}).get("datasets", [])
-        if d not in bnb["datasets"]
-    ]
-    problems += [
-        f"experiments.bnb.udpipe.datasets: {d!r} is not one of its datasets"
-        for d in bnb.get("udpipe", {}).get("datasets", {})
-        if d not in bnb["datasets"]
-    ]
-    problems += _bnb_breakdown_references(bnb)
-    curve = bnb.get("learning_curve")
-    if curve is not None:
-        key = "experiments.bnb.learning_curve"
-        problems += [
-            f"{key}.datasets: {d!r} is not one of its datasets"
-            for d in curve["datasets"]
-            if d not in bnb["datasets"]
-        ]
-        if "order" not in bnb["models"].get(curve["model"], {}):
-            problems.append(
-                f"{key}.model: {curve['model']!r} is not one of experiments.bnb.models of an order (1, 2 or 3: no "
-                "factor groups, not the head classifier)"
-            )
-    if "baseline" not in bnb["table2"]:
-        problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
-    if not problems:
-        problems += [
-            f"experiments.bnb.table2.{model}: no second-order model without factors in table2 is trained for "
-            f"{bnb_passes(bnb, model)} passes, as it is (its equal-training reference: add one, e.g. "
-            f"baseline-{bnb_passes(bnb, model)}: {{order: 2, epochs: {bnb_passes(bnb, model)}}})"
-            for model, reference in bnb_references(bnb).items()
-            if reference is None
-            and not _plain_second_order(bnb["models"][model])
-            and "classifier" not in bnb["models"][model]
-        ]
-    return problems
 
 
 def _leaves(errors: list[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:

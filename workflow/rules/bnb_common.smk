@@ -1,6 +1,6 @@
 # Helpers of the bnb experiment's rules (bnb.smk; snakemake --lint wants functions apart from rules).
 
-from decoders.config import BNB_RUN_TABLES, bnb_epochs
+from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs
 
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".

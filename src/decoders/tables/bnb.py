@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from decoders.bnb.errors import error_patterns
 from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
-from decoders.config import bnb_passes, bnb_references
+from decoders.bnb.settings import bnb_passes, bnb_references
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
 from decoders.papers import paper_rows, paper_value
@@ -136,7 +136,7 @@ def verdict(low: float, high: float) -> str:
 
 def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """UAS per model at the configured k; its paired-bootstrap difference (95% interval) to its equal-training
-    reference (:func:`decoders.config.bnb_references`: the second-order model without factors trained for as
+    reference (:func:`decoders.bnb.settings.bnb_references`: the second-order model without factors trained for as
     many passes) with the verdict that interval supports; the difference to the 6-pass baseline (the paper's
     comparison, not an equal-training one for models that train longer); the paper's UAS."""
     k = pruning_label(settings["k"])
