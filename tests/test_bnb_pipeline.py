@@ -586,3 +586,26 @@ def test_a_learning_curve_trains_on_growing_shares_of_the_documents(prepared, tm
     table = bnb_tables.learning_curve_table([path])
     assert table["gain"].tolist()[1:] == [2.0, 1.0] and table["gain_per_doubling"].tolist()[1:] == [2.0, 1.0]
     assert bnb_tables._doublings(table) == pytest.approx(np.log2(39832 / 400))
+
+
+def test_factor_groups_kept_to_a_language_leave_the_others_models():
+    """factor_languages keeps a group to datasets of its languages: on the others a model goes without it, and a
+    model left with no group is not trained there (the hand-crafted factors: English only, as section 4.3)."""
+    from decoders.bnb.settings import bnb_groups, bnb_models
+
+    bnb = {
+        "languages": {"wsj": "en", "gsd": "zh"},
+        "factor_languages": {"hand_crafted": ["en"]},
+        "models": {
+            "baseline": {"order": 2},
+            "hand-crafted": {"groups": ["hand_crafted"]},
+            "full": {"groups": ["grandchild", "hand_crafted", "sibling"]},
+        },
+    }
+    assert bnb_groups(bnb, "wsj", "full") == ["grandchild", "hand_crafted", "sibling"]
+    assert bnb_groups(bnb, "gsd", "full") == ["grandchild", "sibling"]
+    assert bnb_groups(bnb, "gsd", "baseline") is None and bnb_groups(bnb, "gsd", "hand-crafted") == []
+    assert bnb_models(bnb, "wsj") == ["baseline", "hand-crafted", "full"]
+    assert bnb_models(bnb, "gsd") == ["baseline", "full"]
+    del bnb["factor_languages"]  # none given: every group on every dataset
+    assert bnb_models(bnb, "gsd") == ["baseline", "hand-crafted", "full"]

@@ -204,6 +204,8 @@ def test_run_parses_with_every_bnb_model(finished_run):
     table2 = pd.read_csv(tables / "table2.csv")
     assert set(table2["dataset"]) == {"wsj", "gsd"}
     assert {"first-order", "baseline", "third-order", "sibling", "full"} <= set(table2["model"])
+    models = table2.groupby("dataset")["model"].apply(set)  # the hand-crafted factors: English only
+    assert "hand-crafted" in models["wsj"] and "hand-crafted" not in models["gsd"]
     local = table2[table2["decoder"].isin(["eisner", "second-order", "third-order"])]
     assert (local["certified_pct"] == 100.0).all()
     assert ((table2["uas"] > 0) & (table2["uas"] <= 100)).all()
@@ -245,6 +247,9 @@ def test_run_parses_with_every_bnb_model(finished_run):
         "third-order",
     ]
     factor_models = ~training["model"].isin(local_models)
+    assert {"wsj", "gsd"} == set(training["dataset"]) and ("gsd", "hand-crafted") not in set(
+        zip(training["dataset"], training["model"], strict=True)
+    )
     epochs = training.set_index(["dataset", "model"])["epochs"]
     assert (epochs.xs("head-classifier", level="model") == 2).all()  # the pruner (tests/workflow/config.yaml)
     pruner = training[training["model"] == "head-classifier"]

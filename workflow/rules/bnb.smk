@@ -246,11 +246,7 @@ rule bnb_tables:
         peers=expand("results/peers/bnb/{dataset}/udpipe.parquet", dataset=BNB.get("datasets", [])),
         peer_summaries=expand("results/peers/bnb/{dataset}/udpipe.json", dataset=BNB.get("datasets", [])),
         tags=expand("results/models/bnb/{dataset}/tags.json", dataset=BNB.get("datasets", [])),
-        histories=expand(
-            "results/models/bnb/{dataset}/{model}.history.json",
-            dataset=BNB.get("datasets", []),
-            model=BNB.get("models", {}),
-        ),
+        histories=bnb_histories(),
         errors=expand(
             "results/models/bnb/{dataset}/cv_errors.parquet",
             dataset=BNB.get("error_analysis", {}).get("datasets", []),

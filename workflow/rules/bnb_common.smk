@@ -1,6 +1,6 @@
 # Helpers of the bnb experiment's rules (bnb.smk; snakemake --lint wants functions apart from rules).
 
-from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs
+from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models
 
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
@@ -53,8 +53,16 @@ def bnb_train_options(dataset, model):
     spec = BNB["models"][model]
     # backbone_step only when set, so that the other models' parameters (and their trained files) stay as they were
     step = {"backbone_step": spec["backbone_step"]} if "backbone_step" in spec else {}
+    structure = {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")}
+    if "groups" in spec:
+        structure["groups"] = bnb_groups(BNB, dataset, model)
+        if not structure["groups"]:
+            raise ConfigError(
+                f"experiments.bnb.models.{model}: no factor group of it is used on {dataset} "
+                f"(experiments.bnb.factor_languages), so it is not trained there"
+            )
     return {
-        "structure": {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")},
+        "structure": structure,
         **step,
         "language": BNB["languages"][dataset],
         "epochs": bnb_epochs(BNB, model),
@@ -131,6 +139,16 @@ def bnb_udpipe_options(dataset):
     return {"language": BNB["languages"][dataset], "dev_fraction": BNB["dev_fraction"]}
 
 
+def bnb_histories():
+    """The training history of every model trained on each dataset (bnb_models: not the hand-crafted model on
+    Chinese)."""
+    return [
+        f"results/models/bnb/{dataset}/{model}.history.json"
+        for dataset in BNB.get("datasets", [])
+        for model in bnb_models(BNB, dataset)
+    ]
+
+
 def bnb_oracles():
     """Oracle files: each dataset's baseline set at k (the test set's projective oracle) and the table-3 model's
     sets at every pruning k (each k's pruned oracle)."""
@@ -189,6 +207,7 @@ def bnb_runs():
         (bnb_set_name(d, model, BNB["k"]), variant)
         for d in BNB.get("datasets", [])
         for model, variant in BNB.get("table2", {}).items()
+        if model in bnb_models(BNB, d)
     ]
     pairs += [
         (bnb_set_name(d, BNB[table]["model"], k), BNB[table]["variant"])

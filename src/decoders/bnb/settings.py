@@ -40,6 +40,24 @@ def _plain_second_order(spec: Mapping[str, Any]) -> bool:
     return spec.get("order") == 2 and not spec.get("groups")
 
 
+def bnb_groups(bnb: Mapping[str, Any], dataset: str, model: str) -> list[str] | None:
+    """The factor groups a (groups) model has on ``dataset``: its ``groups`` less those that ``factor_languages``
+    keeps to other languages than the dataset's (the hand-crafted factors: English, section 4.3); None for a model
+    without groups."""
+    groups = bnb["models"][model].get("groups")
+    if groups is None:
+        return None
+    language = bnb.get("languages", {}).get(dataset)
+    only = bnb.get("factor_languages", {})
+    return [group for group in groups if group not in only or language in only[group]]
+
+
+def bnb_models(bnb: Mapping[str, Any], dataset: str) -> list[str]:
+    """The models trained on ``dataset``: every model but a groups model left with no group there
+    (:func:`bnb_groups`: the hand-crafted model on Chinese)."""
+    return [model for model in bnb["models"] if bnb_groups(bnb, dataset, model) != []]
+
+
 def bnb_references(bnb: Mapping[str, Any]) -> dict[str, str | None]:
     """Each Table 2 model's equal-training reference: a second-order model without factors of Table 2 trained for
     as many passes (``baseline`` first, then in Table 2's order); None for such models themselves and for a model
