@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from decoders.config import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models, validate_config
+from decoders.config import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models, bnb_start, validate_config
 from snakemake.exceptions import WorkflowError
 
 from decoders.errors import ConfigError
@@ -479,8 +479,9 @@ def bnb_train_inputs(wildcards):
     }
     if wildcards.model != BNB["pruner"]:
         inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
-    if "groups" in BNB["models"][wildcards.model] and BNB.get("start_from"):
-        inputs["start"] = bnb_model_file(wildcards.dataset, BNB["start_from"])
+    start = bnb_start(BNB, wildcards.model)
+    if start is not None:
+        inputs["start"] = bnb_model_file(wildcards.dataset, start)
     return inputs
 
 
@@ -488,7 +489,9 @@ def bnb_train_options(dataset, model):
     spec = BNB["models"][model]
     # backbone_step only when set, so that the other models' parameters (and their trained files) stay as they were
     step = {"backbone_step": spec["backbone_step"]} if "backbone_step" in spec else {}
-    structure = {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")}
+    structure = {
+        key: value for key, value in spec.items() if key not in ("epochs", "backbone_step", "start_from")
+    }
     if "groups" in spec:
         structure["groups"] = bnb_groups(BNB, dataset, model)
         if not structure["groups"]:

@@ -785,9 +785,10 @@ def write_bnb_outputs(
         notes=[
             "Against equal training (UAS points, 95% interval): " + " | ".join(gains_summary(second)),
             "UAS: scored words (punctuation by gold tag excluded: English `` '' : , .; Chinese PU/PUNCT).",
-            "passes: perceptron passes behind the model (a factor model continues its start_from model's training: "
-            "its passes and its own); reference: the second-order model without factors trained for as many "
-            "passes (the baseline for 6); vs_reference: UAS difference to it in points, ci_low/ci_high its 95% "
+            "passes: perceptron passes behind the model (a model that continues another's training, as a factor "
+            "model continues the baseline: its passes and its own); reference: the second-order model without "
+            "factors trained for as many passes (the baseline for 6; for a factor model, the baseline continued "
+            "the same way without factors where config.yaml has one); vs_reference: UAS difference to it in points, ci_low/ci_high its 95% "
             f"paired bootstrap interval ({BOOTSTRAP_SAMPLES} resamples of the test sentences), verdict: a gain or a "
             "loss only when the interval excludes 0.",
             "vs_baseline: the difference to the 6-pass baseline (the paper's comparison; for a model trained "
