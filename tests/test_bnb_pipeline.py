@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -382,6 +383,13 @@ def test_paired_bootstrap_and_table2(tmp_path):
     assert table.loc["baseline", "uas"] == pytest.approx(75.0)
     assert table.loc["full", "vs_baseline"] == pytest.approx(12.5) and table.loc["full", "passes"] == 9
     assert table.loc["baseline", "paper_uas"] == 92.81 and table.loc["full", "paper_uas"] == 93.17
+    assert table.loc["full", "words_per_s"] > 0 and table.loc["baseline", "words_per_s"] > 0
+    beside = {
+        **settings,
+        "variants": {**settings["variants"], "second-order": {"decoder": "second-order", "exclusive": False}},
+    }
+    untimed = bnb_tables.table2(frame, beside).set_index("model")  # a row decoded beside other jobs: no speed
+    assert math.isnan(untimed.loc["baseline", "words_per_s"]) and untimed.loc["full", "words_per_s"] > 0
     # no model trained as long as the full one: no reference, no interval, no verdict
     assert table["reference"].isna().all() and table["vs_reference"].isna().all()
     assert (table["verdict"] == "").all() and bnb_tables.gains_summary(table.reset_index()) == []
