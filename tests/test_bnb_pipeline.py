@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -175,6 +176,48 @@ def test_training_starts_only_from_running_weights_of_the_same_feature_space(tra
             )
 
 
+def test_a_second_order_model_continues_the_baseline_as_an_equal_training_reference(trained):
+    """A second-order model started from the baseline goes on from its running weights and its average, in the
+    same (backbone) space, for its own epochs: the factor models' continuation without factors."""
+    frames, table, paths = trained
+    first, second = ParserModel.load(paths["first"]), ParserModel.load(paths["second"])
+    common = {"language": "en", "epochs": 2, "bits": 12, "seed": 0, "progress": False, "k": 2}
+    model, meta = pipeline.train_parser(
+        frames, table, structure={"order": 2}, pruner=first, start=second, start_source="second", **common
+    )
+    assert model.numerator.shape == second.numerator.shape and meta["start_from"] == "second"
+    sentences = meta["train_sentences"] - meta["non_projective_left_out"]
+    assert model.denominator == second.denominator + meta["best_epoch"] * sentences
+    if np.array_equal(model.running, second.running):  # no update on these few sentences: the average goes on
+        np.testing.assert_array_equal(
+            model.numerator, second.numerator + meta["best_epoch"] * sentences * second.running
+        )
+
+
+def test_bnb_passes_count_on_from_the_model_a_model_continues():
+    """A model's passes: its own epochs plus those of the model it continues (its own start_from, or the
+    experiment's for a groups model); a start_from that is not a second-order model trained from scratch, or on
+    a model that is not second order, is a problem naming the key."""
+    from decoders.bnb.settings import _bnb_references, bnb_passes, bnb_start
+
+    bnb = {
+        "datasets": ["wsj"], "languages": {"wsj": "en"}, "tags": {"wsj": "gold"}, "pruner": "first",
+        "epochs": 6, "factor_epochs": 2, "start_from": "baseline",
+        "models": {"first": {"order": 1}, "baseline": {"order": 2},
+                   "baseline-8": {"order": 2, "start_from": "baseline", "epochs": 2}, "full": {"groups": ["comb"]}},
+        "variants": {"second-order": {"decoder": "second-order"}, "bnb": {"decoder": "bnb"}},
+        "table2": {"baseline": "second-order", "baseline-8": "second-order", "full": "bnb"},
+    }  # fmt: skip
+    assert [bnb_start(bnb, m) for m in bnb["models"]] == [None, None, "baseline", "baseline"]
+    assert [bnb_passes(bnb, m) for m in bnb["models"]] == [6, 6, 8, 8]
+    assert not [p for p in _bnb_references(bnb) if "start_from" in p or "passes" in p]
+    bad = {**bnb, "models": {**bnb["models"], "third": {"order": 3, "start_from": "baseline"},
+                             "again": {"order": 2, "start_from": "baseline-8"}}}  # fmt: skip
+    problems = "\n".join(_bnb_references(bad))
+    assert "models.third.start_from: only a second-order model" in problems
+    assert "models.again.start_from: 'baseline-8' must be the second-order backbone" in problems
+
+
 def test_the_backbone_step_scales_the_backbone_weights_only(trained):
     # backbone_step r: the start model's weights are scaled by r and every backbone update moves by r, so the
     # backbone half of the running weights and of the average stays a multiple of r; order models refuse it
@@ -340,6 +383,13 @@ def test_paired_bootstrap_and_table2(tmp_path):
     assert table.loc["baseline", "uas"] == pytest.approx(75.0)
     assert table.loc["full", "vs_baseline"] == pytest.approx(12.5) and table.loc["full", "passes"] == 9
     assert table.loc["baseline", "paper_uas"] == 92.81 and table.loc["full", "paper_uas"] == 93.17
+    assert table.loc["full", "words_per_s"] > 0 and table.loc["baseline", "words_per_s"] > 0
+    beside = {
+        **settings,
+        "variants": {**settings["variants"], "second-order": {"decoder": "second-order", "exclusive": False}},
+    }
+    untimed = bnb_tables.table2(frame, beside).set_index("model")  # a row decoded beside other jobs: no speed
+    assert math.isnan(untimed.loc["baseline", "words_per_s"]) and untimed.loc["full", "words_per_s"] > 0
     # no model trained as long as the full one: no reference, no interval, no verdict
     assert table["reference"].isna().all() and table["vs_reference"].isna().all()
     assert (table["verdict"] == "").all() and bnb_tables.gains_summary(table.reset_index()) == []

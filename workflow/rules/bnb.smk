@@ -3,7 +3,9 @@
 # trained with its own decoder under the pruning -> instance sets "<dataset>~<model>~<k>" -> decode every
 # variant (decode.smk) -> the UDPipe 1 peer -> tables and figures.
 # The tags and the UDPipe peers' training (single jobs of 20-55 minutes) go before other ready jobs (priority 1),
-# so that none of them can be left to run alone at the end (in r4, gsd's began 80 minutes into the run).
+# so that none of them can be left to run alone at the end (in r4, gsd's began 80 minutes into the run). In r5
+# the three took both cores for the first 58 minutes, and the cores were busy for all but 2.6 of the run's
+# 227 core-minutes (its log): the run's length is its work, not its schedule.
 
 
 rule bnb_tags:

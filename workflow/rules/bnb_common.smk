@@ -1,6 +1,6 @@
 # Helpers of the bnb experiment's rules (bnb.smk; snakemake --lint wants functions apart from rules).
 
-from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models
+from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models, bnb_start
 
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
@@ -44,8 +44,9 @@ def bnb_train_inputs(wildcards):
     }
     if wildcards.model != BNB["pruner"]:
         inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
-    if "groups" in BNB["models"][wildcards.model] and BNB.get("start_from"):
-        inputs["start"] = bnb_model_file(wildcards.dataset, BNB["start_from"])
+    start = bnb_start(BNB, wildcards.model)
+    if start is not None:
+        inputs["start"] = bnb_model_file(wildcards.dataset, start)
     return inputs
 
 
@@ -53,7 +54,9 @@ def bnb_train_options(dataset, model):
     spec = BNB["models"][model]
     # backbone_step only when set, so that the other models' parameters (and their trained files) stay as they were
     step = {"backbone_step": spec["backbone_step"]} if "backbone_step" in spec else {}
-    structure = {key: value for key, value in spec.items() if key not in ("epochs", "backbone_step")}
+    structure = {
+        key: value for key, value in spec.items() if key not in ("epochs", "backbone_step", "start_from")
+    }
     if "groups" in spec:
         structure["groups"] = bnb_groups(BNB, dataset, model)
         if not structure["groups"]:

@@ -18,7 +18,9 @@ from decoders.imports import modules as package_modules
 
 # Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference. The checked form
 # holds the experiments as `experiments: {name: settings}` (decoders.config.validate_config).
-_checked = validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+# (The schemas are read from the folder itself: each experiment's sits beside config.schema.yaml, and
+# workflow.source_path would give a cached copy of the one file.)
+_checked = validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
 config.clear()
 config.update(_checked)
 

@@ -212,12 +212,16 @@ def train_parser(
                 f"{start_source} was trained on other data or another feature space (vocabulary or "
                 f"experiments.bnb.feature_bits differ): it cannot start this model's training"
             )
-        if start.structure.get("order") != 2 or not isinstance(shape, NonLocalStructure):
+        if start.structure.get("order") != 2 or not (
+            isinstance(shape, NonLocalStructure) or dict(structure) == {"order": 2}
+        ):
             raise ConfigError(
-                f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part"
+                f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part, "
+                f"or a second-order model (its continuation: an equal-training reference)"
             )
-        # the start model's weights are the backbone's; the factors' weights start at zero; the average goes on
-        # counting the start model's examples (one longer training, the factors joining after its kept epoch)
+        # the start model's weights are the backbone's; the factors' weights (if any) start at zero; the average
+        # goes on counting the start model's examples (one longer training, the factors joining after its kept
+        # epoch)
         pad = np.zeros(size - start.running.shape[0])
         initial = np.concatenate([start.running * backbone_step, pad])
         average = AveragedWeights(np.concatenate([start.numerator * backbone_step, pad]), start.denominator)

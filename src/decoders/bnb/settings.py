@@ -16,12 +16,21 @@ def problems(bnb: dict[str, Any]) -> list[str]:
 BNB_RUN_TABLES = ("table3", "audit", "search")
 
 
+def bnb_start(bnb: Mapping[str, Any], model: str) -> str | None:
+    """The model whose training ``model`` continues: its own ``start_from`` (a second-order model continuing the
+    baseline: an equal-training reference), else the experiment's for a non-local (groups) model, else None."""
+    spec = bnb["models"][model]
+    if "start_from" in spec:
+        return spec["start_from"]
+    return bnb.get("start_from") if spec.get("groups") else None
+
+
 def bnb_passes(bnb: Mapping[str, Any], model: str) -> int:
-    """The perceptron passes behind a bnb model: its own ``epochs`` (:func:`bnb_epochs`), plus, for a non-local
-    (groups) model, those of the ``start_from`` model whose training it continues."""
+    """The perceptron passes behind a bnb model: its own ``epochs`` (:func:`bnb_epochs`), plus those of the model
+    whose training it continues (:func:`bnb_start`)."""
     passes = bnb_epochs(bnb, model)
-    start = bnb.get("start_from")
-    if bnb["models"][model].get("groups") and start is not None and start in bnb["models"]:
+    start = bnb_start(bnb, model)
+    if start is not None and start in bnb["models"] and start != model:
         passes += bnb_passes(bnb, start)
     return passes
 
@@ -138,14 +147,28 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
         for key, name in parsers
         if "classifier" in bnb["models"].get(name, {})
     ]
-    start = bnb.get("start_from")
-    if start is not None and start not in bnb["models"]:
-        problems.append(f"experiments.bnb.start_from: {start!r} is not one of experiments.bnb.models")
-    elif start is not None and bnb["models"][start].get("order") != 2:
-        problems.append(
-            f"experiments.bnb.start_from: {start!r} must be the second-order backbone ({{order: 2}}), whose "
-            f"features the non-local models share"
-        )
+    starts = [("start_from", bnb.get("start_from"))]
+    starts += [
+        (f"models.{m}.start_from", spec["start_from"])
+        for m, spec in bnb["models"].items()
+        if "start_from" in spec
+    ]
+    for key, start in starts:
+        if start is None:
+            continue
+        if start not in bnb["models"]:
+            problems.append(f"experiments.bnb.{key}: {start!r} is not one of experiments.bnb.models")
+        elif bnb["models"][start].get("order") != 2 or "start_from" in bnb["models"][start]:
+            problems.append(
+                f"experiments.bnb.{key}: {start!r} must be the second-order backbone ({{order: 2}}, trained from "
+                f"scratch), whose features the models continuing it share"
+            )
+    problems += [
+        f"experiments.bnb.models.{m}.start_from: only a second-order model ({{order: 2}}) continues another's "
+        f"training, not {{order: {spec['order']}}}"
+        for m, spec in bnb["models"].items()
+        if "start_from" in spec and spec.get("order") != 2
+    ]
     problems += [
         f"experiments.bnb.error_analysis.datasets: {d!r} is not one of its datasets"
         for d in bnb.get("error_analysis", {}).get("datasets", [])
