@@ -197,7 +197,7 @@ def bnb_breakdown_options():
 
 
 def bnb_breakdown_files():
-    """The breakdown's per-sentence parquet and summary, when config.yaml asks for one."""
+    """The breakdown's per-sentence parquet and summary, when config/bnb.yaml asks for one."""
     if "breakdown" not in BNB:
         return []
     folder = f"results/models/bnb/{BNB['breakdown']['dataset']}"

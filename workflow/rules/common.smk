@@ -106,7 +106,7 @@ def _check_mem_mb(what, mem_mb):
 
 
 def decode_mem_mb(wildcards, attempt):
-    """mem_mb of a decode job: its variant's own `mem_mb` (config.yaml; a solver that needs more than the rest,
+    """mem_mb of a decode job: its variant's own `mem_mb` (config/<experiment>.yaml; a solver that needs more than the rest,
     such as SCIP) or resources.rules.decode, grown with each retry up to resources.max_mem_mb.
     """
     spec = variant_spec(wildcards)
@@ -284,7 +284,7 @@ def variant_params(wildcards):
 
 
 def variant_spec(wildcards):
-    """The variant's entry in config.yaml: decoder name, its parameters, optionally the module defining it."""
+    """The variant's entry in config/<experiment>.yaml: decoder name, its parameters, optionally the module defining it."""
     variants = config["experiments"][wildcards.experiment].get("variants", {})
     if wildcards.variant not in variants:
         known = ", ".join(sorted(variants)) or "none"
@@ -308,7 +308,7 @@ def decode_inputs(wildcards):
 
 
 def shard_records(wildcards):
-    """The shard record files of a variant (which must exist in config.yaml) to gather."""
+    """The shard record files of a variant (which must exist in config/<experiment>.yaml) to gather."""
     variant_spec(wildcards)
     return expand(
         f"{RUNS}/shard-{{shard}}.parquet",

@@ -1,4 +1,4 @@
-"""Train one chains scorer (config.yaml: experiments.chains.models.<model>) on a dataset's train split."""
+"""Train one chains scorer (config/chains.yaml: chains.models.<model>) on a dataset's train split."""
 
 from decoders.chains.pipeline import train_model
 from decoders.workflow import start_script

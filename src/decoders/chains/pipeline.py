@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 def train_model(
     train: str | Path, spec: Mapping[str, Any], *, min_count: int, seed: int, model_out, history_out
 ) -> ChainModel:
-    """Train the scorer ``spec`` (config.yaml: experiments.chains.models.<name>) on a train split."""
+    """Train the scorer ``spec`` (config/chains.yaml: chains.models.<name>) on a train split."""
     if not isinstance(spec, Mapping) or "method" not in spec:
         raise ValueError(f"spec must be a mapping with a 'method' (and the trainer's options); got {spec!r}")
     min_count = check_int(min_count, "min_count", minimum=1)

@@ -3,7 +3,7 @@
 An experiment plugs in by registering decoders in ``decoders.<experiment>.decoders`` with
 ``@register(experiment, name)`` (and, optionally, an ``evaluate(instance, solution)`` there), writing its scored
 instance set with :func:`decoders.harness.instances.write_instance_shards` and naming its variants in
-config.yaml; workflow/rules/decode.smk then runs :func:`decoders.harness.jobs.decode_shard` per (variant, shard)
+config/<experiment>.yaml; workflow/rules/decode.smk then runs :func:`decoders.harness.jobs.decode_shard` per (variant, shard)
 and :func:`decoders.harness.jobs.gather_runs` per variant.
 """
 

@@ -44,7 +44,7 @@ from decoders.ppc.model import (
     part_keys,
 )
 
-#: parse, price and cut as the ``ppc`` variant decodes (config.yaml)
+#: parse, price and cut as the ``ppc`` variant decodes (config/ppc.yaml)
 FAST_PRICING = {"start": "tree", "columns_per_word": 4, "rows": "lean", "no_gp": False, "primal": True}
 
 

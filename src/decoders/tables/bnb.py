@@ -614,7 +614,7 @@ def breakdown_table(
     paper's words/s each difference accounts for, computed from the measured numbers; returns the table, its notes
     and its title."""
     if frame is None or summary is None:
-        note = "not measured: config.yaml's experiments.bnb has no `breakdown` entry"
+        note = "not measured: config/bnb.yaml has no `breakdown` entry"
         return pd.DataFrame(columns=BREAKDOWN_COLUMNS), [note], "bnb: where the time goes"
     dataset, model, pruning = summary["set"].split("~")
     sentences, words, total = summary["sentences"], summary["words"], summary["total_seconds"]
@@ -807,7 +807,7 @@ def write_bnb_outputs(
             "passes: perceptron passes behind the model (a model that continues another's training, as a factor "
             "model continues the baseline: its passes and its own); reference: the second-order model without "
             "factors trained for as many passes (the baseline for 6; for a factor model, the baseline continued "
-            "the same way without factors where config.yaml has one); vs_reference: UAS difference to it in points, ci_low/ci_high its 95% "
+            "the same way without factors where config/bnb.yaml has one); vs_reference: UAS difference to it in points, ci_low/ci_high its 95% "
             f"paired bootstrap interval ({BOOTSTRAP_SAMPLES} resamples of the test sentences), verdict: a gain or a "
             "loss only when the interval excludes 0.",
             "vs_baseline: the difference to the 6-pass baseline (the paper's comparison; for a model trained "
@@ -832,10 +832,10 @@ def write_bnb_outputs(
             "pruned_oracle_uas: the best projective tree within the pruning's arcs (the most any parser can get "
             "at that k).",
             "UDPipe: its parser calls only (one per sentence), trained on the same split with the same tags, at "
-            f"the settings that measured best on each dataset (Parsito, {_peer_options(peer_files)}; config.yaml's "
+            f"the settings that measured best on each dataset (Parsito, {_peer_options(peer_files)}; config/bnb.yaml's "
             "`udpipe` lists what was measured); TurboParser/AD3 do not install on this Python; supar 1.1.4's "
             "second-order CRF parser installs but trains for hours per treebank here, beyond the experiment's "
-            "2-hour budget (config.yaml's `udpipe` comment has the measurement), so it is not a peer. Where the "
+            "2-hour budget (docs/bnb.md#udpipe has the measurement), so it is not a peer. Where the "
             "baseline "
             "is more than 2 UAS above it, UDPipe is the weaker parser here: a greedy transition-based parser with "
             "one hidden layer and word embeddings learnt from these treebanks alone.",
@@ -856,7 +856,7 @@ def write_bnb_outputs(
             "memory_stops: searches stopped (uncertified) before a level whose nodes would need "
             "more than the variant's max_open_mb.",
             "words_per_s: empty for a variant whose decode jobs ran beside others (`exclusive: false` in "
-            "config.yaml: bnb-paper, whose DP calls are the measurement, and bnb-beside, Table 2's factor sets).",
+            "config/bnb.yaml: bnb-paper, whose DP calls are the measurement, and bnb-beside, Table 2's factor sets).",
         ],
     )
     write_table(
@@ -866,9 +866,9 @@ def write_bnb_outputs(
         notes=[
             "agree: sentences where both certified an optimum and the two objectives are equal (integer scores "
             "in the units of the model's weight numerator, compared exactly).",
-            "sentences: those the audit decoded (its variant's `sample` in config.yaml: a fixed, seeded sample of "
+            "sentences: those the audit decoded (its variant's `sample` in config/bnb.yaml: a fixed, seeded sample of "
             "each test set); exact_timeouts: sentences CP-SAT did not prove within the per-sentence limit; "
-            "exact_not_attempted: sentences longer than its max_words (config.yaml), not given to it.",
+            "exact_not_attempted: sentences longer than its max_words (config/bnb.yaml), not given to it.",
         ],
     )
     top = settings["error_analysis"].get("top", 40)
@@ -928,7 +928,7 @@ def write_bnb_outputs(
             "features.",
         ]
         if not curve.empty
-        else ["not measured: config.yaml's experiments.bnb has no `learning_curve` entry"],
+        else ["not measured: config/bnb.yaml has no `learning_curve` entry"],
     )
     measured = None if breakdown is None else pd.read_parquet(breakdown)
     summary = (

@@ -90,7 +90,7 @@ GROWTH_BIN_RATIO = 1.25
 
 
 def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
-    """The variant (name in config.yaml) playing each role, the first configured one; None when absent."""
+    """The variant (name in config/ppc.yaml) playing each role, the first configured one; None when absent."""
     variants = settings.get("variants", {})
 
     def find(
