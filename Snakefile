@@ -34,7 +34,7 @@ for _experiment in config["experiments"]:
 include: "workflow/rules/tables.smk"
 
 
-report: "workflow/report/workflow.rst"
+report: report_caption("shared", "workflow")
 
 
 rule all:

@@ -263,68 +263,68 @@ rule bnb_tables:
     output:
         table2=report(
             "results/tables/bnb/table2.csv",
-            caption="../report/bnb_table2.rst",
+            caption=report_caption("bnb", "table2"),
             category="bnb",
         ),
         table3=report(
             "results/tables/bnb/table3.csv",
-            caption="../report/bnb_table3.rst",
+            caption=report_caption("bnb", "table3"),
             category="bnb",
         ),
         statistics=report(
             "results/tables/bnb/statistics.csv",
-            caption="../report/bnb_statistics.rst",
+            caption=report_caption("bnb", "statistics"),
             category="bnb",
         ),
         audit=report(
             "results/tables/bnb/audit.csv",
-            caption="../report/bnb_audit.rst",
+            caption=report_caption("bnb", "audit"),
             category="bnb",
         ),
         errors=report(
             "results/tables/bnb/errors.csv",
-            caption="../report/bnb_errors.rst",
+            caption=report_caption("bnb", "errors"),
             category="bnb",
         ),
         factors=report(
             "results/tables/bnb/factors.csv",
-            caption="../report/bnb_factors.rst",
+            caption=report_caption("bnb", "factors"),
             category="bnb",
         ),
         tagging=report(
             "results/tables/bnb/tagging.csv",
-            caption="../report/bnb_tagging.rst",
+            caption=report_caption("bnb", "tagging"),
             category="bnb",
         ),
         training=report(
             "results/tables/bnb/training.csv",
-            caption="../report/bnb_training.rst",
+            caption=report_caption("bnb", "training"),
             category="bnb",
         ),
         breakdown=report(
             "results/tables/bnb/breakdown.csv",
-            caption="../report/bnb_breakdown.rst",
+            caption=report_caption("bnb", "breakdown"),
             category="bnb",
         ),
         learning_curve=report(
             "results/tables/bnb/learning_curve.csv",
-            caption="../report/bnb_learning_curve.rst",
+            caption=report_caption("bnb", "learning_curve"),
             category="bnb",
         ),
         other=expand("results/tables/bnb/{table}.{suffix}", table=BNB_TABLES, suffix=["md", "tex"]),
         figure4=report(
             "results/figures/bnb/figure4.png",
-            caption="../report/bnb_figure4.rst",
+            caption=report_caption("bnb", "figure4"),
             category="bnb",
         ),
         figure5=report(
             "results/figures/bnb/figure5.png",
-            caption="../report/bnb_figure5.rst",
+            caption=report_caption("bnb", "figure5"),
             category="bnb",
         ),
         training_curves=report(
             "results/figures/bnb/training.png",
-            caption="../report/bnb_training_curves.rst",
+            caption=report_caption("bnb", "training_curves"),
             category="bnb",
         ),
     log:

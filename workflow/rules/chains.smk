@@ -84,32 +84,32 @@ rule chains_tables:
     output:
         table1=report(
             "results/tables/chains/table1.csv",
-            caption="../report/chains_table1.rst",
+            caption=report_caption("chains", "table1"),
             category="chains",
         ),
         table2a=report(
             "results/tables/chains/table2a.csv",
-            caption="../report/chains_table2.rst",
+            caption=report_caption("chains", "table2"),
             category="chains",
         ),
         table2b=report(
             "results/tables/chains/table2b.csv",
-            caption="../report/chains_table2b.rst",
+            caption=report_caption("chains", "table2b"),
             category="chains",
         ),
         cg_stats=report(
             "results/tables/chains/cg_statistics.csv",
-            caption="../report/chains_cg_statistics.rst",
+            caption=report_caption("chains", "cg_statistics"),
             category="chains",
         ),
         by_length=report(
             "results/tables/chains/speed_by_length.csv",
-            caption="../report/chains_speed_by_length.rst",
+            caption=report_caption("chains", "speed_by_length"),
             category="chains",
         ),
         peer=report(
             "results/tables/chains/peer.csv",
-            caption="../report/chains_peer.rst",
+            caption=report_caption("chains", "peer"),
             category="chains",
         ),
         other=expand(
@@ -119,22 +119,22 @@ rule chains_tables:
         ),
         figure2_points=report(
             "results/tables/chains/figure2.csv",
-            caption="../report/chains_figure2_points.rst",
+            caption=report_caption("chains", "figure2_points"),
             category="chains",
         ),
         figure2=report(
             "results/figures/chains/figure2.png",
-            caption="../report/chains_figure2.rst",
+            caption=report_caption("chains", "figure2"),
             category="chains",
         ),
         cg_stats_figure=report(
             "results/figures/chains/cg_statistics.png",
-            caption="../report/chains_cg_statistics.rst",
+            caption=report_caption("chains", "cg_statistics"),
             category="chains",
         ),
         by_length_figure=report(
             "results/figures/chains/speed_by_length.png",
-            caption="../report/chains_speed_by_length.rst",
+            caption=report_caption("chains", "speed_by_length"),
             category="chains",
         ),
     log:

@@ -12,6 +12,8 @@ from decoders.config import validate_config
 from snakemake.exceptions import WorkflowError
 
 from decoders.errors import ConfigError
+from decoders.io import write_text_atomic
+from decoders.tables.captions import caption
 from decoders.harness.runner import default_grace
 from decoders.imports import dependencies, script_dependencies
 from decoders.imports import modules as package_modules
@@ -348,3 +350,14 @@ def treebank_split_files(dataset):
 
 def treebank_splits(wildcards):
     return treebank_split_files(wildcards.dataset)
+
+
+def report_caption(experiment, key):
+    """The report caption of an output, from decoders/tables/captions/<experiment>.yaml (declared once: the results
+    page prints the same text under the table), written as reStructuredText into .snakemake/captions/ (rewritten
+    only when it changed) for report() to read."""
+    text = caption(experiment, key).rst()
+    path = Path(".snakemake", "captions", f"{experiment}_{key}.rst").resolve()
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        write_text_atomic(path, text)
+    return str(path)

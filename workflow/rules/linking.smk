@@ -22,13 +22,13 @@ LINKING_SWEEP_OUTPUTS = (
     {
         "sweep": report(
             "results/tables/linking/sweep.csv",
-            caption="../report/linking_sweep.rst",
+            caption=report_caption("linking", "sweep"),
             category="linking",
         ),
         "sweep_other": expand("results/tables/linking/sweep.{suffix}", suffix=["md", "tex"]),
         "sweep_figure": report(
             "results/figures/linking/sweep.png",
-            caption="../report/linking_sweep.rst",
+            caption=report_caption("linking", "sweep"),
             category="linking",
         ),
     }
@@ -184,12 +184,12 @@ rule linking_tables:
         **LINKING_SWEEP_OUTPUTS,
         table1=report(
             "results/tables/linking/table1.csv",
-            caption="../report/linking_table1.rst",
+            caption=report_caption("linking", "table1"),
             category="linking",
         ),
         scaling=report(
             "results/tables/linking/scaling.csv",
-            caption="../report/linking_scaling.rst",
+            caption=report_caption("linking", "scaling"),
             category="linking",
         ),
         other=expand(
@@ -199,12 +199,12 @@ rule linking_tables:
         ),
         instances=report(
             "results/tables/linking/instances.csv",
-            caption="../report/linking_instances.rst",
+            caption=report_caption("linking", "instances"),
             category="linking",
         ),
         jaccard=report(
             "results/tables/linking/jaccard.csv",
-            caption="../report/linking_jaccard.rst",
+            caption=report_caption("linking", "jaccard"),
             category="linking",
         ),
     log:

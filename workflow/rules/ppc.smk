@@ -131,38 +131,38 @@ rule ppc_tables:
     output:
         table1=report(
             "results/tables/ppc/table1.csv",
-            caption="../report/ppc_table1.rst",
+            caption=report_caption("ppc", "table1"),
             category="ppc",
         ),
         table2=report(
             "results/tables/ppc/table2.csv",
-            caption="../report/ppc_table2.rst",
+            caption=report_caption("ppc", "table2"),
             category="ppc",
         ),
         statistics=report(
             "results/tables/ppc/statistics.csv",
-            caption="../report/ppc_statistics.rst",
+            caption=report_caption("ppc", "statistics"),
             category="ppc",
         ),
         audit=report(
             "results/tables/ppc/audit.csv",
-            caption="../report/ppc_audit.rst",
+            caption=report_caption("ppc", "audit"),
             category="ppc",
         ),
         training=report(
             "results/tables/ppc/training.csv",
-            caption="../report/ppc_training.rst",
+            caption=report_caption("ppc", "training"),
             category="ppc",
         ),
         other=expand("results/tables/ppc/{table}.{suffix}", table=PPC_TABLES, suffix=["md", "tex"]),
         time_vs_length=report(
             "results/figures/ppc/time_vs_length.png",
-            caption="../report/ppc_time_vs_length.rst",
+            caption=report_caption("ppc", "time_vs_length"),
             category="ppc",
         ),
         bf_growth=report(
             "results/figures/ppc/bf_growth.png",
-            caption="../report/ppc_bf_growth.rst",
+            caption=report_caption("ppc", "bf_growth"),
             category="ppc",
         ),
     log:

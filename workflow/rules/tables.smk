@@ -7,7 +7,7 @@ rule corpora_table:
     output:
         csv=report(
             "results/tables/corpora.csv",
-            caption="../report/corpora.rst",
+            caption=report_caption("shared", "corpora"),
             category="Corpora",
             labels={"table": "prepared datasets"},
         ),
@@ -37,18 +37,18 @@ rule results_page:
     output:
         page=report(
             "results/RESULTS.md",
-            caption="../report/results_page.rst",
+            caption=report_caption("shared", "results_page"),
             category="Results page",
         ),
         resources=report(
             "results/tables/resources.csv",
-            caption="../report/resources.rst",
+            caption=report_caption("shared", "resources"),
             category="Results page",
         ),
         resources_other=expand("results/tables/resources.{suffix}", suffix=["md", "tex"]),
         cost=report(
             "results/tables/cost.csv",
-            caption="../report/cost.rst",
+            caption=report_caption("shared", "cost"),
             category="Results page",
         ),
         cost_other=expand("results/tables/cost.{suffix}", suffix=["md", "tex"]),

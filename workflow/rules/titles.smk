@@ -109,12 +109,12 @@ rule titles_tables:
     output:
         table1=report(
             "results/tables/titles/table1.csv",
-            caption="../report/titles_table1.rst",
+            caption=report_caption("titles", "table1"),
             category="titles",
         ),
         units=report(
             "results/tables/titles/units.csv",
-            caption="../report/titles_units.rst",
+            caption=report_caption("titles", "units"),
             category="titles",
         ),
         other=expand(
@@ -125,17 +125,17 @@ rule titles_tables:
         figure2_points="results/tables/titles/figure2.csv",
         figure2=report(
             "results/figures/titles/figure2.png",
-            caption="../report/titles_figure2.rst",
+            caption=report_caption("titles", "figure2"),
             category="titles",
         ),
         time_vs_k=report(
             "results/figures/titles/time_vs_k.png",
-            caption="../report/titles_time_vs_k.rst",
+            caption=report_caption("titles", "time_vs_k"),
             category="titles",
         ),
         examples=report(
             "results/tables/titles/examples.csv",
-            caption="../report/titles_examples.rst",
+            caption=report_caption("titles", "examples"),
             category="titles",
         ),
     log:

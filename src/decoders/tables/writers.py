@@ -3,22 +3,38 @@ figure without leaving a half-written file."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from decoders.io import atomic_path, write_text_atomic
+from decoders.tables.captions import Caption
 
 TABLE_SUFFIXES = (".csv", ".md", ".tex")
 
 
-def write_table(frame: pd.DataFrame, stem: str | Path, *, title: str, notes: list[str] = ()) -> list[Path]:
+def write_table(
+    frame: pd.DataFrame,
+    stem: str | Path,
+    *,
+    title: str,
+    caption: Caption | None = None,
+    notes: Sequence[str] = (),
+) -> list[Path]:
     """Write ``<stem>.csv``, ``<stem>.md`` and ``<stem>.tex``; return their paths.
 
-    Missing values print as empty cells; the Markdown and LaTeX versions carry the title and the notes (what
-    the table's numbers are, where the paper's come from) under the table.
+    Missing values print as empty cells. The Markdown and LaTeX versions carry the title, the caption's prose
+    (:mod:`decoders.tables.captions`, the text the report shows too), one line per column it declares, and the
+    run's own ``notes`` (what this run's numbers say, where the paper's come from). A column the caption declares
+    that the table lacks is an error: the caption has drifted from the table.
     """
     stem = Path(stem)
+    if caption is not None:
+        missing = [name for name in caption.columns if name not in frame.columns]
+        if missing:
+            raise ValueError(f"{stem.name}: its caption declares columns the table lacks: {missing}")
+        notes = [*caption.column_notes(), *notes]
     paths = [stem.with_suffix(s) for s in TABLE_SUFFIXES]
     write_text_atomic(paths[0], frame.to_csv(index=False))
     shown = frame.astype(object).where(frame.notna(), "")
@@ -27,12 +43,16 @@ def write_table(frame: pd.DataFrame, stem: str | Path, *, title: str, notes: lis
     formats = [
         ".0f" if frame[c].dtype.kind == "f" and frame[c].abs().max() >= 1e6 else "g" for c in frame.columns
     ]
-    md = [f"### {title}", "", shown.to_markdown(index=False, floatfmt=formats), ""]
+    md = [f"### {title}", ""]
+    if caption is not None:
+        md += [caption.markdown(), ""]
+    md += [shown.to_markdown(index=False, floatfmt=formats), ""]
     md += [f"- {note}" for note in notes]
     write_text_atomic(paths[1], "\n".join(md).rstrip() + "\n")
     latex = shown.to_latex(index=False, caption=title, label=f"tab:{stem.name}", escape=True, longtable=False)
-    if notes:
-        latex += "% " + "\n% ".join(notes) + "\n"
+    comments = ([caption.markdown()] if caption is not None else []) + list(notes)
+    if comments:
+        latex += "% " + "\n% ".join(comments) + "\n"
     write_text_atomic(paths[2], latex)
     return paths
 
