@@ -25,6 +25,7 @@ from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
+from decoders.tables.captions import caption
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -792,53 +793,29 @@ def write_bnb_outputs(
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
     oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
-    time_note = (
-        "words/s: test words over summed decode seconds (pruning and scoring included), one thread, "
-        "JIT warmed up."
-    )
     second = table2(records, settings)
     write_table(
         rounded(second),
         tables / "table2",
         title=f"bnb: Table 2 (UAS per factor set, k = {settings['k']})",
+        caption=caption("bnb", "table2"),
         notes=[
             "Against equal training (UAS points, 95% interval): " + " | ".join(gains_summary(second)),
-            "UAS: scored words (punctuation by gold tag excluded: English `` '' : , .; Chinese PU/PUNCT).",
-            "passes: perceptron passes behind the model (a model that continues another's training, as a factor "
-            "model continues the baseline: its passes and its own); reference: the second-order model without "
-            "factors trained for as many passes (the baseline for 6; for a factor model, the baseline continued "
-            "the same way without factors where config/bnb.yaml has one); vs_reference: UAS difference to it in points, ci_low/ci_high its 95% "
-            f"paired bootstrap interval ({BOOTSTRAP_SAMPLES} resamples of the test sentences), verdict: a gain or a "
-            "loss only when the interval excludes 0.",
-            "vs_baseline: the difference to the 6-pass baseline (the paper's comparison; for a model trained "
-            "longer it mixes the factors' effect with the extra passes').",
-            "certified_pct: sentences whose decoder returned a certified optimum (UB = LB for B&B); a sentence "
-            "left without a tree (the worker stopped at the time limit's grace) counts with no word correct.",
-            "paper_uas: the paper's Table 2 on PTB (for wsj and ewt) or CTB5 (for gsd).",
-            time_note,
-            "words_per_s: empty for a row whose decoder ran beside other jobs (`exclusive: false`: every row but "
-            "Table 3's model, whose speed per k is Table 3; the paper's Table 2 gives accuracies only).",
+            f"ci_low/ci_high: {BOOTSTRAP_SAMPLES} bootstrap resamples of the test sentences.",
         ],
     )
     write_table(
         rounded(table3(records, settings, peer_files, oracle_sets)),
         tables / "table3",
         title="bnb: Table 3 (accuracy and speed per pre-pruning k)",
+        caption=caption("bnb", "table3"),
         notes=[
-            time_note,
-            "words/s at every k include pruning: each sentence's timed decode call runs the pruner on it (the head "
-            "classifier's first-order scores of every arc, then the k best heads per word it keeps) before parsing "
-            "over the kept arcs; the no-pruning rows run no pruner.",
-            "pruned_oracle_uas: the best projective tree within the pruning's arcs (the most any parser can get "
-            "at that k).",
-            "UDPipe: its parser calls only (one per sentence), trained on the same split with the same tags, at "
-            f"the settings that measured best on each dataset (Parsito, {_peer_options(peer_files)}; config/bnb.yaml's "
-            "`udpipe` lists what was measured); TurboParser/AD3 do not install on this Python; supar 1.1.4's "
-            "second-order CRF parser installs but trains for hours per treebank here, beyond the experiment's "
-            "2-hour budget (docs/bnb.md#udpipe has the measurement), so it is not a peer. Where the "
-            "baseline "
-            "is more than 2 UAS above it, UDPipe is the weaker parser here: a greedy transition-based parser with "
-            "one hidden layer and word embeddings learnt from these treebanks alone.",
+            "UDPipe: trained at the settings that measured best on each dataset (Parsito, "
+            f"{_peer_options(peer_files)}; docs/bnb.md#udpipe lists what was measured, and the peers tried: "
+            "TurboParser/AD3 do not install on this Python; supar 1.1.4's second-order CRF parser trains for hours "
+            "per treebank here, beyond the experiment's 2-hour budget). Where the baseline is more than 2 UAS "
+            "above it, UDPipe is the weaker parser here: a greedy transition-based parser with one hidden layer "
+            "and word embeddings learnt from these treebanks alone.",
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
         ],
     )
@@ -846,30 +823,19 @@ def write_bnb_outputs(
         rounded(statistics(records, settings)),
         tables / "statistics",
         title="bnb: branch and bound statistics per sentence",
+        caption=caption("bnb", "statistics"),
         notes=[
             "paper, no pruning: "
             f"{paper_value('bnb.text.dp_calls_no_prune_english.per_sentence')} DP calls per sentence (English), "
             f"{paper_value('bnb.text.dp_calls_no_prune_chinese.per_sentence')} (Chinese).",
-            f"timeouts: sentences stopped at the variant's limit per sentence ({_time_limits(settings)}), by the "
-            "search's own deadline (a tree, uncertified) or the harness (no tree); their DP calls, nodes and "
-            "iterations are those made until then, so a row's means are lower bounds where it has timeouts; "
-            "memory_stops: searches stopped (uncertified) before a level whose nodes would need "
-            "more than the variant's max_open_mb.",
-            "words_per_s: empty for a variant whose decode jobs ran beside others (`exclusive: false` in "
-            "config/bnb.yaml: bnb-paper, whose DP calls are the measurement, and bnb-beside, Table 2's factor sets).",
+            f"limits per sentence: {_time_limits(settings)}.",
         ],
     )
     write_table(
         rounded(audit(records, settings)),
         tables / "audit",
         title="bnb: exactness audit (CP-SAT on the whole model vs B&B's certified optima)",
-        notes=[
-            "agree: sentences where both certified an optimum and the two objectives are equal (integer scores "
-            "in the units of the model's weight numerator, compared exactly).",
-            "sentences: those the audit decoded (its variant's `sample` in config/bnb.yaml: a fixed, seeded sample of "
-            "each test set); exact_timeouts: sentences CP-SAT did not prove within the per-sentence limit; "
-            "exact_not_attempted: sentences longer than its max_words (config/bnb.yaml), not given to it.",
-        ],
+        caption=caption("bnb", "audit"),
     )
     top = settings["error_analysis"].get("top", 40)
     patterns = [
@@ -879,33 +845,29 @@ def write_bnb_outputs(
         rounded(pd.concat(patterns, ignore_index=True) if patterns else pd.DataFrame({"dataset": []})),
         tables / "errors",
         title="bnb: the baseline's most frequent errors in cross-validation on train",
-        notes=[
-            f"{settings['error_analysis']['folds']}-fold cross-validation on the training split: the pruner and the "
-            "baseline trained on the other folds parse the held-out one; share_pct: of all its errors."
-        ],
+        caption=caption("bnb", "errors"),
+        notes=[f"{settings['error_analysis']['folds']}-fold cross-validation on the training split."],
     )
     factor_counts = list(factor_counts)
     write_table(
         rounded(factor_table(factor_counts)),
         tables / "factors",
         title="bnb: the hand-crafted factors (section 4.3) and how often they fire",
-        notes=[
-            "targets: the baseline's errors in cross-validation on wsj train (word tag, gold head tag -> predicted "
-            "head tag, with their number) each pattern was designed from (the errors table).",
-            "<split>_gold: the factors the split's gold trees fire; <split>_candidates: the pattern's candidates "
-            "over every arc (its trigger matches, whatever the tree), both with the tags the parsers read and the "
-            "training vocabulary the hand-crafted model reads.",
-            f"sentences (train/dev/test): {_factor_sentences(factor_counts)}. None for Chinese, as the paper.",
-        ],
+        caption=caption("bnb", "factors"),
+        notes=[f"sentences (train/dev/test): {_factor_sentences(factor_counts)}."],
     )
     write_table(
-        rounded(tagging_table(tag_summaries)), tables / "tagging", title="bnb: POS tags the parsers read"
+        rounded(tagging_table(tag_summaries)),
+        tables / "tagging",
+        title="bnb: POS tags the parsers read",
+        caption=caption("bnb", "tagging"),
     )
     curves = _curves(histories)
     write_table(
         rounded(training_table(histories, oracle_files)),
         tables / "training",
         title="bnb: training (averaged perceptron, epoch by dev UAS) and the projective oracle",
+        caption=caption("bnb", "training"),
         notes=[
             "Dev UAS per pass: figures/bnb/training.png. Third order against the baseline, pass by pass (the same "
             "6 passes): " + "; ".join(curve_gaps(curves, "third-order")) + "."
@@ -918,10 +880,8 @@ def write_bnb_outputs(
         rounded(curve),
         tables / "learning_curve",
         title=f"bnb: the {model} model's dev UAS against the size of its training set",
+        caption=caption("bnb", "learning_curve"),
         notes=[
-            "The model trained as in Table 2 (same pruner, passes and features) on the first `share` of the training "
-            "split's documents; gain: dev UAS points over the previous share; gain_per_doubling: that gain over the "
-            "log2 of the training sentences' ratio.",
             f"The paper trains on PTB sections 2-21 ({paper_value('cited_corpora.ptb_wsj.train_sentences'):,} "
             f"sentences, {_doublings(curve):.1f} doublings of wsj's training split here): a curve still rising by "
             "gain_per_doubling points at our size says how much of the gap to the paper's UAS is data rather than "
@@ -937,6 +897,12 @@ def write_bnb_outputs(
         else json.loads(Path(breakdown).with_suffix(".json").read_text(encoding="utf-8"))
     )
     spent, spent_notes, spent_title = breakdown_table(measured, summary, records, settings)
-    write_table(rounded(spent), tables / "breakdown", title=spent_title, notes=spent_notes)
+    write_table(
+        rounded(spent),
+        tables / "breakdown",
+        title=spent_title,
+        caption=caption("bnb", "breakdown"),
+        notes=spent_notes,
+    )
     by_length(records, settings, figures / "figure4.png", "seconds", "mean seconds per sentence")
     by_length(records, settings, figures / "figure5.png", "dp_calls", "mean DP calls per sentence")

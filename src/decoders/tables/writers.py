@@ -27,14 +27,14 @@ def write_table(
     Missing values print as empty cells. The Markdown and LaTeX versions carry the title, the caption's prose
     (:mod:`decoders.tables.captions`, the text the report shows too), one line per column it declares, and the
     run's own ``notes`` (what this run's numbers say, where the paper's come from). A column the caption declares
-    that the table lacks is an error: the caption has drifted from the table.
+    that a table with rows lacks is an error: the caption has drifted from the table.
     """
     stem = Path(stem)
     if caption is not None:
         missing = [name for name in caption.columns if name not in frame.columns]
-        if missing:
+        if missing and not frame.empty:  # an empty table is one not measured in this run
             raise ValueError(f"{stem.name}: its caption declares columns the table lacks: {missing}")
-        notes = [*caption.column_notes(), *notes]
+        notes = [*caption.column_notes(frame.columns), *notes]
     paths = [stem.with_suffix(s) for s in TABLE_SUFFIXES]
     write_text_atomic(paths[0], frame.to_csv(index=False))
     shown = frame.astype(object).where(frame.notna(), "")

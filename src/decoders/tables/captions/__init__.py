@@ -12,6 +12,7 @@ code.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,9 +34,10 @@ class Caption:
         """The prose as the results page prints it."""
         return _markdown(self.text)
 
-    def column_notes(self) -> list[str]:
-        """One Markdown line per declared column: ``name: what it holds``."""
-        return [f"{name}: {_markdown(text)}" for name, text in self.columns.items()]
+    def column_notes(self, present: Iterable[str] | None = None) -> list[str]:
+        """One Markdown line per declared column (of those ``present``, when given): ``name: what it holds``."""
+        shown = set(self.columns if present is None else present)
+        return [f"{name}: {_markdown(text)}" for name, text in self.columns.items() if name in shown]
 
     def rst(self) -> str:
         """The report's caption: the prose, then the columns as a list."""
