@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
+from decoders.config import load_config
 from decoders.corpora.conll import read_conllu
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution
@@ -187,8 +187,7 @@ def test_the_udpipe_peer_trains_on_trees_with_several_root_modifiers(run, repo_r
     """The DDT's trees may have several root modifiers, none labelled `root`: Parsito refuses them unless its
     `single_root` is off, as config.yaml's ppc options say (the LPs allow several root modifiers too)."""
     _, _, _, splits = run
-    options = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
-    options = options["experiments"]["ppc"]["udpipe"]["parser_options"]
+    options = load_config(repo_root)["experiments"]["ppc"]["udpipe"]["parser_options"]
     assert "single_root=0" in options.split(";")
     frame = pd.read_parquet(splits["train"])
     heads, labels = frame.at[0, "heads"].copy(), frame.at[0, "deprels"].copy()

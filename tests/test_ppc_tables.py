@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
+from decoders.config import load_config
 from decoders.harness.protocol import Solution
 from decoders.harness.records import make_record, records_frame, write_records
 from decoders.tables import ppc as tables
@@ -201,8 +201,7 @@ def test_roles_follow_the_config_entries():
 
 
 def test_the_projects_config_names_every_role(repo_root):
-    config = yaml.safe_load((repo_root / "config.yaml").read_text(encoding="utf-8"))
-    roles = tables.variant_roles(config["experiments"]["ppc"])
+    roles = tables.variant_roles(load_config(repo_root)["experiments"]["ppc"])
     assert all(roles.values()), roles
 
 

@@ -168,7 +168,7 @@ def check_references(config: dict[str, Any]) -> None:
         if graph is not None and config["datasets"].get(graph, {}).get("reader") != "wikispeedia":
             problems.append(f"datasets.{name}.graph: {graph!r} is not a wikispeedia dataset")
     for experiment, spec in config["experiments"].items():
-        for dataset in spec["datasets"]:
+        for dataset in spec.get("datasets", []):  # an experiment may read no corpus
             if dataset not in config["datasets"]:
                 problems.append(f"experiments.{experiment}.datasets: unknown dataset {dataset!r}")
     for experiment, spec in config["experiments"].items():

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from decoders.tables.captions import caption
 from decoders.tables.corpora import corpora_notes, corpora_table, load_stats
 from decoders.tables.writers import write_table
 from decoders.workflow import start_script
@@ -10,5 +11,11 @@ log = start_script(snakemake)
 stats = load_stats(snakemake.input.stats)
 table = corpora_table(stats, snakemake.params.experiments)
 stem = Path(snakemake.output.csv).with_suffix("")
-write_table(table, stem, title="Prepared corpora", notes=corpora_notes(stats))
+write_table(
+    table,
+    stem,
+    title="Prepared corpora",
+    caption=caption("shared", "corpora"),
+    notes=corpora_notes(stats),
+)
 log.info("%d rows -> %s.{csv,md,tex}", len(table), stem)

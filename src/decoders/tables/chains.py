@@ -29,6 +29,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from decoders.harness.records import mark_exact, read_records
 from decoders.papers import paper_rows, paper_value
+from decoders.tables.captions import caption
 from decoders.tables.writers import save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -468,23 +469,12 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
     records = load_runs(run_paths)
     summary = variant_summary(records)
     pos, joint = settings["pos"], settings["joint"]
-    speed_note = (
-        "sent_per_s: sentences per second of decoding time, one thread, JIT warmed up, all variants in one run, "
-        "each sentence timed by a compiled loop that decodes it harness.loop_repeats times (as a compiled "
-        "program would run the decoder; median over harness.repeats such loops); call_sent_per_s: the same "
-        "from single calls from Python, which add ~1-2 us per sentence to every decoder; the paper's speeds "
-        "come from other hardware and code (Java), so compare speed-ups. speedup: Viterbi's loop time over the "
-        "variant's, both timed on each sentence in the variant's job, alternating (harness.reference), so that "
-        "the machine's slow phases and per-process differences cancel; call_speedup: ratio of the two jobs' "
-        "call_sent_per_s, hence noisier."
-    )
     write_table(
         table1(summary, pos, joint, settings["runs"]["table1"]),
         tables / "table1",
         title="Table 1: exactness and speed",
+        caption=caption("chains", "table1"),
         notes=[
-            speed_note,
-            "exact_pct: share of sentences whose objective equals Viterbi's certified optimum (rel. tol. 1e-9).",
             f"Datasets: POS {', '.join(pos)}; POS x NER {', '.join(joint)} (trained on UNER dev, tested on UNER test).",
         ],
     )
@@ -492,43 +482,50 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
         table2a(summary, pos, joint),
         tables / "table2a",
         title="Table 2A: 0/1-loss oracles",
-        notes=[speed_note],
+        caption=caption("chains", "table2"),
     )
     write_table(
         table2b(summary, pos),
         tables / "table2b",
         title="Table 2B: reduced-cost formulations",
-        notes=[speed_note],
+        caption=caption("chains", "table2b"),
     )
     write_table(
         cg_statistics(records),
         tables / "cg_statistics",
         title="Column generation statistics",
+        caption=caption("chains", "cg_statistics"),
+        # columns a table lacks when no decoder recorded those statistics: explained here, not in the caption
         notes=[
-            "domain_*: final restricted domain sizes per token (Viterbi+P: labels left after eq. 14 pruning)."
+            "tokens: tokens whose final domain size was recorded.",
+            "mean_iterations: mean CG rounds (restricted LP solves) per sentence.",
+            "oracle_calls: edge oracle calls in all (an edge whose reduced costs cannot have changed is skipped).",
         ],
     )
     write_table(
         peer_table(summary),
         tables / "peer",
         title="Tagging with scoring: ours vs CRFsuite",
-        notes=[
-            "Timing includes scoring: our feature-id gather-sum plus decoding, CRFsuite's Tagger.tag on the strings;"
-            " single calls from Python on both sides."
-        ],
+        caption=caption("chains", "peer"),
     )
     points = figure2(summary, settings, figures / "figure2.png")
-    write_table(points, tables / "figure2", title="Figure 2: transition L2 vs speed and accuracy")
+    write_table(
+        points,
+        tables / "figure2",
+        title="Figure 2: transition L2 vs speed and accuracy",
+        caption=caption("chains", "figure2_points"),
+    )
     cg_statistics_figure(records, figures / "cg_statistics.png")
     by_length = speed_by_length(records, [*pos, *joint])
     write_table(
         by_length,
         tables / "speed_by_length",
         title="Speed-up over Viterbi by sentence length",
+        caption=caption("chains", "speed_by_length"),
+        # one column per variant that ran (viterbi+p_speedup, cg_speedup): explained here, not in the caption
         notes=[
-            "From Table 1's per-sentence timings (compiled loops): a bucket's speed-up is Viterbi's summed seconds "
-            "over the variant's on the bucket's sentences; sentences_pct: the bucket's share of the test set; "
-            "cg_iterations: mean CG rounds."
+            "`<variant>_speedup`: Viterbi's summed seconds over the variant's on the bucket's sentences, Viterbi"
+            " timed beside the variant where the records have it (as in Table 1)."
         ],
     )
     speed_by_length_figure(by_length, figures / "speed_by_length.png")

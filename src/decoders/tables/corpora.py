@@ -82,7 +82,7 @@ def corpora_table(stats: list[dict[str, Any]], experiments: dict[str, Any]) -> p
     """One row per (dataset, split) from the prepare steps' stats.json contents."""
     used_by: dict[str, list[str]] = {}
     for experiment, spec in experiments.items():
-        for dataset in spec["datasets"]:
+        for dataset in spec.get("datasets", []):
             used_by.setdefault(dataset, []).append(experiment)
     rows = []
     for entry in stats:
@@ -100,21 +100,35 @@ def corpora_table(stats: list[dict[str, Any]], experiments: dict[str, Any]) -> p
                     "paper": paper_sizes(dataset, split),
                 }
             )
-    frame = pd.DataFrame(rows)
-    columns = ["dataset", "split", "used_by"] + [c for c in COUNT_COLUMNS if c in frame] + ["paper"]
-    frame = frame[columns]
+    columns = (
+        ["dataset", "split", "used_by"] + [c for c in COUNT_COLUMNS if any(c in r for r in rows)] + ["paper"]
+    )
+    frame = pd.DataFrame(rows, columns=columns)  # no rows: a run whose experiments read no corpus
     for column in COUNT_COLUMNS:
         if column in frame and column not in ("mean_title_words", "mean_body_words"):
             frame[column] = frame[column].astype("Int64")
     return frame
 
 
+#: What the count columns hold that their names do not say; each is a column only when some dataset has it, so
+#: its line is a note of the run rather than a column of the caption (decoders/tables/captions/shared.yaml).
+COUNT_NOTES = {
+    "tags": "distinct fine-grained tags in the split",
+    "joint_labels": "size of the POS x NER label domain (tags x NER labels)",
+    "units": "textbook sections",
+    "mean_title_words": "mean words per section title",
+    "mean_body_words": "mean words per section body",
+    "nodes": "graph nodes",
+    "edges": "graph edges",
+    "mentions": "entity mentions",
+    "mapped_mentions": "entity mentions mapped to a Wikispeedia article",
+}
+
+
 def corpora_notes(stats: list[dict[str, Any]]) -> list[str]:
-    notes = [
-        "Counts are measured on data/prepared/ by this run; 'paper' gives the size of the corpus each paper used "
-        "(ours are open stand-ins where the paper's corpus is not open).",
-        "tags: distinct fine-grained tags in the split; joint_labels: size of the POS x NER label domain.",
-    ]
+    """One line per count column the table has (:data:`COUNT_NOTES`), then each dataset's own notes."""
+    present = {column for entry in stats for counts in entry["splits"].values() for column in counts}
+    notes = [f"{column}: {text}." for column, text in COUNT_NOTES.items() if column in present]
     for entry in stats:
         notes += [f"{entry['dataset']}: {note}" for note in entry.get("notes", [])]
     return notes

@@ -32,6 +32,7 @@ from decoders.harness.records import read_records
 from decoders.linking.cost import distance_cost
 from decoders.linking.sweep import parse_sweep_variant
 from decoders.papers import paper_rows, paper_value
+from decoders.tables.captions import caption
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -382,40 +383,47 @@ def write_linking_outputs(
     records = load_runs(run_paths)
     nel = records[records["dataset"].isin(list(shards))]
     frame = ratios(nel, ground_truth(shards))
-    notes = [
-        "ratio: 100 x distance cost / the least cost any heuristic found for the document under the same"
-        " connection (paper's definition); ratio_to_optimum: over CP-SAT's certified optimum, where certified.",
-        "value: share of mentions whose chosen candidate is the link target; mean and standard error over"
-        " documents; the paper's columns are its Table 1 (its graph: Wikipedia 2013, 3.7M vertices).",
-        "Wikispeedia mentions are the texts of linked titles (see the instance sets table for how often BM25"
-        " ranks the target first); the paper's set is IITB's hand-labelled documents.",
-        "Candidate sets are in BM25 rank order (best first) and every heuristic breaks ties by it: among"
-        " candidates of equal score the better-ranked one is chosen (the paper: 'any such element').",
-        "retrieval: each set's first candidate, the ranking alone (no graph); its choice ignores the connection,"
-        " so its value is the same under both, while its cost is measured on each connected graph. It counts"
-        " among the heuristics for the least cost of the ratio.",
-    ]
-    write_table(rounded(table1(frame)), tables / "table1", title="linking: Table 1", notes=notes)
+    setup = paper_value("linking.setup")
+    write_table(
+        rounded(table1(frame)),
+        tables / "table1",
+        title="linking: Table 1",
+        caption=caption("linking", "table1"),
+        notes=[
+            f"The paper's graph: Wikipedia 2013, {setup['graph_vertices']:,} vertices and"
+            f" {setup['graph_edges']:,} edges."
+        ],
+    )
     write_table(
         rounded(jaccard(nel)),
         tables / "jaccard",
         title="linking: Jaccard coefficient between degree's and hitting distance's choices",
+        caption=caption("linking", "jaccard"),
     )
     write_table(
-        rounded(instances_table(instance_stats)), tables / "instances", title="linking: instance sets"
+        rounded(instances_table(instance_stats)),
+        tables / "instances",
+        title="linking: instance sets",
+        caption=caption("linking", "instances"),
     )
     built = json.loads(Path(graph_stats).read_text(encoding="utf-8"))
+    synthetic = settings.get("synthetic") or {}
+    scaling_frame = rounded(scaling_table(scaling))
+    scaling_notes = [
+        f"Largest graph: {built['nodes']:,} nodes, {built['edges']:,} edges, built in"
+        f" {built['build_seconds']:.0f} s, arrays {built['graph_bytes'] / 1e6:.0f} MB, peak memory of"
+        f" its build {built['peak_rss_bytes'] / 1e9:.2f} GB; its planted instances have"
+        f" {synthetic.get('sets', 12)} sets x {synthetic.get('candidates', 100)} candidates. The paper's graph:"
+        f" {setup['graph_vertices']:,} vertices, {setup['graph_edges']:,} edges.",
+    ]
+    if "memory_MB" in scaling_frame:
+        scaling_notes.append("memory_MB: networkx's resident-memory growth while it builds its graph.")
     write_table(
-        rounded(scaling_table(scaling)),
+        scaling_frame,
         tables / "scaling",
         title="linking: scaling on synthetic Wikipedia-shaped graphs (one thread)",
-        notes=[
-            f"Largest graph: {built['nodes']:,} nodes, {built['edges']:,} edges, built in"
-            f" {built['build_seconds']:.0f} s, arrays {built['graph_bytes'] / 1e6:.0f} MB, peak memory of"
-            f" its build {built['peak_rss_bytes'] / 1e9:.2f} GB.",
-            "hitting_distance_s: median seconds per planted instance (12 sets x 100 candidates); bfs_s from one"
-            " vertex; pagerank_s: power iteration to 1e-10; networkx rows: the same graph as nx.Graph.",
-        ],
+        caption=caption("linking", "scaling"),
+        notes=scaling_notes,
     )
     sweep_paths = list(sweep_paths)
     if sweep_paths:
@@ -424,12 +432,7 @@ def write_linking_outputs(
             rounded(sweep),
             tables / "sweep",
             title="linking: value and distance cost against the number of candidates per mention",
-            notes=[
-                "Every set cut to its first c candidates (BM25 rank order) before decoding; maximal connection of"
-                " the cut sets. value: fair / k over all of a document's mentions (as in Table 1), so a target"
-                " outside the top c counts as a miss; cost: distance cost on the cut instance's connected graph.",
-                "target_outside_share: mentions whose target is not among the top c (nor retrieved at all);"
-                f" '{CEILING}': the value of choosing the target wherever it is among the top c.",
-            ],
+            caption=caption("linking", "sweep"),
+            notes=[f"The ceiling is the algorithm `{CEILING}` (no cost)."],
         )
         sweep_figure(sweep, Path(figures if figures is not None else tables) / "sweep.png")

@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 from decoders.harness.records import read_records
 from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
+from decoders.tables.captions import caption
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -811,93 +812,51 @@ def write_ppc_outputs(
     limits = f"{limit} s per sentence" + "".join(
         f"; {name}: {value} s" for name, value in sorted(own.items())
     )
-    common = [
-        "UAS: correct heads over scored words, punctuation excluded by form (a word whose every character is "
-        "Unicode punctuation), the rule of the CoNLL-X/2007 evaluation script.",
-        "sent_per_s: sentences over summed decode seconds (scoring included), one thread. Timeouts are not "
-        f"dropped (limit {limits}): they count at their recorded seconds, in UAS with no correct "
-        "head, and in `timeouts`; comparisons of two answers (objective, parts) leave them out and give their "
-        "count (`*_compared`).",
-    ]
+    timeouts = f"Time limit {limits}: a timeout counts at its recorded seconds, about the limit."
+    differ = (
+        f"Two objectives differ when more than {OBJECTIVE_RTOL:g} apart, relative to the larger magnitude."
+    )
+    notes = [timeouts, differ]
+    ours = variant_roles(settings)["ppc"]
+    options = ((settings.get("variants") or {}).get(ours) or {}).get("params") or {}
+    if options:
+        notes.append(
+            f"PPC's options (variant `{ours}`): {', '.join(f'{k}={v}' for k, v in options.items())}."
+        )
     first = table1(records, settings, peer_files)
     write_table(
         rounded(first),
         tables / "table1",
         title="ppc: Table 1 (parse, price and cut vs brute force, BF = 100%)",
-        notes=[
-            *common,
-            "parts_*_rel_bf_pct: grandparent parts scored / added in the LP, summed, as % of BF's sums on the "
-            "same sentences; *_per_sent: means over the sentences that recorded them.",
-            f"objective_rel_bf_pct: mean of objective / BF objective in %; objective_differs: sentences where "
-            f"they differ by more than {OBJECTIVE_RTOL:g} relative; objective_max_rel_diff(_bf_paper): the largest "
-            "relative difference from the lean BF's (the paper's rows') objective over the sentences both solved.",
-            "integer_pct: % of all sentences with an integral LP solution; fractional / uas_fractional: the other "
-            "sentences and the UAS of the tree read from their fractional LP (MST of the arc values); for the "
-            "ILP, the sentences whose MIP had to run (mip_solved) and its UAS on them.",
-            "BF (lean rows): the full LP from OneGP and GPArc-left alone (they imply ArcGP, GPArc-right and NoGP: "
-            "the same polytope), built in one call; BF (paper's rows): every row of section 3.2 as written. "
-            "speed_rel_*_is: `lower bound` where the reference timed out on some sentence (counted at its limit, "
-            "below its true time), `upper bound` where this row did.",
-            "PPC: the first parts are the best first-order tree's own, partial pricing (4 columns per word a "
-            "round, best bound first, each part bounded by the sum over templates of its smaller template bound), "
-            "the lean rows, re-solves by the primal simplex; PPC (paper's pricing): Algorithm 1 as written, on the "
-            "paper's rows.",
-            "BF + cycle cuts (an analysis, not the paper's LP): BF with every cycle inequality its solution "
-            "violates added until none is (a set S of words whose arcs among them sum above |S| - 1, found "
-            "exactly by minimum cuts from the root); its objective is that tighter LP's.",
-            "UDPipe 1 is the peer (its parser calls only): TurboParser/AD3 do not install on this Python.",
-            "paper_*: Riedel et al. 2012, Table 1 (partut = Italian, szeged = Hungarian, ddt = Danish); their "
-            "speeds are of their machine and implementation.",
-            *model_notes(first, trained),
-        ],
+        caption=caption("ppc", "table1"),
+        notes=[*notes, *model_notes(first, trained)],
     )
     write_table(
         rounded(table2(records, settings)),
         tables / "table2",
         title="ppc: Table 2 (polytopes solved in full, ArcGP+GPArc = 100%)",
-        notes=[
-            *common,
-            "objective_rel_all_pct: mean LP objective relative to the polytope with all four constraint families "
-            "(the tightest: a looser polytope's optimum is at least as high).",
-            "paper_*: Table 2 (a) Italian; (b) Hungarian, of which only the speed row is legible.",
-        ],
+        caption=caption("ppc", "table2"),
+        notes=[timeouts, differ],
     )
     write_table(
         audit_table(records, settings),
         tables / "audit",
         title="ppc: audit of parse, price and cut over every grandparent part",
-        notes=[
-            "After PPC's solve, every grandparent part is scored and checked at PPC's final duals: its reduced "
-            "cost (eq. 8) if the part was left out, and ArcGP (z_gp + z_pc - z_gpc <= 1) for every pair of arcs.",
-            "max_reduced_cost_rel: the largest reduced cost of a part left out over (1 + the largest |score| of "
-            "the sentence); positive_reduced_costs: sentences where it exceeds 1e-6 (HiGHS's tolerances are "
-            "1e-7 on costs scaled by that largest score); passed: sentences within the tolerance on both.",
-        ],
+        caption=caption("ppc", "audit"),
+        notes=[f"Tolerance: {AUDIT_TOLERANCE:g}, on the relative reduced cost and on the ArcGP violation."],
     )
     write_table(
         rounded(statistics(records, settings)),
         tables / "statistics",
         title="ppc: parse, price and cut per sentence",
-        notes=[
-            "lp_solves: LP solves (iterations of Algorithm 1); lp_iterations: simplex iterations; means over the "
-            "sentences that recorded them (a killed timeout records none).",
-            "bf_parts_*: grandparent parts of BF's full LP (every part is scored and added).",
-            "setup/lp/pricing/scoring/cuts/update_pct: % of the summed decode seconds spent building the first "
-            "LP and the pairs' bounds, in HiGHS, pricing (duals, bounds, reduced costs), scoring parts, "
-            "separating ArcGP cuts and adding columns and rows; the rest is scoring the arcs and reading the "
-            "solution.",
-        ],
+        caption=caption("ppc", "statistics"),
     )
     write_table(
         rounded(training_table(trained)),
         tables / "training",
         title="ppc: training (dev UAS and % integral dev LPs per epoch)",
-        notes=[
-            "First order: the per-word head classifier (its epoch of lowest dev log-loss), decoded by "
-            "Chu-Liu-Edmonds; grandparent: the perceptron over the first-order model's scaled arc weights, its dev "
-            "decoded over every arc by parse, price and cut. kept: the epoch written, the most integral among those "
-            f"within epoch_tolerance ({settings.get('epoch_tolerance', 0.0)}) dev UAS points of the best.",
-        ],
+        caption=caption("ppc", "training"),
+        notes=[f"epoch_tolerance: {settings.get('epoch_tolerance', 0.0)} dev UAS points."],
     )
     time_vs_length(records, settings, figures / "time_vs_length.png")
     bf_growth(records, settings, figures / "bf_growth.png")
