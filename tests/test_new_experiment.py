@@ -1,7 +1,7 @@
 """Adding an experiment touches its own files and one line of config.yaml (issue "house"): a copy of the
 project gets a sixth experiment from tests/sixth/ (its package, tables module, captions, settings, schema, rules,
 helpers and scripts) and `sixth` in config.yaml's list; the workflow then plans it beside the other five, and
-runs it alone to its table and its section of the results page."""
+runs it alone to its table, its section of the results page and its place in the report."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -76,3 +77,12 @@ def test_a_sixth_experiment_needs_its_own_files_and_one_line(tmp_path):
     assert "sixth: the best item of a scored set" in page
     assert "How often each variant picks the best item of a scored set." in page
     assert "- correct_pct: the sets whose best item was picked, in %." in page
+    report = _snakemake(project, "--report", "results/report.zip", "--configfile", str(config), str(overlay))
+    assert report.returncode == 0, report.stdout[-5000:] + report.stderr[-5000:]
+    with zipfile.ZipFile(project / "results" / "report.zip") as archive:
+        text = "\n".join(
+            archive.read(name).decode("utf-8", "replace")
+            for name in archive.namelist()
+            if name.endswith((".html", ".js", ".json"))
+        )
+    assert "sixth/table1.csv" in text and "How often each variant picks the best item" in text
