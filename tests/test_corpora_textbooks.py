@@ -204,6 +204,15 @@ def test_latex_blank_lines_alone_separate_paragraphs(tmp_path):
     assert body == "First line continues.\nSecond paragraph."
 
 
+def test_latex_definitions_dashes_and_starred_commands(tmp_path):
+    body = latex_body(
+        tmp_path,
+        "\\def\\pair#1#2{(#1, #2)}\\newcommand{\\hint}[1][x]{\\int_1^k #1}%\n"
+        "Length $n$, ---- or \\verb*|{%| and \\vspace*{2pt}\\clearpage text\\\\[2pt] \\ss{} \\o\n",
+    )
+    assert body == "Length n, - or and text [2pt] ß ø"
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet="abcdefXYZ .,;:\n", max_size=200))  # no "!!!" / "???": admonitions
 def test_latex_and_markdown_keep_plain_prose_words(tmp_path_factory, prose):
@@ -331,6 +340,15 @@ def test_markdown_admonitions_tables_lists_and_quotes(tmp_path):
         body
         == "Definition\nA graph is a pair.\nHidden proof.\nFirst item\nSecond item\nThird item\nQuoted text.\nLast."
     )
+
+
+def test_markdown_emphasis_around_maths_admonition_title_links_and_loose_tags(tmp_path):
+    body = markdown_body(
+        tmp_path,
+        'The **borders $(l, r)$** of, counted **$+\\ k$** times; <img src="x.png" alt=""A"">\n\n'
+        '!!! example "[GCJ 2019](http://x/y)"\n    Text.\n',
+    )
+    assert body == "The borders of, counted times;\nGCJ 2019\nText."
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -575,3 +593,82 @@ def test_real_stats(books):
         "cphb": 57_220,
         "cp_algorithms": 161_421,
     }
+
+
+# Units as the hand-written reader (before pylatexenc and markdown-it-py) gave them on the mirror's files:
+# section id -> (title, number of words in the body, its first 60 and last 40 characters, one inner line).
+REFERENCE_UNITS = {
+    "ods/why/0": (
+        "Why This Book?", 344, "There are plenty of books that teach introductory data stru",
+        "t, or my pulse, (whichever comes first) has waned.", None,
+    ),
+    "ods/arrays/1": (
+        "ArrayStack: Fast Stack Operations Using an Array", 857,
+        "An ArrayStack implements the list interface using an array a", "ese operations will run in amortized time.",
+        "The ArrayStack is an efficient way to implement a Stack. In particular, we can implement p",
+    ),
+    "ods/hashing/2": (
+        "LinearHashTable: Linear Probing", 1724, "The ChainedHashTable data structure uses an array of lists, ",
+        "or this are provided at the end of this chapter.", None,
+    ),
+    "ods/btree/2": (
+        "B-Trees", 3356, "In this section, we discuss a generalization of binary trees,",
+        "e spent performing splits, merges, and borrows.", None,
+    ),
+    "cphb/preface/0": (
+        "Preface", 148, "The purpose of this book is to give you a thorough introducti",
+        "the book to.\nHelsinki, August 2019 Antti Laaksonen", None,
+    ),
+    "cphb/chapter05/1": (
+        "Generating subsets", 314, "We first consider the problem of generating all subsets of a",
+        "or that contains the elements in the subset.", "Method 1",
+    ),
+    "cphb/chapter13/1": (
+        "Bellman–Ford algorithm", 686, "The Bellman–Ford algorithm finds shortest paths from a starti",
+        "slow as the original Bellman–Ford algorithm.",
+        "Let us consider how the Bellman–Ford algorithm works in the following graph:",
+    ),
+    "cphb/chapter22/2": (
+        "Catalan numbers", 429, "The Catalan number equals the number of valid parenthesis exp",
+        "for, the binary trees are\nand the rooted trees are", None,
+    ),
+    "cp_algorithms/graph/breadth-first-search/1": (
+        "Description of the algorithm", 285, "The algorithm takes as input an unweighted graph and the id o",
+        "ch vertex the vertex from which we reached it).", None,
+    ),
+    "cp_algorithms/algebra/phi-function/3": (
+        "Euler totient function from 1 to n in", 208, "If we need the totient of all numbers between 1 and n, then ",
+        "e overall complexity for the range computation is.", None,
+    ),
+    "cp_algorithms/algebra/continued-fractions/4": (
+        "Trees of continued fractions", 999, "There are two major ways to unite all possible continued frac",
+        "ring differs through the bit-reversal permutation.", "GCJ 2019, Round 2 - New Elements: Part 2",
+    ),
+    "cp_algorithms/graph/2SAT/1": (
+        "Algorithm:", 695, "First we need to convert the problem to a different form, the",
+        "e above criterion for the existence of a solution.",
+        "It is worth paying attention to the property of ",
+    ),
+    "cp_algorithms/data_structures/fenwick/2": (
+        "Implementation", 475, "Finding sum in one-dimensional array\nHere we present an imple",
+        "ns, however it uses one-based indexing internally.", "Finding sum in one-dimensional array",
+    ),
+    "cp_algorithms/sequences/longest_increasing_subsequence/0": (
+        "Longest increasing subsequence", 10, "This article has been moved to a Longest increasing subseque",
+        "s been moved to a Longest increasing subsequence.", None,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("section_id", list(REFERENCE_UNITS))
+def test_real_units_match_the_reference(books, section_id):
+    """The library-based readers give the units the hand-written reader gave (titles, body words and ends)."""
+    frame = pd.concat(books.values()).set_index("section_id")
+    title, body_words, head, tail, inner = REFERENCE_UNITS[section_id]
+    unit = frame.loc[section_id]
+    assert unit["title"] == title
+    assert len(words(unit["body"])) == body_words
+    assert unit["body"].startswith(head)
+    assert unit["body"].endswith(tail)
+    if inner is not None:
+        assert any(line.startswith(inner) for line in unit["body"].split("\n"))
