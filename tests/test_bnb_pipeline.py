@@ -216,6 +216,9 @@ def test_bnb_passes_count_on_from_the_model_a_model_continues():
     problems = "\n".join(_bnb_references(bad))
     assert "models.third.start_from: only a second-order model" in problems
     assert "models.again.start_from: 'baseline-8' must be the second-order backbone" in problems
+    grouped = {**bnb, "models": {**bnb["models"], "full": {"groups": ["comb"], "start_from": "baseline"}}}
+    problems = "\n".join(_bnb_references(grouped))  # unvalidated settings: a problem, not a KeyError
+    assert "models.full.start_from: only a second-order model" in problems and "factor groups" in problems
 
 
 def test_the_backbone_step_scales_the_backbone_weights_only(trained):

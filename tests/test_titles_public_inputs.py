@@ -343,6 +343,10 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "nan": ("start", nan_at(np.zeros(3), 1), "TitleInstance.start[1]"),
          "id": ("klass", np.array([0, -1, 2]), "TitleInstance.klass[1]")},
     ),
+    "decoders.titles.instance.check_instance": (
+        {"value": INSTANCE},
+        {"shape": ("value", NOT_AN_INSTANCE, "instance"), "nan": "n/a: takes an instance", "id": NO_IDS},
+    ),
     "decoders.titles.instance.weight_limit": (
         {"n": 3},
         {"shape": "n/a: takes one count", "nan": ("n", math.nan, "n"), "id": ("n", -1, "n")},

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from decoders.io import write_json_atomic, write_parquet_atomic
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel, fixed_point
-from decoders.parsing.perceptron import AveragedWeights, train
+from decoders.parsing.perceptron import AveragedWeights, LocalStructure, train
 from decoders.parsing.pruning import train_head_classifier
 from decoders.parsing.treebank import (
     SPLITS,
@@ -178,79 +178,25 @@ def train_parser(
     if not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
-    vocabulary = train_vocabulary(frames, table, source)
-    sentences = {split: encode_split(frames, table, split, vocabulary, language, source) for split in SPLITS}
-    projective = projective_flags(s.gold for s in sentences["train"])
-    kept = [s for s, flag in zip(sentences["train"], projective, strict=True) if flag]
-    meta = {
-        "train_sentences": len(sentences["train"]),
-        "non_projective_left_out": int((~projective).sum()),
-        "dev_sentences": len(sentences["dev"]),
-        "language": language,
-    }
+    vocabulary, sentences, kept, meta = _training_data(frames, table, language, source)
     if "classifier" in structure:
         return _head_classifier(
             kept, sentences["dev"], vocabulary, structure, meta, epochs, bits, seed, progress, started
         )
-    shape = structure_of(dict(structure), vocabulary)
-    if isinstance(backbone_step, bool) or not isinstance(backbone_step, int) or backbone_step < 1:
-        raise ConfigError(f"backbone_step must be an integer >= 1, got {backbone_step!r}")
-    if backbone_step != 1 and not isinstance(shape, NonLocalStructure):
-        raise ConfigError(f"backbone_step applies to non-local (groups) models only, not {dict(structure)}")
-    training_shape = shape
-    if isinstance(shape, NonLocalStructure) and search:
-        training_shape = replace(shape, **dict(search))
-    first_order = pruner.numerator if pruner is not None else None
-    # a non-local model has two hash spaces of 2^bits (the backbone's features, the factors'; NonLocalStructure)
-    size = 1 << (bits + 1 if isinstance(shape, NonLocalStructure) else bits)
+    shape, training_shape, size = _training_shapes(structure, vocabulary, bits, search, backbone_step)
     initial = average = None
     if start is not None:
-        if start.running is None:
-            raise ConfigError(f"{start_source} holds no running weights to start training from (retrain it)")
-        if start.vocabulary.ids != vocabulary.ids or start.running.shape != (1 << bits,):
-            raise ConfigError(
-                f"{start_source} was trained on other data or another feature space (vocabulary or "
-                f"experiments.bnb.feature_bits differ): it cannot start this model's training"
-            )
-        if start.structure.get("order") != 2 or not (
-            isinstance(shape, NonLocalStructure) or dict(structure) == {"order": 2}
-        ):
-            raise ConfigError(
-                f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part, "
-                f"or a second-order model (its continuation: an equal-training reference)"
-            )
-        # the start model's weights are the backbone's; the factors' weights (if any) start at zero; the average
-        # goes on counting the start model's examples (one longer training, the factors joining after its kept
-        # epoch)
-        pad = np.zeros(size - start.running.shape[0])
-        initial = np.concatenate([start.running * backbone_step, pad])
-        average = AveragedWeights(np.concatenate([start.numerator * backbone_step, pad]), start.denominator)
-
-    def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
-        if first_order is None:
-            return None
-        mask = prune_heads(sentence.tokens, first_order, k)
-        if gold:
-            mask[sentence.gold[1:], np.arange(1, sentence.n + 1)] = True
-        return mask
-
-    data = [(s.tokens, s.gold, allowed(s, True)) for s in kept]
-    dev_masks = [allowed(s, False) for s in sentences["dev"]]
-
-    def evaluate(averaged: AveragedWeights) -> float:
-        predicted = [
-            training_shape.decode(s.tokens, averaged.numerator, mask)
-            for s, mask in zip(sentences["dev"], dev_masks, strict=True)
-        ]
-        return uas(predicted, sentences["dev"])
-
+        initial, average = _start_weights(
+            start, start_source, vocabulary, structure, shape, bits, size, backbone_step
+        )
+    data, dev_masks = _pruned_data(kept, sentences["dev"], pruner, k)
     averaged, history = train(
         data,
         training_shape,
         epochs=epochs,
         size=size,
         seed=seed,
-        evaluate=evaluate,
+        evaluate=_dev_evaluation(training_shape, sentences["dev"], dev_masks),
         progress=progress,
         initial=initial,
         average=average,
@@ -271,6 +217,113 @@ def train_parser(
         averaged.numerator, averaged.denominator, vocabulary, dict(structure), meta, history.last_weights
     )
     return model, meta
+
+
+def _training_data(
+    frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, language: str, source: str
+) -> tuple[Vocabulary, dict[str, list[ParseSentence]], list[ParseSentence], dict[str, Any]]:
+    """The vocabulary, every split encoded, train's projective sentences and the counts kept of them."""
+    vocabulary = train_vocabulary(frames, table, source)
+    sentences = {split: encode_split(frames, table, split, vocabulary, language, source) for split in SPLITS}
+    projective = projective_flags(s.gold for s in sentences["train"])
+    kept = [s for s, flag in zip(sentences["train"], projective, strict=True) if flag]
+    meta = {
+        "train_sentences": len(sentences["train"]),
+        "non_projective_left_out": int((~projective).sum()),
+        "dev_sentences": len(sentences["dev"]),
+        "language": language,
+    }
+    return vocabulary, sentences, kept, meta
+
+
+def _training_shapes(
+    structure: Mapping[str, Any],
+    vocabulary: Vocabulary,
+    bits: int,
+    search: Mapping[str, int] | None,
+    backbone_step: int,
+) -> tuple[LocalStructure | NonLocalStructure, LocalStructure | NonLocalStructure, int]:
+    """The model's structure, the one training decodes with, its weight size; checks backbone_step."""
+    shape = structure_of(dict(structure), vocabulary)
+    if isinstance(backbone_step, bool) or not isinstance(backbone_step, int) or backbone_step < 1:
+        raise ConfigError(f"backbone_step must be an integer >= 1, got {backbone_step!r}")
+    if backbone_step != 1 and not isinstance(shape, NonLocalStructure):
+        raise ConfigError(f"backbone_step applies to non-local (groups) models only, not {dict(structure)}")
+    training_shape = shape
+    if isinstance(shape, NonLocalStructure) and search:
+        training_shape = replace(shape, **dict(search))
+    # a non-local model has two hash spaces of 2^bits (the backbone's features, the factors'; NonLocalStructure)
+    size = 1 << (bits + 1 if isinstance(shape, NonLocalStructure) else bits)
+    return shape, training_shape, size
+
+
+def _start_weights(
+    start: ParserModel,
+    start_source: str,
+    vocabulary: Vocabulary,
+    structure: Mapping[str, Any],
+    shape: LocalStructure | NonLocalStructure,
+    bits: int,
+    size: int,
+    backbone_step: int,
+) -> tuple[np.ndarray, AveragedWeights]:
+    """The running weights and average from the start model (factors' at zero); ConfigError if unfit."""
+    if start.running is None:
+        raise ConfigError(f"{start_source} holds no running weights to start training from (retrain it)")
+    if start.vocabulary.ids != vocabulary.ids or start.running.shape != (1 << bits,):
+        raise ConfigError(
+            f"{start_source} was trained on other data or another feature space (vocabulary or "
+            f"experiments.bnb.feature_bits differ): it cannot start this model's training"
+        )
+    if start.structure.get("order") != 2 or not (
+        isinstance(shape, NonLocalStructure) or dict(structure) == {"order": 2}
+    ):
+        raise ConfigError(
+            f"{start_source} ({start.structure}) can only start a non-local model, as its second-order part, "
+            f"or a second-order model (its continuation: an equal-training reference)"
+        )
+    # the start model's weights are the backbone's; the factors' weights (if any) start at zero; the average
+    # goes on counting the start model's examples (one longer training, the factors joining after its kept
+    # epoch)
+    pad = np.zeros(size - start.running.shape[0])
+    initial = np.concatenate([start.running * backbone_step, pad])
+    average = AveragedWeights(np.concatenate([start.numerator * backbone_step, pad]), start.denominator)
+    return initial, average
+
+
+def _pruned_data(
+    kept: Sequence[ParseSentence], dev: Sequence[ParseSentence], pruner: ParserModel | None, k: int | None
+) -> tuple[list[tuple], list[np.ndarray | None]]:
+    """Training examples and dev masks with the pruner's arcs at k (training keeps gold's arcs)."""
+    first_order = pruner.numerator if pruner is not None else None
+
+    def allowed(sentence: ParseSentence, gold: bool) -> np.ndarray | None:
+        if first_order is None:
+            return None
+        mask = prune_heads(sentence.tokens, first_order, k)
+        if gold:
+            mask[sentence.gold[1:], np.arange(1, sentence.n + 1)] = True
+        return mask
+
+    data = [(s.tokens, s.gold, allowed(s, True)) for s in kept]
+    dev_masks = [allowed(s, False) for s in dev]
+    return data, dev_masks
+
+
+def _dev_evaluation(
+    shape: LocalStructure | NonLocalStructure,
+    dev: Sequence[ParseSentence],
+    dev_masks: Sequence[np.ndarray | None],
+) -> Callable[[AveragedWeights], float]:
+    """The dev UAS of averaged weights (dev decoded with ``shape``), by which the epoch is picked."""
+
+    def evaluate(averaged: AveragedWeights) -> float:
+        predicted = [
+            shape.decode(s.tokens, averaged.numerator, mask) for s, mask in zip(dev, dev_masks, strict=True)
+        ]
+        return uas(predicted, dev)
+
+    return evaluate
 
 
 def _head_classifier(

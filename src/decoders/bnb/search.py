@@ -573,6 +573,47 @@ def branch_and_bound(
     exact range the grid certificate needs: every score a multiple of ``grid`` and ``backbone.magnitude() +
     sum_c |phi_c| < 2^53 grid``, a bound on every partial sum of a tree's score (each word's largest part scores
     plus every factor's), so that tree scores are exact."""
+    checked = _checked_arguments(
+        backbone, factors, epsilon=epsilon, max_iterations=max_iterations, max_nodes=max_nodes,
+        max_open_bytes=max_open_bytes, grid=grid, deadline=deadline,
+        lower_bound_alternations=lower_bound_alternations, step_rule=step_rule, fixing=fixing,
+    )  # fmt: skip
+    epsilon, max_iterations, max_nodes, max_open_bytes, grid, deadline, lower_bound_alternations = checked
+    problem = _Problem(backbone, factors, grid, step_rule)
+    incumbent = _checked_incumbent(incumbent, problem.side)
+    if problem.n == 0:
+        return _empty_sentence_result()
+    incumbent_value = -math.inf if incumbent is None else _offer_incumbent(problem, incumbent)
+    _initial_lower_bound(problem, lower_bound_alternations)
+    open_nodes, counts = _search_levels(
+        problem,
+        _root_node(problem),
+        epsilon=epsilon,
+        max_iterations=max_iterations,
+        max_nodes=max_nodes,
+        max_open_bytes=max_open_bytes,
+        deadline=deadline,
+        step=_first_step(factors, step_rule),
+        fixing=fixing,
+    )
+    return _search_result(problem, open_nodes, counts, incumbent, incumbent_value)
+
+
+def _checked_arguments(
+    backbone: Backbone,
+    factors: Factors,
+    *,
+    epsilon: float,
+    max_iterations: int,
+    max_nodes: int,
+    max_open_bytes: int | None,
+    grid: float | None,
+    deadline: float | None,
+    lower_bound_alternations: int,
+    step_rule: str,
+    fixing: bool,
+) -> tuple[float, int, int, int | None, float | None, float | None, int]:
+    """branch_and_bound's entry checks (ValueError naming the argument); returns the checked limits."""
     if not isinstance(backbone, Backbone):
         raise ValueError(f"backbone must be a Backbone, got {type(backbone).__name__}")
     if not isinstance(factors, Factors):
@@ -593,48 +634,80 @@ def branch_and_bound(
     if grid is not None:
         grid = check_float(grid, "grid", positive=True)
         _check_grid(backbone, factors, grid)
-    problem = _Problem(backbone, factors, grid, step_rule)
-    side = problem.side
-    if incumbent is not None:
-        incumbent = np.asarray(incumbent, dtype=np.int64)
-        error = (
-            f"shape {incumbent.shape}, not ({side},)" if incumbent.shape != (side,) else tree_error(incumbent)
+    return epsilon, max_iterations, max_nodes, max_open_bytes, grid, deadline, lower_bound_alternations
+
+
+def _checked_incumbent(incumbent: np.ndarray | None, side: int) -> np.ndarray | None:
+    """The incumbent as int64 heads; ValueError unless it is a single-rooted projective tree."""
+    if incumbent is None:
+        return None
+    incumbent = np.asarray(incumbent, dtype=np.int64)
+    error = f"shape {incumbent.shape}, not ({side},)" if incumbent.shape != (side,) else tree_error(incumbent)
+    if error is None and not is_projective(incumbent):
+        error = "not projective"
+    if error is not None:
+        raise ValueError(f"the incumbent is not a single-rooted projective tree: {error}")
+    return incumbent
+
+
+def _empty_sentence_result() -> Result:
+    """The result for a sentence without words: the root alone, certified, no search."""
+    stats = {"dp_calls": 0, "nodes": 0, "subgradient_iterations": 0, "depth": 0}
+    return Result(
+        np.full(1, -1, dtype=np.int64),
+        0.0,
+        0.0,
+        True,
+        {**stats, "fixing_passes": 0, "arcs_fixed_out": 0, "memory_stop": 0, "time_limit_stop": 0},
+    )
+
+
+def _offer_incumbent(problem: _Problem, incumbent: np.ndarray) -> float:
+    """Keep the incumbent as the best tree, just below its score so that a tie replaces it; its score."""
+    incumbent_value = problem.offer(incumbent)
+    if problem.best == incumbent_value > -math.inf:
+        # a tree that ties with the incumbent still replaces it when met: just below its score on the grid
+        problem.best = (
+            incumbent_value - problem.grid / 2 if problem.grid else math.nextafter(incumbent_value, -math.inf)
         )
-        if error is None and not is_projective(incumbent):
-            error = "not projective"
-        if error is not None:
-            raise ValueError(f"the incumbent is not a single-rooted projective tree: {error}")
-    if problem.n == 0:
-        stats = {"dp_calls": 0, "nodes": 0, "subgradient_iterations": 0, "depth": 0}
-        return Result(
-            np.full(1, -1, dtype=np.int64),
-            0.0,
-            0.0,
-            True,
-            {**stats, "fixing_passes": 0, "arcs_fixed_out": 0, "memory_stop": 0, "time_limit_stop": 0},
-        )
-    incumbent_value = -math.inf
-    if incumbent is not None:
-        incumbent_value = problem.offer(incumbent)
-        if problem.best == incumbent_value > -math.inf:
-            # a tree that ties with the incumbent still replaces it when met: just below its score on the grid
-            problem.best = (
-                incumbent_value - problem.grid / 2
-                if problem.grid
-                else math.nextafter(incumbent_value, -math.inf)
-            )
-    _initial_lower_bound(problem, lower_bound_alternations)
+    return incumbent_value
+
+
+def _first_step(factors: Factors, step_rule: str) -> float:
+    """The subgradient's first step alpha_0: the paper's max_c 1 / |phi_c|, or 1 (normalised rule)."""
     nonzero = np.abs(factors.score[factors.score != 0])
     # the paper's 1 / min |phi|, kept finite for subnormal scores and so that step * |phi| cannot overflow (any p
     # in the simplex gives a valid bound; the step only steers the search)
-    step = (
+    return (
         min(1.0 / max(float(nonzero.min()), 1e-300), 1e300 / max(float(nonzero.max()), 1.0))
         if len(nonzero) and step_rule == "paper"
         else 1.0
     )
+
+
+def _root_node(problem: _Problem) -> _Node:
+    """The root node: no arc fixed, every factor active, p uniform over each factor's arcs, q = 0."""
+    factors = problem.factors
     p0 = np.where(problem.valid, 1.0 / np.maximum(factors.size, 1)[:, None], 0.0)
-    level = [_Node(backbone.arc.copy(), np.ones(len(factors), dtype=bool), p0, np.zeros(len(factors)))]
-    fixed = np.zeros(side * side, dtype=bool)
+    return _Node(problem.backbone.arc.copy(), np.ones(len(factors), dtype=bool), p0, np.zeros(len(factors)))
+
+
+def _search_levels(
+    problem: _Problem,
+    root: _Node,
+    *,
+    epsilon: float,
+    max_iterations: int,
+    max_nodes: int,
+    max_open_bytes: int | None,
+    deadline: float | None,
+    step: float,
+    fixing: bool,
+) -> tuple[list[_Node], dict[str, int]]:
+    """Algorithm 1's loop, level by level from ``root``; returns the nodes left open and the counts."""
+    backbone = problem.backbone
+    level = [root]
+    fixed = np.zeros(problem.side * problem.side, dtype=bool)
     nodes = iterations = depth = fixed_out = passes = memory_stop = time_limit_stop = 0
     open_nodes: list[_Node] = []
     while level:
@@ -682,14 +755,7 @@ def branch_and_bound(
         fixed[edge] = True
         depth += 1
         level = [child for node in survivors for child in _children(problem, node, edge)]
-    open_nodes = [node for node in open_nodes if problem.certified(node.bound) > problem.best]
-    objective = problem.best
-    if incumbent is not None and np.array_equal(problem.best_heads, incumbent):
-        objective = incumbent_value
-    bound = max((node.bound for node in open_nodes), default=objective)
-    optimal = not open_nodes
-    stats = {
-        "dp_calls": problem.calls,
+    counts = {
         "nodes": nodes,
         "subgradient_iterations": iterations,
         "depth": depth,
@@ -698,6 +764,24 @@ def branch_and_bound(
         "memory_stop": memory_stop,
         "time_limit_stop": time_limit_stop,
     }
+    return open_nodes, counts
+
+
+def _search_result(
+    problem: _Problem,
+    open_nodes: list[_Node],
+    counts: dict[str, int],
+    incumbent: np.ndarray | None,
+    incumbent_value: float,
+) -> Result:
+    """The Result: best tree, exact objective, largest bound of the open nodes that may beat it, stats."""
+    open_nodes = [node for node in open_nodes if problem.certified(node.bound) > problem.best]
+    objective = problem.best
+    if incumbent is not None and np.array_equal(problem.best_heads, incumbent):
+        objective = incumbent_value
+    bound = max((node.bound for node in open_nodes), default=objective)
+    optimal = not open_nodes
+    stats = {"dp_calls": problem.calls, **counts}
     heads = problem.best_heads if optimal or problem.best > -math.inf else None
     return Result(heads, objective, max(bound, objective), optimal, stats)
 

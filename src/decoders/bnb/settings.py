@@ -113,6 +113,30 @@ def _bnb_breakdown_references(bnb: Mapping[str, Any]) -> list[str]:
 def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     """The bnb experiment's names refer to its own datasets, models and variants; the pruner scores first-order
     arcs; a head classifier only prunes."""
+    problems = _bnb_name_references(bnb)
+    problems += _bnb_model_roles(bnb)
+    problems += _bnb_start_references(bnb)
+    problems += [
+        f"experiments.bnb.error_analysis.datasets: {d!r} is not one of its datasets"
+        for d in bnb.get("error_analysis", {}).get("datasets", [])
+        if d not in bnb["datasets"]
+    ]
+    problems += [
+        f"experiments.bnb.udpipe.datasets: {d!r} is not one of its datasets"
+        for d in bnb.get("udpipe", {}).get("datasets", {})
+        if d not in bnb["datasets"]
+    ]
+    problems += _bnb_breakdown_references(bnb)
+    problems += _bnb_learning_curve_references(bnb)
+    if "baseline" not in bnb["table2"]:
+        problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
+    if not problems:
+        problems += _bnb_missing_equal_training(bnb)
+    return problems
+
+
+def _bnb_name_references(bnb: Mapping[str, Any]) -> list[str]:
+    """Each dataset has a language and tags; the models and variants named are the experiment's."""
     problems = [
         f"experiments.bnb.{key}: no entry for dataset {d!r}"
         for key in ("languages", "tags")
@@ -132,6 +156,12 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     ]:
         if name not in bnb[where]:
             problems.append(f"experiments.bnb.{key}: {name!r} is not one of experiments.bnb.{where}")
+    return problems
+
+
+def _bnb_model_roles(bnb: Mapping[str, Any]) -> list[str]:
+    """The pruner is a first-order model or a head classifier; no head classifier parses."""
+    problems = []
     pruner = bnb["models"].get(bnb["pruner"], {})
     if bnb["pruner"] in bnb["models"] and pruner.get("order") != 1 and "classifier" not in pruner:
         problems.append(
@@ -147,6 +177,12 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
         for key, name in parsers
         if "classifier" in bnb["models"].get(name, {})
     ]
+    return problems
+
+
+def _bnb_start_references(bnb: Mapping[str, Any]) -> list[str]:
+    """Every start_from names the second-order backbone; only second-order models continue one."""
+    problems = []
     starts = [("start_from", bnb.get("start_from"))]
     starts += [
         (f"models.{m}.start_from", spec["start_from"])
@@ -165,44 +201,47 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
             )
     problems += [
         f"experiments.bnb.models.{m}.start_from: only a second-order model ({{order: 2}}) continues another's "
-        f"training, not {{order: {spec['order']}}}"
+        f"training, not {_kind(spec)}"
         for m, spec in bnb["models"].items()
         if "start_from" in spec and spec.get("order") != 2
     ]
-    problems += [
-        f"experiments.bnb.error_analysis.datasets: {d!r} is not one of its datasets"
-        for d in bnb.get("error_analysis", {}).get("datasets", [])
-        if d not in bnb["datasets"]
-    ]
-    problems += [
-        f"experiments.bnb.udpipe.datasets: {d!r} is not one of its datasets"
-        for d in bnb.get("udpipe", {}).get("datasets", {})
-        if d not in bnb["datasets"]
-    ]
-    problems += _bnb_breakdown_references(bnb)
-    curve = bnb.get("learning_curve")
-    if curve is not None:
-        key = "experiments.bnb.learning_curve"
-        problems += [
-            f"{key}.datasets: {d!r} is not one of its datasets"
-            for d in curve["datasets"]
-            if d not in bnb["datasets"]
-        ]
-        if "order" not in bnb["models"].get(curve["model"], {}):
-            problems.append(
-                f"{key}.model: {curve['model']!r} is not one of experiments.bnb.models of an order (1, 2 or 3: no "
-                "factor groups, not the head classifier)"
-            )
-    if "baseline" not in bnb["table2"]:
-        problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
-    if not problems:
-        problems += [
-            f"experiments.bnb.table2.{model}: no second-order model without factors in table2 is trained for "
-            f"{bnb_passes(bnb, model)} passes, as it is (its equal-training reference: add one, e.g. "
-            f"baseline-{bnb_passes(bnb, model)}: {{order: 2, epochs: {bnb_passes(bnb, model)}}})"
-            for model, reference in bnb_references(bnb).items()
-            if reference is None
-            and not _plain_second_order(bnb["models"][model])
-            and "classifier" not in bnb["models"][model]
-        ]
     return problems
+
+
+def _bnb_learning_curve_references(bnb: Mapping[str, Any]) -> list[str]:
+    """The learning curve (if any) measures the experiment's datasets and a model of an order."""
+    curve = bnb.get("learning_curve")
+    if curve is None:
+        return []
+    key = "experiments.bnb.learning_curve"
+    problems = [
+        f"{key}.datasets: {d!r} is not one of its datasets"
+        for d in curve["datasets"]
+        if d not in bnb["datasets"]
+    ]
+    if "order" not in bnb["models"].get(curve["model"], {}):
+        problems.append(
+            f"{key}.model: {curve['model']!r} is not one of experiments.bnb.models of an order (1, 2 or 3: no "
+            "factor groups, not the head classifier)"
+        )
+    return problems
+
+
+def _bnb_missing_equal_training(bnb: Mapping[str, Any]) -> list[str]:
+    """Table 2's models without an equal-training reference, each with the entry that gives one."""
+    return [
+        f"experiments.bnb.table2.{model}: no second-order model without factors in table2 is trained for "
+        f"{bnb_passes(bnb, model)} passes, as it is (its equal-training reference: add one, e.g. "
+        f"baseline-{bnb_passes(bnb, model)}: {{order: 2, epochs: {bnb_passes(bnb, model)}}})"
+        for model, reference in bnb_references(bnb).items()
+        if reference is None
+        and not _plain_second_order(bnb["models"][model])
+        and "classifier" not in bnb["models"][model]
+    ]
+
+
+def _kind(spec: Mapping[str, Any]) -> str:
+    """What a model is, as a message names it: ``{order: n}``, a groups model or the head classifier."""
+    if "order" in spec:
+        return f"{{order: {spec['order']}}}"
+    return "a model with factor groups" if "groups" in spec else "the head classifier"

@@ -211,50 +211,16 @@ def train(
         raise ValueError(f"step_below's step must be an integer >= 1, got {rate!r}")
     rng = np.random.default_rng(seed)
     fixed = _fixed_weights(structure)
-    weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
-    if weights.shape != (size,):
-        raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
-    check_finite(weights, "initial")
-    sums = weights.copy()  # so that the average counts the initial weights once per example, like any w_t
-    step = 1.0  # c: examples seen so far + 1
-    if average is not None:  # resume: numerator = step * w - sums after `denominator` examples
-        if initial is None:
-            raise ValueError("an average to continue needs the running weights it ended at (initial)")
-        if average.numerator.shape != (size,) or average.denominator < 1:
-            raise ValueError(
-                f"the average to continue must have shape ({size},) and a positive denominator, got "
-                f"{average.numerator.shape} / {average.denominator}"
-            )
-        step = float(average.denominator + 1)
-        sums = step * weights - average.numerator
+    weights, sums, step = _starting_weights(size, initial, average)
     history = TrainingLog()
     best: AveragedWeights | None = None
     best_score = -np.inf
     for epoch in range(1, epochs + 1):
         order_of_visit = rng.permutation(len(sentences))
-        mistakes = skipped = unsettled = 0
-        for index in tqdm(
-            order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5
-        ):
-            tokens, gold, *allowed = sentences[index]
-            wrong, predicted, values, score, settled = _prediction(
-                structure, tokens, gold, weights, allowed[0] if allowed else None, size
-            )
-            unsettled += not settled
-            if wrong:
-                mistakes += 1
-                gold_features = structure.features(tokens, gold, size)
-                # an inexact decoder (a search stopped at its limit, a tree read from a fractional LP) may return
-                # a tree that scores below gold: updating on it is not a perceptron step (Huang et al. 2012)
-                if score >= weights[gold_features].sum():
-                    gold_kept = gold_features[gold_features >= fixed]
-                    _update(weights, sums, gold_kept, np.where(gold_kept < boundary, rate, 1.0), step)
-                    keep = predicted >= fixed
-                    kept = predicted[keep]
-                    _update(weights, sums, kept, -values[keep] * np.where(kept < boundary, rate, 1.0), step)
-                else:
-                    skipped += 1
-            step += 1.0
+        mistakes, skipped, unsettled, step = _train_epoch(
+            sentences, order_of_visit, structure, weights, sums, step,
+            size=size, fixed=fixed, boundary=boundary, rate=rate, epoch=epoch, progress=progress,
+        )  # fmt: skip
         # the mean of the weights after each of the step - 1 examples so far: sum_t w_t = step * w - sums
         averaged = AveragedWeights(step * weights - sums, int(step) - 1)
         row = {
@@ -274,3 +240,68 @@ def train(
             history.last_weights = weights.copy()
     assert best is not None
     return best, history
+
+
+def _starting_weights(
+    size: int, initial: np.ndarray | None, average: AveragedWeights | None
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The running weights, the sums ``u`` and the step ``c`` to start from: zero weights, or ``initial``, or the
+    state of the training that ended at ``initial`` with the averaged weights ``average``."""
+    weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
+    if weights.shape != (size,):
+        raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
+    check_finite(weights, "initial")
+    sums = weights.copy()  # so that the average counts the initial weights once per example, like any w_t
+    step = 1.0  # c: examples seen so far + 1
+    if average is not None:  # resume: numerator = step * w - sums after `denominator` examples
+        if initial is None:
+            raise ValueError("an average to continue needs the running weights it ended at (initial)")
+        if average.numerator.shape != (size,) or average.denominator < 1:
+            raise ValueError(
+                f"the average to continue must have shape ({size},) and a positive denominator, got "
+                f"{average.numerator.shape} / {average.denominator}"
+            )
+        step = float(average.denominator + 1)
+        sums = step * weights - average.numerator
+    return weights, sums, step
+
+
+def _train_epoch(
+    sentences: list[tuple],
+    order_of_visit: np.ndarray,
+    structure: Structure,
+    weights: np.ndarray,
+    sums: np.ndarray,
+    step: float,
+    *,
+    size: int,
+    fixed: int,
+    boundary: int,
+    rate: int,
+    epoch: int,
+    progress: bool,
+) -> tuple[int, int, int, float]:
+    """One pass over the sentences in ``order_of_visit``, updating ``weights`` and ``sums`` in place: (mistakes,
+    updates skipped as not violations, unsettled searches, the step after it)."""
+    mistakes = skipped = unsettled = 0
+    for index in tqdm(order_of_visit, desc=f"perceptron epoch {epoch}", disable=not progress, mininterval=5):
+        tokens, gold, *allowed = sentences[index]
+        wrong, predicted, values, score, settled = _prediction(
+            structure, tokens, gold, weights, allowed[0] if allowed else None, size
+        )
+        unsettled += not settled
+        if wrong:
+            mistakes += 1
+            gold_features = structure.features(tokens, gold, size)
+            # an inexact decoder (a search stopped at its limit, a tree read from a fractional LP) may return
+            # a tree that scores below gold: updating on it is not a perceptron step (Huang et al. 2012)
+            if score >= weights[gold_features].sum():
+                gold_kept = gold_features[gold_features >= fixed]
+                _update(weights, sums, gold_kept, np.where(gold_kept < boundary, rate, 1.0), step)
+                keep = predicted >= fixed
+                kept = predicted[keep]
+                _update(weights, sums, kept, -values[keep] * np.where(kept < boundary, rate, 1.0), step)
+            else:
+                skipped += 1
+        step += 1.0
+    return mistakes, skipped, unsettled, step

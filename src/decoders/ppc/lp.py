@@ -214,43 +214,8 @@ class _Model:
         arcs = len(self.heads)
         self.arcs = arcs
         self.arc_score = arc[self.heads, self.mods]
-        ids = np.arange(arcs)
-        rows_, cols, vals = [], [], []
-        rows_.append(self.mods - 1), cols.append(ids), vals.append(np.ones(arcs))  # OneHead
-        root = self.heads == 0
-        (
-            rows_.append(np.full(int(root.sum()), n)),
-            cols.append(arcs + ids[root]),
-            vals.append(np.ones(int(root.sum()))),
-        )
-        inner = ~root  # Consume t: +f into t (t > 0), -f out of t (t > 0)
-        rows_.append(n + self.mods), cols.append(arcs + ids), vals.append(np.ones(arcs))
-        (
-            rows_.append(n + self.heads[inner]),
-            cols.append(arcs + ids[inner]),
-            vals.append(-np.ones(int(inner.sum()))),
-        )
-        noflow = 2 * n + 1 + ids  # NoFlow
-        rows_ += [noflow, noflow]
-        cols += [arcs + ids, ids]
-        vals += [np.ones(arcs), np.full(arcs, -float(n))]
-        lower = [np.ones(n), [float(n)], np.ones(n), np.full(arcs, -np.inf)]
-        upper = [np.ones(n), [float(n)], np.ones(n), np.zeros(arcs)]
-        next_row = 2 * n + 1 + arcs
-        self.one_gp_row = np.full(arcs, -1, dtype=np.int64)
-        self.no_gp_row = np.full(arcs, -1, dtype=np.int64)
-        if self.one_gp:
-            parents = np.flatnonzero(self.heads > 0)  # OneGP(p, c) for arcs p -> c, p > 0
-            self.one_gp_row[parents] = next_row + np.arange(len(parents))
-            rows_.append(self.one_gp_row[parents]), cols.append(parents), vals.append(-np.ones(len(parents)))
-            lower.append(np.zeros(len(parents))), upper.append(np.zeros(len(parents)))
-            next_row += len(parents)
-        if self.has_no_gp:
-            self.no_gp_row[:] = next_row + ids  # NoGP(g, p) for every arc g -> p
-            rows_.append(self.no_gp_row), cols.append(ids), vals.append(np.full(arcs, -float(n)))
-            lower.append(np.full(arcs, -np.inf)), upper.append(np.zeros(arcs))
-            next_row += arcs
-        self.rows = next_row
+        rows_, cols, vals, lower, upper = _arc_rows(self.heads, self.mods, n)
+        self.rows = self._add_per_arc_rows(rows_, cols, vals, lower, upper, 2 * n + 1 + arcs)
         self.row_lower = np.concatenate([np.asarray(x, dtype=float) for x in lower])
         self.row_upper = np.concatenate([np.asarray(x, dtype=float) for x in upper])
         self.a_row = np.concatenate(rows_).astype(np.int64)
@@ -269,6 +234,32 @@ class _Model:
         h.setOptionValue("solver", "simplex")
         if parts is not None and len(parts):
             self._append_parts(np.asarray(parts, dtype=np.int64), np.asarray(scores, dtype=float))
+        self._pass_model()
+
+    def _add_per_arc_rows(
+        self, rows_: list, cols: list, vals: list, lower: list, upper: list, next_row: int
+    ) -> int:
+        """Append the per-arc rows the polytope has (OneGP of each arc ``p -> c`` with p > 0, NoGP of each arc
+        ``g -> p``), numbered from ``next_row``, with no part in them yet; returns the number of rows."""
+        arcs = self.arcs
+        ids = np.arange(arcs)
+        self.one_gp_row = np.full(arcs, -1, dtype=np.int64)
+        self.no_gp_row = np.full(arcs, -1, dtype=np.int64)
+        if self.one_gp:
+            parents = np.flatnonzero(self.heads > 0)  # OneGP(p, c) for arcs p -> c, p > 0
+            self.one_gp_row[parents] = next_row + np.arange(len(parents))
+            rows_.append(self.one_gp_row[parents]), cols.append(parents), vals.append(-np.ones(len(parents)))
+            lower.append(np.zeros(len(parents))), upper.append(np.zeros(len(parents)))
+            next_row += len(parents)
+        if self.has_no_gp:
+            self.no_gp_row[:] = next_row + ids  # NoGP(g, p) for every arc g -> p
+            rows_.append(self.no_gp_row), cols.append(ids), vals.append(np.full(arcs, -float(self.n)))
+            lower.append(np.full(arcs, -np.inf)), upper.append(np.zeros(arcs))
+            next_row += arcs
+        return next_row
+
+    def _pass_model(self) -> None:
+        """Hand the whole LP (columns, rows and the column-wise matrix, costs divided by ``scale``) to HiGHS."""
         columns = len(self.cost)
         lp = highspy.HighsLp()
         lp.num_col_ = columns
@@ -284,7 +275,7 @@ class _Model:
         lp.a_matrix_.index_ = self.a_row[order].astype(np.int32)
         lp.a_matrix_.value_ = self.a_val[order]
         lp.sense_ = highspy.ObjSense.kMaximize
-        h.passModel(lp)
+        self.highs.passModel(lp)
 
     def _part_rows(self, parts: np.ndarray, scores: np.ndarray, cols: np.ndarray):
         """The parts' own rows (ArcGP, GPArc left and right, as the polytope and row set keep them): COO entries
@@ -514,6 +505,35 @@ class _Model:
         return out
 
 
+def _arc_rows(heads: np.ndarray, mods: np.ndarray, n: int) -> tuple[list, list, list, list, list]:
+    """The first-order rows over the arcs ``heads -> mods`` (columns ``z`` then ``f``): OneHead, Source, Consume
+    and NoFlow, as COO pieces (rows, columns, values) and the rows' lower and upper bounds."""
+    arcs = len(heads)
+    ids = np.arange(arcs)
+    rows_, cols, vals = [], [], []
+    rows_.append(mods - 1), cols.append(ids), vals.append(np.ones(arcs))  # OneHead
+    root = heads == 0
+    (
+        rows_.append(np.full(int(root.sum()), n)),
+        cols.append(arcs + ids[root]),
+        vals.append(np.ones(int(root.sum()))),
+    )
+    inner = ~root  # Consume t: +f into t (t > 0), -f out of t (t > 0)
+    rows_.append(n + mods), cols.append(arcs + ids), vals.append(np.ones(arcs))
+    (
+        rows_.append(n + heads[inner]),
+        cols.append(arcs + ids[inner]),
+        vals.append(-np.ones(int(inner.sum()))),
+    )
+    noflow = 2 * n + 1 + ids  # NoFlow
+    rows_ += [noflow, noflow]
+    cols += [arcs + ids, ids]
+    vals += [np.ones(arcs), np.full(arcs, -float(n))]
+    lower = [np.ones(n), [float(n)], np.ones(n), np.full(arcs, -np.inf)]
+    upper = [np.ones(n), [float(n)], np.ones(n), np.zeros(arcs)]
+    return rows_, cols, vals, lower, upper
+
+
 def _arc_ids(arc: np.ndarray) -> np.ndarray:
     """``[h, m]``: a candidate arc's index (finite score, m > 0, h != m) in row-major order, else -1."""
     allowed = np.isfinite(arc)
@@ -715,6 +735,55 @@ def parse_price_cut(
     ``stats`` hold the seconds of each phase: ``seconds_lp`` (HiGHS), ``seconds_pricing`` (bounds, candidates,
     reduced costs), ``seconds_scoring`` (the model's exact scores), ``seconds_cuts``, ``seconds_update`` (adding
     columns and rows) and ``seconds_setup`` (the pairs' bounds, the first model and its parts)."""
+    _check_pricing_options(start, rows, columns_per_word)
+    arc = check_arc_scores(arc, "arc")
+    n = arc.shape[0] - 1
+    if n == 0:
+        return _empty(0)
+    if _headless(arc):
+        return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
+    run = _PricingRun(arc, scores, rows, no_gp)
+    model, clock = run.model, run.clock
+    with clock("setup"):
+        parts = _start_parts(model, arc, start, run.exists, run.not_self)
+    run.add(parts)
+    limit = None if columns_per_word is None else max(1, math.ceil(columns_per_word * n))
+    tolerance = _price_tolerance(model)
+    while True:
+        with clock("lp"):
+            status = model.solve(deadline)
+        if status == "infeasible" and run.rounds == 0:
+            status = run.restart_from_tree(arc, deadline)
+        if status != "optimal":
+            return _unsolved(n, status, run.stats())
+        run.rounds += 1
+        if primal and run.rounds == 1:
+            model.primal_resolves()
+        with clock("pricing"):
+            x, y = model.solution()
+            if tighten:
+                _tighten_one_gp(model, y)
+            one_gp, no_gp_dual = model.per_arc(y, model.one_gp_row), model.per_arc(y, model.no_gp_row)
+            candidates = run.candidates(one_gp, no_gp_dual, limit)
+        new = run.price(candidates, one_gp, no_gp_dual, limit, tolerance)
+        with clock("cuts"):  # section 4.4: both arcs on, together above 1, and no part yet
+            fresh_cut = _violated_arc_gp(model, x, new)
+        run.priced += len(new)
+        run.cuts += len(fresh_cut)
+        added = np.concatenate([new, fresh_cut]) if len(fresh_cut) else new
+        if len(added):
+            run.add(added)
+            continue
+        with clock("pricing"):
+            outside = run.outside_reduced_costs(one_gp, no_gp_dual)
+        result = _read(model, x, y, "optimal", run.stats(), outside)
+        if (result.status == "optimal" and result.stats["relative_gap"] <= REFINE_GAP) or model.refined:
+            return result
+        model.tighten_tolerances()  # solved, but the certificate left a gap at the default tolerances
+
+
+def _check_pricing_options(start: str, rows: str, columns_per_word: float | None) -> None:
+    """Check :func:`parse_price_cut`'s ``start``, ``rows`` and ``columns_per_word``, a ValueError naming each."""
     if start not in STARTS:
         raise ValueError(f"start must be one of {list(STARTS)}; got {start!r}")
     if rows not in ROW_SETS:
@@ -726,127 +795,146 @@ def parse_price_cut(
         and columns_per_word > 0
     ):
         raise ValueError(f"columns_per_word must be a positive number or None; got {columns_per_word!r}")
-    arc = check_arc_scores(arc, "arc")
-    n = arc.shape[0] - 1
-    if n == 0:
-        return _empty(0)
-    if _headless(arc):
-        return _unsolved(n, "infeasible", {"parts_scored": 0, "parts_added": 0, "lp_solves": 0})
-    clock = _PhaseClock()
-    side = n + 1
-    with clock("setup"):  # the bounds of every (p, c) and (g, p) pair, and the model of the arcs
-        child_terms, parent_terms = _bounds_by_term(scores.child_bounds(), scores.parent_bounds(), side)
-        child_bound, parent_bound = child_terms.sum(axis=0), parent_terms.sum(axis=0)
-        model = _Model(arc, "all", _largest(arc, child_bound, parent_bound), rows=rows, no_gp=no_gp)
-    known = np.full((side, side, side), np.nan)  # exact scores of the parts scored so far
-    exists = model.arc_id >= 0
-    not_self = np.arange(side)[:, None] != np.arange(side)[None, :]  # [g, c]: g != c
 
-    def score(parts: np.ndarray) -> np.ndarray:
-        with clock("scoring"):
+
+def _start_parts(
+    model: _Model, arc: np.ndarray, start: str, exists: np.ndarray, not_self: np.ndarray
+) -> np.ndarray:
+    """The first parts (:func:`parse_price_cut`'s ``start``): one per arc ``p -> c`` (p > 0) with grandparent 0
+    when the root may head p, else the first allowed g != c, or p's head in the best first-order tree (``mst``);
+    or only that tree's own parts (``tree``)."""
+    p, c = model.heads[model.heads > 0], model.mods[model.heads > 0]
+    heads_of_p = exists[:, p] & not_self[:, c]
+    has = heads_of_p.any(axis=0)
+    first = np.argmax(heads_of_p, axis=0)
+    if start in ("mst", "tree"):
+        tree, value = _chu_liu_edmonds(arc)
+    if start == "mst" and value > -math.inf:  # p's head in the best first-order tree: feasible at once
+        first = np.where((tree[p] >= 0) & (tree[p] != c), tree[p], first)
+    parts = np.stack([first[has], p[has], c[has]], axis=1)
+    if start == "tree" and value > -math.inf:  # only that tree's own parts: pricing brings in the others'
+        kids = np.flatnonzero(tree > 0)
+        parts = np.stack([tree[tree[kids]], tree[kids], kids], axis=1)
+    return parts
+
+
+def _tighten_one_gp(model: _Model, y: np.ndarray) -> None:
+    """Section 4.3.3's dual tightening, in place: an arc with reduced cost ``r < 0`` raises its ``y_OneGP`` by
+    ``-r``."""
+    r_arc = model.reduced(y)[: model.arcs]
+    lift = (model.one_gp_row >= 0) & (r_arc < 0.0)
+    y[model.one_gp_row[lift]] -= r_arc[lift]
+
+
+class _PricingRun:
+    """The state of one :func:`parse_price_cut`: the model, the pairs' bounds, the exact scores of the parts scored
+    so far, the phase clock and the counters (LP rounds, columns priced in, cuts)."""
+
+    def __init__(self, arc: np.ndarray, scores: GrandparentScores, rows: str, no_gp: bool) -> None:
+        self.clock = _PhaseClock()
+        self.scores = scores
+        side = arc.shape[0]
+        with self.clock("setup"):  # the bounds of every (p, c) and (g, p) pair, and the model of the arcs
+            self.child_terms, self.parent_terms = _bounds_by_term(
+                scores.child_bounds(), scores.parent_bounds(), side
+            )
+            self.child_bound, parent_bound = self.child_terms.sum(axis=0), self.parent_terms.sum(axis=0)
+            self.model = _Model(
+                arc, "all", _largest(arc, self.child_bound, parent_bound), rows=rows, no_gp=no_gp
+            )
+        self.known = np.full((side, side, side), np.nan)  # exact scores of the parts scored so far
+        self.exists = self.model.arc_id >= 0
+        self.not_self = np.arange(side)[:, None] != np.arange(side)[None, :]  # [g, c]: g != c
+        self.rounds = self.priced = self.cuts = 0
+
+    def score(self, parts: np.ndarray) -> np.ndarray:
+        """The exact scores of ``parts``, asking the model only for those not scored before."""
+        with self.clock("scoring"):
+            known = self.known
             g, p, c = parts.T
             fresh = np.isnan(known[g, p, c])
             if fresh.any():
-                known[g[fresh], p[fresh], c[fresh]] = checked_scores(scores, parts[fresh])
+                known[g[fresh], p[fresh], c[fresh]] = checked_scores(self.scores, parts[fresh])
             return known[g, p, c]
 
-    def add(parts: np.ndarray) -> None:
-        values = score(parts)
-        with clock("update"):
-            model.add_parts(parts, values)
+    def add(self, parts: np.ndarray) -> None:
+        """Score ``parts`` and add them to the model."""
+        values = self.score(parts)
+        with self.clock("update"):
+            self.model.add_parts(parts, values)
 
-    def stats() -> dict:
-        return {**_ppc_stats(known, model, rounds, priced, cuts), **clock.seconds()}
+    def stats(self) -> dict:
+        """The counters and the seconds per phase so far."""
+        return {
+            **_ppc_stats(self.known, self.model, self.rounds, self.priced, self.cuts),
+            **self.clock.seconds(),
+        }
 
-    with clock("setup"):
-        # one part per arc p -> c (p > 0): grandparent 0 when the root may head p, else the first allowed g != c
-        p, c = model.heads[model.heads > 0], model.mods[model.heads > 0]
-        heads_of_p = exists[:, p] & not_self[:, c]
-        has = heads_of_p.any(axis=0)
-        first = np.argmax(heads_of_p, axis=0)
-        if start in ("mst", "tree"):
-            tree, value = _chu_liu_edmonds(arc)
-        if start == "mst" and value > -math.inf:  # p's head in the best first-order tree: feasible at once
-            first = np.where((tree[p] >= 0) & (tree[p] != c), tree[p], first)
-        parts = np.stack([first[has], p[has], c[has]], axis=1)
-        if start == "tree" and value > -math.inf:  # only that tree's own parts: pricing brings in the others'
-            kids = np.flatnonzero(tree > 0)
-            parts = np.stack([tree[tree[kids]], tree[kids], kids], axis=1)
-    add(parts)
-    limit = None if columns_per_word is None else max(1, math.ceil(columns_per_word * n))
-    rounds = priced = cuts = 0
-    tolerance = _price_tolerance(model)
-    while True:
-        with clock("lp"):
-            status = model.solve(deadline)
-        if status == "infeasible" and rounds == 0:
-            # the start parts allow only trees whose words have their start grandparent (the root, when it may
-            # head them): with forbidden arcs there may be none. The best first-order tree's own parts make its
-            # tree feasible; if no tree exists at all, that is certified by Chu-Liu-Edmonds.
-            tree, value = _chu_liu_edmonds(arc)
-            if value == -math.inf:
-                return _unsolved(n, "infeasible", stats())
-            c = np.flatnonzero(tree > 0)
-            own = np.stack([tree[tree[c]], tree[c], c], axis=1)
-            add(own[~model.present[own[:, 0], own[:, 1], own[:, 2]]])
-            with clock("lp"):
-                status = model.solve(deadline)
-        if status != "optimal":
-            return _unsolved(n, status, stats())
-        rounds += 1
-        if primal and rounds == 1:
-            model.primal_resolves()
-        with clock("pricing"):
-            x, y = model.solution()
-            if tighten:
-                r_arc = model.reduced(y)[: model.arcs]
-                lift = (model.one_gp_row >= 0) & (r_arc < 0.0)
-                y[model.one_gp_row[lift]] -= r_arc[lift]
-            one_gp, no_gp_dual = model.per_arc(y, model.one_gp_row), model.per_arc(y, model.no_gp_row)
-            # price (eqs. 9-11): arcs p -> c whose bound beats y_OneGP, then grandparents g, then exact scores
-            pc = np.flatnonzero(
-                (model.heads > 0)
-                & (child_bound[model.heads, model.mods] - one_gp[model.heads, model.mods] > 0)
-            )
-            pp, cc = model.heads[pc], model.mods[pc]
-            bar = -one_gp[pp, cc][None, :] - no_gp_dual[:, pp]
-            for child_t, parent_t in zip(child_terms, parent_terms, strict=True):
-                bar += np.minimum(parent_t[:, pp], child_t[pp, cc][None, :])
-            gg, kk = np.nonzero((bar > 0) & exists[:, pp] & not_self[:, cc])
-            candidates = np.stack([gg, pp[kk], cc[kk]], axis=1)
-            fresh = ~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]
-            candidates, promise = candidates[fresh], bar[gg, kk][fresh]
-            if limit is not None:  # partial pricing: the most promising bounds first, until `limit` are found
-                candidates = candidates[np.argsort(-promise, kind="stable")]
+    def restart_from_tree(self, arc: np.ndarray, deadline: float | None) -> str:
+        """After an infeasible first LP, add the best first-order tree's own parts and solve again: the status,
+        ``infeasible`` when no tree exists."""
+        # the start parts allow only trees whose words have their start grandparent (the root, when it may head
+        # them): with forbidden arcs there may be none. The best first-order tree's own parts make its tree
+        # feasible; if no tree exists at all, that is certified by Chu-Liu-Edmonds.
+        tree, value = _chu_liu_edmonds(arc)
+        if value == -math.inf:
+            return "infeasible"
+        c = np.flatnonzero(tree > 0)
+        own = np.stack([tree[tree[c]], tree[c], c], axis=1)
+        self.add(own[~self.model.present[own[:, 0], own[:, 1], own[:, 2]]])
+        with self.clock("lp"):
+            return self.model.solve(deadline)
+
+    def candidates(self, one_gp: np.ndarray, no_gp_dual: np.ndarray, limit: int | None) -> np.ndarray:
+        """Pricing by bounds (eqs. 9-11): the parts not in the model whose bound beats their duals, the most
+        promising first under partial pricing (``limit``)."""
+        model, exists, not_self = self.model, self.exists, self.not_self
+        # arcs p -> c whose bound beats y_OneGP, then grandparents g (exact scores come after)
+        pc = np.flatnonzero(
+            (model.heads > 0)
+            & (self.child_bound[model.heads, model.mods] - one_gp[model.heads, model.mods] > 0)
+        )
+        pp, cc = model.heads[pc], model.mods[pc]
+        bar = -one_gp[pp, cc][None, :] - no_gp_dual[:, pp]
+        for child_t, parent_t in zip(self.child_terms, self.parent_terms, strict=True):
+            bar += np.minimum(parent_t[:, pp], child_t[pp, cc][None, :])
+        gg, kk = np.nonzero((bar > 0) & exists[:, pp] & not_self[:, cc])
+        candidates = np.stack([gg, pp[kk], cc[kk]], axis=1)
+        fresh = ~model.present[candidates[:, 0], candidates[:, 1], candidates[:, 2]]
+        candidates, promise = candidates[fresh], bar[gg, kk][fresh]
+        if limit is not None:  # partial pricing: the most promising bounds first, until `limit` are found
+            candidates = candidates[np.argsort(-promise, kind="stable")]
+        return candidates
+
+    def price(
+        self,
+        candidates: np.ndarray,
+        one_gp: np.ndarray,
+        no_gp_dual: np.ndarray,
+        limit: int | None,
+        tolerance: float,
+    ) -> np.ndarray:
+        """The candidates whose exact reduced cost (eq. 8) exceeds ``tolerance``: all scored at once, or (partial
+        pricing) in chunks of ``limit`` until ``limit`` are found."""
         new_parts = []
         found = start_at = 0
         while start_at < len(candidates) and (limit is None or found < limit):
             chunk = candidates[start_at : start_at + (len(candidates) if limit is None else limit)]
             start_at += len(chunk)
-            exact = score(chunk)
-            with clock("pricing"):
+            exact = self.score(chunk)
+            with self.clock("pricing"):
                 exact = exact - one_gp[chunk[:, 1], chunk[:, 2]] - no_gp_dual[chunk[:, 0], chunk[:, 1]]
                 new_parts.append(chunk[exact > tolerance])
                 found += len(new_parts[-1])
-        new = np.concatenate(new_parts) if new_parts else np.zeros((0, 3), dtype=np.int64)
-        with clock("cuts"):  # section 4.4: both arcs on, together above 1, and no part yet
-            fresh_cut = _violated_arc_gp(model, x, new)
-        priced += len(new)
-        cuts += len(fresh_cut)
-        added = np.concatenate([new, fresh_cut]) if len(fresh_cut) else new
-        if len(added):
-            add(added)
-            continue
-        # the certificate counts, outside the model, every scored part's positive reduced cost and every
-        # unscored one's positive bound (none: pricing scored all of those)
-        with clock("pricing"):
-            outside_parts = np.argwhere(~model.present & ~np.isnan(known))
-            g, p_, c_ = outside_parts.T
-            outside = known[g, p_, c_] - one_gp[p_, c_] - no_gp_dual[g, p_]
-        result = _read(model, x, y, "optimal", stats(), outside)
-        if (result.status == "optimal" and result.stats["relative_gap"] <= REFINE_GAP) or model.refined:
-            return result
-        model.tighten_tolerances()  # solved, but the certificate left a gap at the default tolerances
+        return np.concatenate(new_parts) if new_parts else np.zeros((0, 3), dtype=np.int64)
+
+    def outside_reduced_costs(self, one_gp: np.ndarray, no_gp_dual: np.ndarray) -> np.ndarray:
+        """The reduced costs of the scored parts left out of the model: the certificate counts their positive
+        ones outside it (an unscored part's bound is not positive: pricing scored all of those)."""
+        known = self.known
+        outside_parts = np.argwhere(~self.model.present & ~np.isnan(known))
+        g, p_, c_ = outside_parts.T
+        return known[g, p_, c_] - one_gp[p_, c_] - no_gp_dual[g, p_]
 
 
 class _PhaseClock:

@@ -95,6 +95,42 @@ def train_parsers(
     ``first_order``: the head classifier's ``learning_rate`` and ``epochs`` and the ``scale`` its weights are
     multiplied by to become arc scores (they are log-probabilities up to a constant: the grandparent perceptron's
     unit steps must not swamp them)."""
+    scale = _check_training_options(bits, train_k, epoch_tolerance, first_order)
+    train_rows = _rows(frames["train"])
+    vocabulary = Vocabulary.build((r["words"], r["tags"], r["coarse_tags"]) for r in train_rows)
+    lexicon = Lexicon.build(train_rows)
+    data = {split: encode(frames[split], vocabulary, lexicon, split) for split in ("train", "dev")}
+    history: dict[str, Any] = {"sentences": {split: len(rows) for split, rows in data.items()}}
+    arc_weights, numerator, denominator, history["first_order"] = _train_first_order(
+        data, bits=bits, seed=seed, first_order=first_order, scale=scale, progress=progress
+    )
+    grand, index, history["grandparent"] = _train_grandparent(
+        data,
+        arc_weights,
+        bits=bits,
+        epochs=epochs,
+        train_k=train_k,
+        seed=seed,
+        epoch_tolerance=epoch_tolerance,
+        progress=progress,
+    )
+    meta = {
+        "bits": bits,
+        "train_k": train_k,
+        "epochs": epochs,
+        "seed": seed,
+        "first_order": dict(first_order),
+    }
+    first_model = ParserModel(numerator, denominator, vocabulary, {"kind": "mst"}, meta)
+    parser = GrandparentParser(grand.numerator, grand.denominator, vocabulary, lexicon, index, bits, meta)
+    return first_model, parser, history
+
+
+def _check_training_options(
+    bits: int, train_k: int | None, epoch_tolerance: float, first_order: Mapping[str, Any]
+) -> float:
+    """Check ``bits``, ``train_k``, ``epoch_tolerance`` and the first-order ``scale``, a ConfigError naming each;
+    returns the scale."""
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 30:
         raise ConfigError(f"experiments.ppc.bits must be an integer in 1..30, got {bits!r}")
     if train_k is not None and (isinstance(train_k, bool) or not isinstance(train_k, int) or train_k < 1):
@@ -103,12 +139,20 @@ def train_parsers(
     scale = first_order.get("scale")
     if isinstance(scale, bool) or not isinstance(scale, int | float) or not np.isfinite(scale) or scale <= 0:
         raise ConfigError(f"experiments.ppc.first_order.scale must be a positive number, got {scale!r}")
-    train_rows = _rows(frames["train"])
-    vocabulary = Vocabulary.build((r["words"], r["tags"], r["coarse_tags"]) for r in train_rows)
-    lexicon = Lexicon.build(train_rows)
-    data = {split: encode(frames[split], vocabulary, lexicon, split) for split in ("train", "dev")}
-    history: dict[str, Any] = {"sentences": {split: len(rows) for split, rows in data.items()}}
+    return scale
 
+
+def _train_first_order(
+    data: Mapping[str, list[tuple[Encoded, np.ndarray, np.ndarray]]],
+    *,
+    bits: int,
+    seed: int,
+    first_order: Mapping[str, Any],
+    scale: float,
+    progress: bool,
+) -> tuple[np.ndarray, np.ndarray, int, dict[str, Any]]:
+    """Train the head classifier and scale it into arc weights: (arc weights, their fixed-point numerator and
+    denominator, the history's ``first_order`` entry with the dev UAS of the MST parser)."""
     start = time.perf_counter()
     try:
         classifier, rows, best = train_head_classifier(
@@ -128,13 +172,28 @@ def train_parsers(
         chu_liu_edmonds(arc_scores(x.arc_tokens, arc_weights, every_arc(x.arc_tokens.shape[1] - 1)))[0]
         for x, _, _ in data["dev"]
     ]
-    history["first_order"] = {
+    record = {
         "epochs": rows,
         "best_epoch": best,
         "dev_uas": uas_of(dev_trees, data["dev"]),
         "seconds": time.perf_counter() - start,
     }
+    return arc_weights, numerator, denominator, record
 
+
+def _train_grandparent(
+    data: Mapping[str, list[tuple[Encoded, np.ndarray, np.ndarray]]],
+    arc_weights: np.ndarray,
+    *,
+    bits: int,
+    epochs: int,
+    train_k: int | None,
+    seed: int,
+    epoch_tolerance: float,
+    progress: bool,
+) -> tuple[AveragedWeights, GrandparentIndex, dict[str, Any]]:
+    """Train the grandparent perceptron from the arc weights and choose its epoch on dev: (the chosen averaged
+    weights, the grandparent feature index, the history's ``grandparent`` entry)."""
     start = time.perf_counter()
     index = GrandparentIndex.build((x.attributes, g) for x, g, _ in data["train"])
     shape = GrandparentLP(index, bits)
@@ -160,8 +219,7 @@ def train_parsers(
     for row, pct in zip(log_grand.epochs, integral, strict=True):
         row["dev_integral_pct"] = pct
     chosen = choose_epoch(log_grand.epochs, epoch_tolerance)
-    grand = averages[chosen - 1]
-    history["grandparent"] = {
+    record = {
         "epochs": log_grand.epochs,
         "best_epoch": chosen,
         "best_uas_epoch": log_grand.best_epoch,
@@ -170,16 +228,7 @@ def train_parsers(
         "features": len(index),
         "train_k": train_k,
     }
-    meta = {
-        "bits": bits,
-        "train_k": train_k,
-        "epochs": epochs,
-        "seed": seed,
-        "first_order": dict(first_order),
-    }
-    first_model = ParserModel(numerator, denominator, vocabulary, {"kind": "mst"}, meta)
-    parser = GrandparentParser(grand.numerator, grand.denominator, vocabulary, lexicon, index, bits, meta)
-    return first_model, parser, history
+    return averages[chosen - 1], index, record
 
 
 def choose_epoch(epochs: Sequence[Mapping[str, float]], tolerance: float) -> int:

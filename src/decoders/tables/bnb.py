@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -617,7 +618,21 @@ def breakdown_table(
     if frame is None or summary is None:
         note = "not measured: config/bnb.yaml has no `breakdown` entry"
         return pd.DataFrame(columns=BREAKDOWN_COLUMNS), [note], "bnb: where the time goes"
-    dataset, model, pruning = summary["set"].split("~")
+    dataset, _, pruning = summary["set"].split("~")
+    rows, at_set, timed = _breakdown_time_rows(frame, summary, records)
+    rows += _breakdown_model_rows(summary)
+    estimates = _speed_estimates(summary, at_set, timed, settings)
+    rows += _breakdown_factor_rows(summary, estimates)
+    table = pd.DataFrame(rows, columns=BREAKDOWN_COLUMNS)
+    notes = _breakdown_notes(summary, estimates)
+    label = "no pruning" if pruning == "unpruned" else f"k = {pruning.removeprefix('k')}"
+    return table, notes, f"bnb: where the time goes ({dataset}, {label})"
+
+
+def _breakdown_time_rows(
+    frame: pd.DataFrame, summary: Mapping[str, Any], records: pd.DataFrame
+) -> tuple[list[dict[str, Any]], pd.DataFrame, pd.DataFrame]:
+    """The time section's rows, the harness's records of the measured sentences and its timed run's."""
     sentences, words, total = summary["sentences"], summary["words"], summary["total_seconds"]
     counts = summary["counts"]
     calls = {
@@ -655,6 +670,12 @@ def breakdown_table(
              "ms_per_sentence": 1000.0 * timed["seconds"].mean(),
              "words_per_s": timed["size"].sum() / timed["seconds"].sum()}
         )  # fmt: skip
+    return rows, at_set, timed
+
+
+def _breakdown_model_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The model section's rows: our templates, features and weights against the paper's."""
+    dataset = summary["set"].split("~")[0]
     templates, weights, per_arc = summary["templates"], summary["weights"], summary["features_per_arc"]
     hashed = summary["backbone_templates"] * summary["hashed_variants"]
     paper_templates = _paper_setup(dataset, "english_templates", "chinese_templates")
@@ -675,8 +696,36 @@ def breakdown_table(
         sizes.append(
             ("hand-crafted patterns", len(PATTERNS), paper_value("bnb.setup.english_hand_crafted_features"))
         )
-    rows += [{"section": "model", "item": item, "ours": ours, "paper": paper} for item, ours, paper in sizes]
-    # the factor to the paper's words/s, one difference at a time (seconds for the whole set)
+    return [{"section": "model", "item": item, "ours": ours, "paper": paper} for item, ours, paper in sizes]
+
+
+@dataclass(frozen=True)
+class _SpeedEstimates:
+    """The factor to the paper's words/s, difference by difference, and what it rests on."""
+
+    hashed: int  # our backbone templates, hashed plain and with direction
+    paper_templates: int
+    paper_speed: float | None
+    backbone: float  # the backbone's scoring seconds
+    ratio: float  # the paper's templates over ours
+    with_templates: float
+    space: float | None  # the paper's weight space's scoring time over ours (None: not measured)
+    with_space: float
+    search: Mapping[str, Any]  # the experiment's `search` entry (the paper's search settings)
+    both: pd.DataFrame  # the sentences the timed run and the paper's search settings both decoded
+    with_search: float
+    observed: float | None  # our words/s over the paper's
+    left: float | None  # the factor the differences do not explain
+
+
+def _speed_estimates(
+    summary: Mapping[str, Any], at_set: pd.DataFrame, timed: pd.DataFrame, settings: Mapping[str, Any]
+) -> _SpeedEstimates:
+    """Our time with the paper's templates, weight space, search settings in turn; factor observed, left."""
+    dataset, model, pruning = summary["set"].split("~")
+    words, total = summary["words"], summary["total_seconds"]
+    hashed = summary["backbone_templates"] * summary["hashed_variants"]
+    paper_templates = _paper_setup(dataset, "english_templates", "chinese_templates")
     corpus = PAPER_CORPUS.get(dataset)
     paper_systems = {row["system"]: row for row in paper_rows("bnb", "table3_pruning")}
     paper_row = paper_systems.get("bnb-no-prune" if pruning == "unpruned" else f"bnb-{pruning}", {})
@@ -699,33 +748,60 @@ def breakdown_table(
         else 0.0
     )
     with_search = with_space + extra
-    estimates = [
-        (f"templates: the paper's {paper_templates} over our {hashed}, on the backbone's scoring", with_templates,
-         with_templates / total),
+    speed = words / total
+    observed = speed / paper_speed if paper_speed else None
+    left = observed / (with_search / total) if observed else None
+    return _SpeedEstimates(
+        hashed, paper_templates, paper_speed, backbone, ratio, with_templates, space, with_space, search, both,
+        with_search, observed, left,
+    )  # fmt: skip
+
+
+def _breakdown_factor_rows(summary: Mapping[str, Any], estimates: _SpeedEstimates) -> list[dict[str, Any]]:
+    """The factor section's rows: each difference's words/s and factor, the factors observed and left."""
+    words, total = summary["words"], summary["total_seconds"]
+    e = estimates
+    with_templates, with_space, with_search = e.with_templates, e.with_space, e.with_search
+    rows = [
+        (f"templates: the paper's {e.paper_templates} over our {e.hashed}, on the backbone's scoring",
+         with_templates, with_templates / total),
         (f"weight space: 2^{summary.get('paper_space_bits')} weights against ours (measured)", with_space,
          with_space / with_templates),
-        (f"search settings: {search.get('variant')} against {summary['variant']} (the harness's runs)",
+        (f"search settings: {e.search.get('variant')} against {summary['variant']} (the harness's runs)",
          with_search, with_search / with_space),
         ("explained by these differences", with_search, with_search / total),
     ]  # fmt: skip
-    rows += [
+    return [
         {"section": "factor", "item": item, "words_per_s": words / seconds, "factor": factor}
-        for item, seconds, factor in estimates
-        if len(both) or not item.startswith("search settings")  # not run: no row rather than a factor of 1
-    ]
-    observed = speed / paper_speed if paper_speed else None
-    left = observed / (with_search / total) if observed else None
-    rows += [
-        {"section": "factor", "item": f"observed: ours over the paper's {paper_speed} words/s",
-         "words_per_s": paper_speed, "factor": observed},
-        {"section": "factor", "item": "left: CPU, compiler, implementation (not measured here)", "factor": left},
+        for item, seconds, factor in rows
+        if len(e.both) or not item.startswith("search settings")  # not run: no row rather than a factor of 1
+    ] + [
+        {"section": "factor", "item": f"observed: ours over the paper's {e.paper_speed} words/s",
+         "words_per_s": e.paper_speed, "factor": e.observed},
+        {"section": "factor", "item": "left: CPU, compiler, implementation (not measured here)",
+         "factor": e.left},
     ]  # fmt: skip
-    table = pd.DataFrame(rows, columns=BREAKDOWN_COLUMNS)
+
+
+def _breakdown_notes(summary: Mapping[str, Any], estimates: _SpeedEstimates) -> list[str]:
+    """The breakdown's notes: what was measured and how, our model against the paper's, the factors."""
+    dataset = summary["set"].split("~")[0]
+    sentences, words, total = summary["sentences"], summary["words"], summary["total_seconds"]
+    counts, templates, weights = summary["counts"], summary["templates"], summary["weights"]
+    paper_weights = _paper_setup(dataset, "english_nonzero_features", "chinese_nonzero_features")
+    e = estimates
+    paper_templates, paper_speed, ratio, space, search, both = (
+        e.paper_templates, e.paper_speed, e.ratio, e.space, e.search, e.both
+    )  # fmt: skip
+    with_templates, with_space, with_search, observed, left = (
+        e.with_templates, e.with_space, e.with_search, e.observed, e.left
+    )  # fmt: skip
+    speed = words / total
     scale = summary["estimate_scale"]
-    pct = 100.0 * backbone / total
+    pct = 100.0 * e.backbone / total
     plain_ratio = paper_templates / summary["backbone_templates"]
-    plain = (total + backbone * (plain_ratio - 1.0)) / total
-    notes = [
+    plain = (total + e.backbone * (plain_ratio - 1.0)) / total
+    return [
         f"Measured by rule bnb_breakdown on {sentences} sentences ({words} words) of {summary['set']}, variant "
         f"{summary['variant']}: each sentence decoded as the decoder does (one thread, JIT warmed up), its pruning, "
         "scoring and search timed apart; `total` is this measurement's words/s, the harness row the timed run's.",
@@ -768,8 +844,6 @@ def breakdown_table(
         + f"together x{with_search / total:.2f}, leaving x{left or math.nan:.1f} to the CPU, the compiler and the "
         "implementation, which this machine cannot measure.",
     ]
-    label = "no pruning" if pruning == "unpruned" else f"k = {pruning.removeprefix('k')}"
-    return table, notes, f"bnb: where the time goes ({dataset}, {label})"
 
 
 def write_bnb_outputs(
@@ -793,6 +867,23 @@ def write_bnb_outputs(
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
     oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
+    _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
+    _write_search_tables(records, settings, tables)
+    _write_input_tables(settings, errors, factor_counts, tag_summaries, tables)
+    _write_training_outputs(histories, oracle_files, learning_curves, settings, tables, figures)
+    _write_breakdown(breakdown, records, settings, tables)
+    by_length(records, settings, figures / "figure4.png", "seconds", "mean seconds per sentence")
+    by_length(records, settings, figures / "figure5.png", "dp_calls", "mean DP calls per sentence")
+
+
+def _write_accuracy_tables(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    peer_files: Mapping[str, Path],
+    oracle_sets: Mapping[str, Path],
+    tables: Path,
+) -> None:
+    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k."""
     second = table2(records, settings)
     write_table(
         rounded(second),
@@ -819,6 +910,10 @@ def write_bnb_outputs(
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
         ],
     )
+
+
+def _write_search_tables(records: pd.DataFrame, settings: Mapping[str, Any], tables: Path) -> None:
+    """The branch and bound's statistics per sentence and the exactness audit."""
     write_table(
         rounded(statistics(records, settings)),
         tables / "statistics",
@@ -837,6 +932,16 @@ def write_bnb_outputs(
         title="bnb: exactness audit (CP-SAT on the whole model vs B&B's certified optima)",
         caption=caption("bnb", "audit"),
     )
+
+
+def _write_input_tables(
+    settings: Mapping[str, Any],
+    errors: Iterable[str],
+    factor_counts: Iterable[str],
+    tag_summaries: Iterable[str],
+    tables: Path,
+) -> None:
+    """What the models are built from: the baseline's errors, the hand-crafted factors, the POS tags."""
     top = settings["error_analysis"].get("top", 40)
     patterns = [
         error_patterns(pd.read_parquet(path), top).assign(dataset=Path(path).parent.name) for path in errors
@@ -862,6 +967,17 @@ def write_bnb_outputs(
         title="bnb: POS tags the parsers read",
         caption=caption("bnb", "tagging"),
     )
+
+
+def _write_training_outputs(
+    histories: Iterable[str],
+    oracle_files: Mapping[str, Path],
+    learning_curves: Iterable[str],
+    settings: Mapping[str, Any],
+    tables: Path,
+    figures: Path,
+) -> None:
+    """The training table, the figure of dev UAS per pass and the learning curve table."""
     curves = _curves(histories)
     write_table(
         rounded(training_table(histories, oracle_files)),
@@ -890,6 +1006,12 @@ def write_bnb_outputs(
         if not curve.empty
         else ["not measured: config/bnb.yaml has no `learning_curve` entry"],
     )
+
+
+def _write_breakdown(
+    breakdown: str | Path | None, records: pd.DataFrame, settings: Mapping[str, Any], tables: Path
+) -> None:
+    """The breakdown table from rule bnb_breakdown's parquet and the summary .json beside it."""
     measured = None if breakdown is None else pd.read_parquet(breakdown)
     summary = (
         None
@@ -904,5 +1026,3 @@ def write_bnb_outputs(
         caption=caption("bnb", "breakdown"),
         notes=spent_notes,
     )
-    by_length(records, settings, figures / "figure4.png", "seconds", "mean seconds per sentence")
-    by_length(records, settings, figures / "figure5.png", "dp_calls", "mean DP calls per sentence")

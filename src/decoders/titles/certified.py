@@ -423,75 +423,27 @@ def certified_colour_coding(
         return CertifiedResult(
             None, -math.inf, -math.inf, True, 0, 0, 0, 0, 0, -math.inf, "none", 0, 0, False
         )
-    r = choose_colours(k) if colours is None else colours
-    if not k <= r <= MAX_COLOURS:
-        raise ConfigError(f"colours must lie in [k, {MAX_COLOURS}] = [{k}, {MAX_COLOURS}]; got {r}")
-    classes = np.arange(instance.distinct_classes, dtype=np.int64)
-    own_colours = classes.size <= r  # one colour per class: a single, exact colouring
-    total = (
-        1 if own_colours else iterations_for(k, r, failure_probability) if iterations is None else iterations
-    )
+    r, classes, own_colours, total = _colouring_plan(instance, colours, iterations, failure_probability)
     g = inflation(k)
     klass = instance.class_index.astype(np.int64)  # classes 0..c-1: per-class tables stay at most n long
     start, edge, end = instance.start, instance.edge, instance.end
     h1, c1, x1, h2, x2 = _completion(edge, end, klass, k, g)
-    walk_bound, first = _root(start, h1, k, g)
+    dp = _LabelDP(start, edge, end, klass, k, g, h1, c1, h2, max_labels)
     search = _Search(instance, g)
-    search.lower_bound(walk_bound)
-    if first >= 0:
-        search.offer(_walk(klass, c1, x1, x2, k, first), "walk", 0)
-    if not search.certified:
-        search.offer(_greedy(start, edge, klass, int(klass.max()) + 1, k, g, h1, c1, h2), "greedy", 0)
-    tracked = np.empty(0, dtype=np.int64)
-    if first >= 0:
-        tracked = _repeated_classes(klass, _walk(klass, c1, x1, x2, k, first))
+    walk_bound, tracked = _first_incumbent(search, dp, x1, x2)
+    rounds = _Rounds(search, dp, tracked, relaxation and not own_colours)
     rng = np.random.default_rng(seed)
-    completed = rounds = labels = 0
-    timed_out = False
-    relaxing = relaxation and not own_colours
-    while not search.certified and completed < total:
+    while not search.certified and rounds.completed < total:
         if deadline is not None and time.perf_counter() > deadline:
-            timed_out = True
+            rounds.timed_out = True
             break
-        if own_colours:
-            bits = np.left_shift(np.int64(1), np.searchsorted(classes, klass).astype(np.int64))
-        else:
-            bits = np.left_shift(np.int64(1), rng.integers(0, r, size=int(klass.max()) + 1)[klass])
-        value, path, made, overflow = _label_dp(
-            start, edge, end, klass, bits, k, g, h1, c1, h2, search.threshold, max_labels
-        )
-        labels += made
-        completed += 1
-        search.offer(path, "colouring", completed)
-        if own_colours and not overflow:  # every title was a candidate: nothing above the threshold is left
-            search.lower_bound(max(value, search.threshold))
-        if search.certified or not relaxing:
+        rounds.colouring(_colour_bits(klass, classes, own_colours, r, rng), own_colours)
+        if search.certified or not rounds.relaxing:
             continue
         if deadline is not None and time.perf_counter() > deadline:
-            timed_out = True
+            rounds.timed_out = True
             break
-        bits = np.zeros(klass.size, dtype=np.int64)
-        if tracked.size:
-            bit_of = np.full(int(klass.max()) + 1, 0, dtype=np.int64)
-            bit_of[tracked] = np.left_shift(np.int64(1), np.arange(tracked.size, dtype=np.int64))
-            bits = bit_of[klass]
-        value, path, made, overflow = _label_dp(
-            start, edge, end, klass, bits, k, g, h1, c1, h2, search.threshold, max_labels
-        )
-        labels += made
-        rounds += 1
-        if overflow:
-            relaxing = False
-            continue
-        search.lower_bound(max(value, search.threshold))
-        if path[0] >= 0:
-            repeated = _repeated_classes(klass, path)
-            if repeated.size == 0:
-                search.offer(path, "relaxation", completed)
-            else:
-                tracked = np.union1d(tracked, repeated)
-                if tracked.size > MAX_TRACKED:
-                    relaxing = False
+        rounds.relaxation()
     bound = search.bound
     if search.path is not None:
         bound = max(bound, search.score)
@@ -502,15 +454,130 @@ def certified_colour_coding(
         search.certified,
         r,
         total,
-        completed,
-        rounds,
-        int(tracked.size),
+        rounds.completed,
+        rounds.rounds,
+        int(rounds.tracked.size),
         walk_bound,
         search.found_by,
         search.first_found,
-        labels,
-        timed_out,
+        rounds.labels,
+        rounds.timed_out,
     )
+
+
+def _colouring_plan(
+    instance: TitleInstance, colours: int | None, iterations: int | None, failure_probability: float
+) -> tuple[int, np.ndarray, bool, int]:
+    """The colours ``r`` (checked against ``k``), the classes, whether each class gets a colour of its own (one
+    exact colouring) and the colourings to run."""
+    k = instance.k
+    r = choose_colours(k) if colours is None else colours
+    if not k <= r <= MAX_COLOURS:
+        raise ConfigError(f"colours must lie in [k, {MAX_COLOURS}] = [{k}, {MAX_COLOURS}]; got {r}")
+    classes = np.arange(instance.distinct_classes, dtype=np.int64)
+    own_colours = classes.size <= r  # one colour per class: a single, exact colouring
+    total = (
+        1 if own_colours else iterations_for(k, r, failure_probability) if iterations is None else iterations
+    )
+    return r, classes, own_colours, total
+
+
+def _colour_bits(
+    klass: np.ndarray, classes: np.ndarray, own_colours: bool, r: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Each vertex's colour as a bit: its class's own colour, or a random one of the ``r`` per class."""
+    if own_colours:
+        return np.left_shift(np.int64(1), np.searchsorted(classes, klass).astype(np.int64))
+    return np.left_shift(np.int64(1), rng.integers(0, r, size=int(klass.max()) + 1)[klass])
+
+
+@dataclass
+class _LabelDP:
+    """The arrays :func:`_label_dp` reads for one instance (scores, classes, completion bound, label cap)."""
+
+    start: np.ndarray
+    edge: np.ndarray
+    end: np.ndarray
+    klass: np.ndarray
+    k: int
+    g: float
+    h1: np.ndarray
+    c1: np.ndarray
+    h2: np.ndarray
+    max_labels: int
+
+    def __call__(self, bits: np.ndarray, threshold: float) -> tuple[float, np.ndarray, int, bool]:
+        """Run the labelled DP with these spectrum ``bits`` above ``threshold``."""
+        return _label_dp(
+            self.start, self.edge, self.end, self.klass, bits, self.k, self.g, self.h1, self.c1, self.h2,
+            threshold, self.max_labels,
+        )  # fmt: skip
+
+
+def _first_incumbent(
+    search: _Search, dp: _LabelDP, x1: np.ndarray, x2: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """Offer the completion bound's argmax walk and the greedy title to ``search`` with the walk bound; returns
+    the walk bound and the classes the walk repeats (the first relaxation's tracked classes)."""
+    klass, k = dp.klass, dp.k
+    walk_bound, first = _root(dp.start, dp.h1, k, dp.g)
+    search.lower_bound(walk_bound)
+    if first >= 0:
+        search.offer(_walk(klass, dp.c1, x1, x2, k, first), "walk", 0)
+    if not search.certified:
+        search.offer(
+            _greedy(dp.start, dp.edge, klass, int(klass.max()) + 1, k, dp.g, dp.h1, dp.c1, dp.h2), "greedy", 0
+        )
+    tracked = np.empty(0, dtype=np.int64)
+    if first >= 0:
+        tracked = _repeated_classes(klass, _walk(klass, dp.c1, x1, x2, k, first))
+    return walk_bound, tracked
+
+
+class _Rounds:
+    """The colouring and class-relaxation rounds of one decode, with their counters."""
+
+    def __init__(self, search: _Search, dp: _LabelDP, tracked: np.ndarray, relaxing: bool) -> None:
+        self.search, self.dp = search, dp
+        self.tracked = tracked
+        self.relaxing = relaxing
+        self.completed = self.rounds = self.labels = 0
+        self.timed_out = False
+
+    def colouring(self, bits: np.ndarray, own_colours: bool) -> None:
+        """One colour-coding iteration with these colour bits; with a colour per class it bounds every title."""
+        search = self.search
+        value, path, made, overflow = self.dp(bits, search.threshold)
+        self.labels += made
+        self.completed += 1
+        search.offer(path, "colouring", self.completed)
+        if own_colours and not overflow:  # every title was a candidate: nothing above the threshold is left
+            search.lower_bound(max(value, search.threshold))
+
+    def relaxation(self) -> None:
+        """One class-relaxation round: a bound, a title when its walk repeats no class, else more classes tracked;
+        relaxing stops when the DP overflows or too many classes are tracked."""
+        search, klass, tracked = self.search, self.dp.klass, self.tracked
+        bits = np.zeros(klass.size, dtype=np.int64)
+        if tracked.size:
+            bit_of = np.full(int(klass.max()) + 1, 0, dtype=np.int64)
+            bit_of[tracked] = np.left_shift(np.int64(1), np.arange(tracked.size, dtype=np.int64))
+            bits = bit_of[klass]
+        value, path, made, overflow = self.dp(bits, search.threshold)
+        self.labels += made
+        self.rounds += 1
+        if overflow:
+            self.relaxing = False
+            return
+        search.lower_bound(max(value, search.threshold))
+        if path[0] >= 0:
+            repeated = _repeated_classes(klass, path)
+            if repeated.size == 0:
+                search.offer(path, "relaxation", self.completed)
+            else:
+                self.tracked = np.union1d(tracked, repeated)
+                if self.tracked.size > MAX_TRACKED:
+                    self.relaxing = False
 
 
 def _walk(

@@ -93,16 +93,7 @@ def build_instance(
     ``title``, the two scorers of their types, ``aux_words`` strings, ``k`` an integer >= 1, and each selection
     score a log probability (``-inf`` allowed; NaN and ``+inf`` are not).
     """
-    if not isinstance(unit, Mapping | pd.Series):
-        raise ValueError(f"unit must be a mapping (or a row of a frame); got {type(unit).__name__}")
-    for key in ("body", "title"):
-        if key not in unit:
-            raise ValueError(f"unit lacks {key!r}")
-        check_text(unit[key], f"unit[{key!r}]")
-    if not isinstance(selection_model, SelectionModel):
-        raise ValueError(f"selection_model must be a SelectionModel; got {type(selection_model).__name__}")
-    if not isinstance(lm, BigramLM):
-        raise ValueError(f"lm must be a BigramLM; got {type(lm).__name__}")
+    _check_arguments(unit, selection_model, lm)
     aux_words = check_texts(aux_words, "aux_words")
     k = check_int(k, "k", minimum=1)
     if selection_scores is not None:
@@ -119,32 +110,9 @@ def build_instance(
         raise ValueError(
             f"section {unit.get('section_id', '?')!r}: k = {k} but the body has only {klass.max() + 1} stems"
         )
-    try:
-        selection = np.array([selection_scores[stem] for stem in stems], dtype=np.float64)
-    except KeyError as error:
-        raise ValueError(f"section {unit.get('section_id', '?')!r}: no selection score for {error}") from None
-    except (TypeError, ValueError):
-        raise ValueError(f"selection_scores must map stems to numbers; got {selection_scores!r}") from None
-    bad = np.isnan(selection) | (selection == np.inf)
-    if bad.any():
-        stem = stems[int(np.flatnonzero(bad)[0])]
-        raise ValueError(
-            f"selection_scores[{stem!r}] is {selection_scores[stem]!r}; a log probability is not"
-        )
+    selection = _selection_vector(unit, stems, selection_scores)
     aux = list(aux_words)
-    # Log bigram probabilities between words, auxiliary words (x) and the title's start and end.
-    word = lm.ids(vertices)
-    via = lm.ids(aux)
-    start_id, end_id = lm.ids([BOS, EOS])
-    word_word = lm.log_prob_ids(word[:, None], word[None, :])  # (n, n)
-    aux_word = lm.log_prob_ids(via[:, None], word[None, :])  # (m, n): log P(u | x)
-    word_aux = lm.log_prob_ids(word[None, :], via[:, None])  # (m, n): log P(x | v)
-    aux_end = lm.log_prob_ids(via, end_id)  # (m,)
-    start_aux = lm.log_prob_ids(start_id, via)  # (m,)
-
-    edge, edge_aux = _best_route(word_word, word_aux[:, :, None] + aux_word[:, None, :])
-    start, start_route = _best_route(lm.log_prob_ids(start_id, word), start_aux[:, None] + aux_word)
-    end, end_route = _best_route(lm.log_prob_ids(word, end_id), word_aux + aux_end[:, None])
+    edge, edge_aux, start, start_route, end, end_route = _ordering_scores(lm, vertices, aux)
     edge = edge + selection[None, :]
     start = start + selection
     same_class = klass[:, None] == klass[None, :]  # includes the diagonal
@@ -163,3 +131,57 @@ def build_instance(
         aux_words=tuple(aux),
         reference=str(unit["title"]),
     )
+
+
+def _check_arguments(unit: Mapping[str, Any], selection_model: SelectionModel, lm: BigramLM) -> None:
+    """Check that ``unit`` has the strings ``body`` and ``title`` and that the two scorers are of their types."""
+    if not isinstance(unit, Mapping | pd.Series):
+        raise ValueError(f"unit must be a mapping (or a row of a frame); got {type(unit).__name__}")
+    for key in ("body", "title"):
+        if key not in unit:
+            raise ValueError(f"unit lacks {key!r}")
+        check_text(unit[key], f"unit[{key!r}]")
+    if not isinstance(selection_model, SelectionModel):
+        raise ValueError(f"selection_model must be a SelectionModel; got {type(selection_model).__name__}")
+    if not isinstance(lm, BigramLM):
+        raise ValueError(f"lm must be a BigramLM; got {type(lm).__name__}")
+
+
+def _selection_vector(
+    unit: Mapping[str, Any], stems: Sequence[str], selection_scores: Mapping[str, float]
+) -> np.ndarray:
+    """Each vertex's selection score ``log P_sel(stem)``, checked to be a log probability."""
+    try:
+        selection = np.array([selection_scores[stem] for stem in stems], dtype=np.float64)
+    except KeyError as error:
+        raise ValueError(f"section {unit.get('section_id', '?')!r}: no selection score for {error}") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"selection_scores must map stems to numbers; got {selection_scores!r}") from None
+    bad = np.isnan(selection) | (selection == np.inf)
+    if bad.any():
+        stem = stems[int(np.flatnonzero(bad)[0])]
+        raise ValueError(
+            f"selection_scores[{stem!r}] is {selection_scores[stem]!r}; a log probability is not"
+        )
+    return selection
+
+
+def _ordering_scores(
+    lm: BigramLM, vertices: Sequence[str], aux: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The bigram ordering scores of the edges, the starts and the ends, each with its best auxiliary route:
+    ``(edge, edge_aux, start, start_route, end, end_route)``."""
+    # Log bigram probabilities between words, auxiliary words (x) and the title's start and end.
+    word = lm.ids(vertices)
+    via = lm.ids(aux)
+    start_id, end_id = lm.ids([BOS, EOS])
+    word_word = lm.log_prob_ids(word[:, None], word[None, :])  # (n, n)
+    aux_word = lm.log_prob_ids(via[:, None], word[None, :])  # (m, n): log P(u | x)
+    word_aux = lm.log_prob_ids(word[None, :], via[:, None])  # (m, n): log P(x | v)
+    aux_end = lm.log_prob_ids(via, end_id)  # (m,)
+    start_aux = lm.log_prob_ids(start_id, via)  # (m,)
+
+    edge, edge_aux = _best_route(word_word, word_aux[:, :, None] + aux_word[:, None, :])
+    start, start_route = _best_route(lm.log_prob_ids(start_id, word), start_aux[:, None] + aux_word)
+    end, end_route = _best_route(lm.log_prob_ids(word, end_id), word_aux + aux_end[:, None])
+    return edge, edge_aux, start, start_route, end, end_route

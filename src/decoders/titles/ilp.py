@@ -207,6 +207,18 @@ def build_model(instance: TitleInstance) -> PathModel:
     Edges of weight -inf, same-class edges and (for ``k = 1``) all inner edges are left out."""
     check_instance(instance)
     n, k = instance.n, instance.k
+    tail, head, weight = _model_edges(instance)
+    rows = _RowWriter(tail.size)
+    _add_degree_rows(rows, instance, tail, head)
+    _add_position_rows(rows, tail, head, n, k)
+    _add_flow_rows(rows, tail, head, n, k)
+    lower, upper = rows.bounds()
+    return PathModel(n, k, tail, head, weight, rows.matrix(), lower, upper, instance)
+
+
+def _model_edges(instance: TitleInstance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edge list (tail, head, weight): ``s -> v``, inner ``v -> u`` between classes (k > 1), ``v -> t``."""
+    n, k = instance.n, instance.k
     s, t = n, n + 1
     words = np.arange(n, dtype=np.int64)
     if k > 1:
@@ -222,49 +234,71 @@ def build_model(instance: TitleInstance) -> PathModel:
     weight = np.concatenate(
         [instance.start[first], instance.edge[inner_tail, inner_head], instance.end[last]]
     )
-    n_edges = tail.size
-    edges = np.arange(n_edges, dtype=np.int64)
-    f_col = edges + n_edges
-    ones = np.ones(n_edges)
-    word_tail = tail < n
-    word_head = head < n
+    return tail, head, weight
 
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    lower: list[np.ndarray] = []
-    upper: list[np.ndarray] = []
-    next_row = 0
 
-    def add(row: np.ndarray, col: np.ndarray, val: np.ndarray, lo, hi) -> None:
-        nonlocal next_row
-        rows.append(row + next_row)
-        cols.append(col)
-        vals.append(val)
-        lower.append(np.asarray(lo, dtype=np.float64))
-        upper.append(np.asarray(hi, dtype=np.float64))
-        next_row += len(lower[-1])
+class _RowWriter:
+    """The rows ``lower <= A x <= upper`` of a model being written, as coordinate pieces numbered in order."""
 
-    def per_edge(chosen: np.ndarray, coefficient: float, lo: float, hi: float) -> None:
+    def __init__(self, n_edges: int) -> None:
+        self.n_edges = n_edges
+        self.edges = np.arange(n_edges, dtype=np.int64)
+        self.f_col = self.edges + n_edges
+        self.ones = np.ones(n_edges)
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.next_row = 0
+
+    def add(self, row: np.ndarray, col: np.ndarray, val: np.ndarray, lo, hi) -> None:
+        """Append rows numbered from 0 (``row``) after those written, with their entries and bounds."""
+        self.rows.append(row + self.next_row)
+        self.cols.append(col)
+        self.vals.append(val)
+        self.lower.append(np.asarray(lo, dtype=np.float64))
+        self.upper.append(np.asarray(hi, dtype=np.float64))
+        self.next_row += len(self.lower[-1])
+
+    def per_edge(self, chosen: np.ndarray, coefficient: float, lo: float, hi: float) -> None:
         """One row ``lo <= f_e - coefficient * I_e <= hi`` for each chosen edge."""
         count = int(chosen.sum())
         index = np.arange(count, dtype=np.int64)
-        add(
+        self.add(
             np.concatenate([index, index]),
-            np.concatenate([f_col[chosen], edges[chosen]]),
-            np.concatenate([ones[:count], np.full(count, -coefficient)]),
+            np.concatenate([self.f_col[chosen], self.edges[chosen]]),
+            np.concatenate([self.ones[:count], np.full(count, -coefficient)]),
             np.full(count, lo),
             np.full(count, hi),
         )
 
-    zero = np.zeros(n_edges, dtype=np.int64)
-    from_s, into_t = tail == s, head == t
-    inner = word_tail & word_head
-    add(zero[from_s], edges[from_s], ones[from_s], [1.0], [1.0])  # (2)
-    add(zero[into_t], edges[into_t], ones[into_t], [1.0], [1.0])  # (3)
-    add(zero, edges, ones, [k + 1.0], [k + 1.0])  # (4)
+    def matrix(self) -> sp.csr_matrix:
+        """The rows written as a CSR matrix over the ``2E`` columns, duplicate entries summed."""
+        matrix = sp.csr_matrix(
+            (np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
+            shape=(self.next_row, 2 * self.n_edges),
+        )
+        matrix.sum_duplicates()
+        return matrix
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows' lower and upper bounds."""
+        return np.concatenate(self.lower), np.concatenate(self.upper)
+
+
+def _add_degree_rows(rows: _RowWriter, instance: TitleInstance, tail: np.ndarray, head: np.ndarray) -> None:
+    """Rows (2)-(6): one edge out of ``s``, one into ``t``, ``k + 1`` in all, in = out per word, <= 1 per class."""
+    n, k = instance.n, instance.k
+    edges, ones = rows.edges, rows.ones
+    word_tail, word_head = tail < n, head < n
+    zero = np.zeros(tail.size, dtype=np.int64)
+    from_s, into_t = tail == n, head == n + 1
+    rows.add(zero[from_s], edges[from_s], ones[from_s], [1.0], [1.0])  # (2)
+    rows.add(zero[into_t], edges[into_t], ones[into_t], [1.0], [1.0])  # (3)
+    rows.add(zero, edges, ones, [k + 1.0], [k + 1.0])  # (4)
     zeros_n = np.zeros(n)
-    add(  # (5): in - out = 0 at every word
+    rows.add(  # (5): in - out = 0 at every word
         np.concatenate([head[word_head], tail[word_tail]]),
         np.concatenate([edges[word_head], edges[word_tail]]),
         np.concatenate([ones[word_head], -ones[word_tail]]),
@@ -272,38 +306,45 @@ def build_model(instance: TitleInstance) -> PathModel:
         zeros_n,
     )
     n_classes = instance.distinct_classes
-    add(  # (6): out-degree of each class <= 1
+    rows.add(  # (6): out-degree of each class <= 1
         instance.class_index[tail[word_tail]].astype(np.int64),
         edges[word_tail],
         ones[word_tail],
         np.full(n_classes, -np.inf),
         np.ones(n_classes),
     )
-    # (7), strengthened: the first edge carries k+1, the last 1, an inner edge 2..k
-    per_edge(from_s, k + 1.0, 0.0, 0.0)
-    per_edge(into_t, 1.0, 0.0, 0.0)
+
+
+def _add_position_rows(rows: _RowWriter, tail: np.ndarray, head: np.ndarray, n: int, k: int) -> None:
+    """Rows (7), strengthened: the first edge carries ``k + 1``, the last 1, an inner edge ``2..k``."""
+    inner = (tail < n) & (head < n)
+    rows.per_edge(tail == n, k + 1.0, 0.0, 0.0)
+    rows.per_edge(head == n + 1, 1.0, 0.0, 0.0)
     if k == 2:
-        per_edge(inner, 2.0, 0.0, 0.0)
+        rows.per_edge(inner, 2.0, 0.0, 0.0)
     elif k > 2:
-        per_edge(inner, float(k), -np.inf, 0.0)
-        per_edge(inner, 2.0, 0.0, np.inf)
-    # (8-11): a_v - b_v - d_v = 0 for every node but s (words 0..n-1, then t as row n)
+        rows.per_edge(inner, float(k), -np.inf, 0.0)
+        rows.per_edge(inner, 2.0, 0.0, np.inf)
+
+
+def _add_flow_rows(rows: _RowWriter, tail: np.ndarray, head: np.ndarray, n: int, k: int) -> None:
+    """Rows (8-13): ``a_v - b_v - d_v = 0`` for every node but ``s``, then ``b_s = k + 1`` and ``a_t = 1``."""
+    edges, f_col, ones = rows.edges, rows.f_col, rows.ones
+    s, t = n, n + 1
+    word_tail = tail < n
+    zero = np.zeros(tail.size, dtype=np.int64)
+    from_s, into_t = tail == s, head == t
+    # (8-11): words 0..n-1, then t as row n
     into = head - np.where(head == t, t - n, 0)  # t -> row n
-    add(
+    rows.add(
         np.concatenate([into, tail[word_tail], into]),
         np.concatenate([f_col, f_col[word_tail], edges]),
         np.concatenate([ones, -ones[word_tail], -ones]),
         np.zeros(n + 1),
         np.zeros(n + 1),
     )
-    add(zero[from_s], f_col[from_s], ones[from_s], [k + 1.0], [k + 1.0])  # (12)
-    add(zero[into_t], f_col[into_t], ones[into_t], [1.0], [1.0])  # (13)
-
-    matrix = sp.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(next_row, 2 * n_edges)
-    )
-    matrix.sum_duplicates()
-    return PathModel(n, k, tail, head, weight, matrix, np.concatenate(lower), np.concatenate(upper), instance)
+    rows.add(zero[from_s], f_col[from_s], ones[from_s], [k + 1.0], [k + 1.0])  # (12)
+    rows.add(zero[into_t], f_col[into_t], ones[into_t], [1.0], [1.0])  # (13)
 
 
 def _first_nan(array: np.ndarray) -> str:
@@ -535,28 +576,13 @@ def solve(
     """
     check_instance(instance)
     deadline = check_deadline(deadline)
-    hint_width = None if hint_width is None else _integer("hint_width", hint_width, 0)
-    if model is not None and (not isinstance(model, PathModel) or model.instance is not instance):
-        raise ValueError("model must be None or build_model(instance) of this very instance")
-    if not isinstance(solver, str) or solver not in SOLVERS:
-        raise ConfigError(f"solver: the ILP solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
-    if scale is not None and (
-        isinstance(scale, bool)
-        or not isinstance(scale, int | float | np.integer | np.floating)
-        or not 0.0 < scale < math.inf
-        or math.frexp(scale)[0] != 0.5
-    ):
-        raise ConfigError(f"scale must be a power of two (its rounding errors are then exact); got {scale!r}")
+    hint_width = _check_solve_options(instance, solver, scale, model, hint_width)
     if instance.infeasible is not None:
         return ILPResult(None, -math.inf, -math.inf, "infeasible", "NOT_STARTED", 0.0, 0, 0)
     began = time.perf_counter()
     model = build_model(instance) if model is None else model
     sizes = (model.n_variables, model.n_constraints)
-    hint_name, hint_path, hint_score, hint = None, None, math.nan, None
-    if hint_width:
-        hint_path, hint_score, _ = _beam_search(instance, hint_width, None)
-        if hint_path is not None:
-            hint_name, hint = f"beam-{int(hint_width)}", model.columns(hint_path)
+    hint_name, hint_path, hint_score, hint = _beam_hint(instance, model, hint_width)
     built = time.perf_counter() - began
     extra = {"hint": hint_name, "hint_score": hint_score, "build_seconds": built}
     seconds = math.inf if deadline is None else deadline - time.perf_counter()
@@ -570,6 +596,51 @@ def solve(
         out = _solve_cp_sat(model, limit, scale, hint, hint_score if hint is not None else -math.inf)
     else:
         out = _solve_scip(model, limit, hint)
+    return _read_outcome(instance, model, solver, out, hint_path, hint_score, sizes, extra)
+
+
+def _check_solve_options(
+    instance: TitleInstance, solver: str, scale: float | None, model: PathModel | None, hint_width: int | None
+) -> int | None:
+    """Check :func:`solve`'s ``hint_width``, ``model``, ``solver`` and ``scale``; returns the checked width."""
+    hint_width = None if hint_width is None else _integer("hint_width", hint_width, 0)
+    if model is not None and (not isinstance(model, PathModel) or model.instance is not instance):
+        raise ValueError("model must be None or build_model(instance) of this very instance")
+    if not isinstance(solver, str) or solver not in SOLVERS:
+        raise ConfigError(f"solver: the ILP solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+    if scale is not None and (
+        isinstance(scale, bool)
+        or not isinstance(scale, int | float | np.integer | np.floating)
+        or not 0.0 < scale < math.inf
+        or math.frexp(scale)[0] != 0.5
+    ):
+        raise ConfigError(f"scale must be a power of two (its rounding errors are then exact); got {scale!r}")
+    return hint_width
+
+
+def _beam_hint(
+    instance: TitleInstance, model: PathModel, hint_width: int | None
+) -> tuple[str | None, np.ndarray | None, float, np.ndarray | None]:
+    """The beam-search hint: its name, path and score, and the model's column values for it (Nones: no hint)."""
+    hint_name, hint_path, hint_score, hint = None, None, math.nan, None
+    if hint_width:
+        hint_path, hint_score, _ = _beam_search(instance, hint_width, None)
+        if hint_path is not None:
+            hint_name, hint = f"beam-{int(hint_width)}", model.columns(hint_path)
+    return hint_name, hint_path, hint_score, hint
+
+
+def _read_outcome(
+    instance: TitleInstance,
+    model: PathModel,
+    solver: str,
+    out: _Outcome,
+    hint_path: np.ndarray | None,
+    hint_score: float,
+    sizes: tuple[int, int],
+    extra: dict,
+) -> ILPResult:
+    """The result of a solver's outcome: its path re-scored and certified, or the hint's when that is better."""
     if out.status == "error":
         raise DecodersError(f"ILP solver {solver} failed with status {out.name}")
     if out.status == "infeasible":
