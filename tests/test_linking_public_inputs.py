@@ -331,6 +331,16 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"shape": ("gold", np.array([0, 1]), "gold"), "nan": ("gold", np.array([0.0, np.nan, 0.0]), "gold"),
          "id": ("sets", FAR_SETS, "sets[1][1]")},
     ),
+    "decoders.linking.instance.check_instance": (
+        {"instance": INSTANCE, "order": N},
+        {"shape": ("instance", np.zeros(3), "instance"), "nan": ("order", math.nan, "order"),
+         "id": ("order", 3, "instance.sets[0][1]")},
+    ),
+    "decoders.linking.instance.instance_and_graph": (
+        {"instance": INSTANCE},
+        {"shape": ("instance", np.zeros(3), "instance"), "nan": "n/a: takes an instance (check_instance's entry)",
+         "id": "n/a: the order is its graph's own (check_instance's entry)"},
+    ),
     "decoders.linking.instance.graph_order": (
         {"path": GRAPH_PATH},
         {"shape": ("path", [GRAPH_PATH], "path"), "nan": ("path", math.nan, "path"), "id": NO_IDS},
@@ -395,6 +405,11 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"nodes": [0, 4], "indptr": [0, 1, 2], "indices": [4, 0]},
         {"shape": ("indptr", [0, 1], "Overlay.indptr"), "nan": ("indices", [4.0, np.nan], "Overlay.indices"),
          "id": ("nodes", [0, -4], "Overlay.nodes[1]")},
+    ),
+    "decoders.linking.overlay.check_overlay": (
+        {"overlay": OVERLAY, "order": N},
+        {"shape": ("overlay", np.zeros(3), "overlay"), "nan": ("order", math.nan, "order"),
+         "id": ("overlay", FAR_OVERLAY, "overlay.nodes[1]")},
     ),
     "decoders.linking.overlay.empty_overlay": ({}, dict.fromkeys(CLASSES, NO_ARGS)),
     "decoders.linking.overlay.overlay_from_edges": (
@@ -609,6 +624,7 @@ ID_TESTS = {
     "heuristics.degree_positions": SETS_AND_OVERLAY,
     "heuristics.score_positions": ("sets",),
     "instance.LinkingInstance": ("sets",),
+    "overlay.check_overlay": ("overlay",),
     "nel.wikispeedia_instances": ("graph",),
     "scaling.hitting_distance_choice": ("graph",),
     "scaling.graph_rows": ("graph", "source"),

@@ -78,21 +78,8 @@ def read_iob2(path: str | Path) -> pd.DataFrame:
                             raise CorpusFormatError(path, number, "empty sent_id")
                         sent_id = value
                     continue
-                columns = line.split("\t")
-                if len(columns) != 5:
-                    raise CorpusFormatError(
-                        path,
-                        number,
-                        f"expected index, token, tag, '-' and annotator columns, found {len(columns)}",
-                    )
-                index, word, tag = columns[0], columns[1], columns[2]
-                if index != str(len(words) + 1):
-                    raise CorpusFormatError(path, number, f"token index {index!r}, expected {len(words) + 1}")
-                if not _TAG.fullmatch(tag):
-                    raise CorpusFormatError(path, number, f"{tag!r} is not an IOB2 tag (O, B-X or I-X)")
-                if tag.startswith("I-") and (not tags or tags[-1][2:] != tag[2:]):
-                    tag = "B-" + tag[2:]
-                    repaired += 1
+                word, tag, was_repaired = _parse_token_line(path, number, line, words, tags)
+                repaired += was_repaired
                 words.append(word)
                 tags.append(tag)
     except UnicodeDecodeError as error:
@@ -109,6 +96,27 @@ def read_iob2(path: str | Path) -> pd.DataFrame:
     frame.attrs["source"] = str(path)
     frame.attrs["iob2_repaired"] = repaired
     return frame
+
+
+def _parse_token_line(
+    path: Path, number: int, line: str, words: list[str], tags: list[str]
+) -> tuple[str, str, bool]:
+    """Parse the token row at line ``number``: (word, IOB2 tag, whether an ``I-X`` was made ``B-X``)."""
+    columns = line.split("\t")
+    if len(columns) != 5:
+        raise CorpusFormatError(
+            path,
+            number,
+            f"expected index, token, tag, '-' and annotator columns, found {len(columns)}",
+        )
+    index, word, tag = columns[0], columns[1], columns[2]
+    if index != str(len(words) + 1):
+        raise CorpusFormatError(path, number, f"token index {index!r}, expected {len(words) + 1}")
+    if not _TAG.fullmatch(tag):
+        raise CorpusFormatError(path, number, f"{tag!r} is not an IOB2 tag (O, B-X or I-X)")
+    if tag.startswith("I-") and (not tags or tags[-1][2:] != tag[2:]):
+        return word, "B-" + tag[2:], True
+    return word, tag, False
 
 
 def join_uner_ud(

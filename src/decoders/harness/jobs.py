@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from decoders.errors import ConfigError
-from decoders.harness.instances import read_instance_index, read_instance_shard, sample_ids
+from decoders.harness.instances import Instance, read_instance_index, read_instance_shard, sample_ids
 from decoders.harness.protocol import get_evaluator
 from decoders.harness.provenance import collect_provenance, write_provenance
 from decoders.harness.records import write_records
@@ -82,28 +82,8 @@ def decode_shard(
     params = dict(spec.get("params", {}))
     if params_file is not None:
         params.update(read_params_file(params_file, f"experiments.{experiment}.variants.{variant}"))
-    items = read_instance_shard(instances)
-    sample = variant_sample(spec, f"experiments.{experiment}.variants.{variant}")
-    if sample is not None:
-        if index is None:
-            raise ConfigError(
-                f"experiments.{experiment}.variants.{variant}.sample: needs the instance set's index"
-            )
-        chosen = set(sample_ids(read_instance_index(index), sample, seed))
-        items = [item for item in items if str(item[0]) in chosen]
-    reference = harness.get("reference")
-    if reference is not None and reference != variant:
-        variants = config["experiments"][experiment].get("variants", {})
-        if reference not in variants or "decoder" not in variants[reference]:
-            raise ConfigError(
-                f"experiments.{experiment}.harness.reference: {reference!r} is not a variant of {experiment}"
-            )
-        spec_of_reference = variants[reference]
-        reference = {
-            key: spec_of_reference[key] for key in ("decoder", "params", "module") if key in spec_of_reference
-        }
-    else:
-        reference = None
+    items = _shard_items(instances, spec, index, seed, f"experiments.{experiment}.variants.{variant}")
+    reference = _reference_variant(harness, config, experiment, variant)
     frame = run_instances(
         experiment,
         dataset,
@@ -136,6 +116,38 @@ def decode_shard(
     statuses = frame["status"].value_counts().to_dict()
     log.info("%s/%s/%s: %d instances %s", experiment, dataset, variant, len(frame), statuses)
     return frame
+
+
+def _shard_items(
+    instances: str | Path, spec: Mapping[str, Any], index: str | Path | None, seed: int, where: str
+) -> list[Instance]:
+    """Read the shard's instances, keeping only those in the variant's ``sample`` of the set if it has one."""
+    items = read_instance_shard(instances)
+    sample = variant_sample(spec, where)
+    if sample is not None:
+        if index is None:
+            raise ConfigError(f"{where}.sample: needs the instance set's index")
+        chosen = set(sample_ids(read_instance_index(index), sample, seed))
+        items = [item for item in items if str(item[0]) in chosen]
+    return items
+
+
+def _reference_variant(
+    harness: Mapping[str, Any], config: Mapping[str, Any], experiment: str, variant: str
+) -> dict[str, Any] | None:
+    """Resolve ``harness.reference`` to its variant's decoder, params and module (None: none or itself)."""
+    reference = harness.get("reference")
+    if reference is None or reference == variant:
+        return None
+    variants = config["experiments"][experiment].get("variants", {})
+    if reference not in variants or "decoder" not in variants[reference]:
+        raise ConfigError(
+            f"experiments.{experiment}.harness.reference: {reference!r} is not a variant of {experiment}"
+        )
+    spec_of_reference = variants[reference]
+    return {
+        key: spec_of_reference[key] for key in ("decoder", "params", "module") if key in spec_of_reference
+    }
 
 
 def gather_runs(

@@ -28,7 +28,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -164,34 +164,47 @@ def timed_call(
         solution.stats["timing_repeats"] = repeats
     loop = getattr(decoder, "timing_loop", None)
     if loop is not None and loop_repeats > 0 and solved and seconds * loop_repeats * repeats <= time_limit:
-        means: list[float] = []
-        reference_means: list[float] = []
-        timed = [("timing loop", loop, params, means)]
-        reference_loop = getattr(reference[0], "timing_loop", None) if reference is not None else None
-        if reference_loop is not None:
-            timed.append(("reference timing loop", reference_loop, reference[1], reference_means))
-        for index in range(repeats):
-            # the reference goes first on even calls and second on odd ones, so that neither gains from caches
-            # the other warmed
-            for name, each_loop, each_params, out in timed[::-1] if index % 2 == 0 else timed:
-                try:
-                    mean_seconds, total = _loop_seconds(each_loop, instance, loop_repeats, each_params)
-                except Exception as exc:
-                    return seconds, _loop_error(name, exc)
-                out.append(mean_seconds)
-                if out is means and not math.isclose(
-                    total / loop_repeats, solution.objective, rel_tol=1e-9, abs_tol=1e-9
-                ):
-                    mean = total / loop_repeats
-                    message = (
-                        f"timing loop objective {mean!r} differs from the decoder's {solution.objective!r}"
-                    )
-                    return seconds, error_solution(message)
-        solution.stats["call_seconds"] = seconds
-        solution.stats["loop_repeats"] = loop_repeats
-        if reference_means:
-            solution.stats["reference_seconds"] = statistics.median(reference_means)
-        seconds = statistics.median(means)
+        return _time_loops(loop, instance, params, seconds, solution, repeats, loop_repeats, reference)
+    return seconds, solution
+
+
+def _time_loops(
+    loop: Callable[..., float],
+    instance: Any,
+    params: Mapping[str, Any],
+    seconds: float,
+    solution: Solution,
+    repeats: int,
+    loop_repeats: int,
+    reference: tuple[Callable[..., Solution], Mapping[str, Any]] | None,
+) -> tuple[float, Solution]:
+    """Time ``repeats`` calls of the timing loop (each paired with the reference's loop, if it has one)."""
+    means: list[float] = []
+    reference_means: list[float] = []
+    timed = [("timing loop", loop, params, means)]
+    reference_loop = getattr(reference[0], "timing_loop", None) if reference is not None else None
+    if reference_loop is not None:
+        timed.append(("reference timing loop", reference_loop, reference[1], reference_means))
+    for index in range(repeats):
+        # the reference goes first on even calls and second on odd ones, so that neither gains from caches
+        # the other warmed
+        for name, each_loop, each_params, out in timed[::-1] if index % 2 == 0 else timed:
+            try:
+                mean_seconds, total = _loop_seconds(each_loop, instance, loop_repeats, each_params)
+            except Exception as exc:
+                return seconds, _loop_error(name, exc)
+            out.append(mean_seconds)
+            if out is means and not math.isclose(
+                total / loop_repeats, solution.objective, rel_tol=1e-9, abs_tol=1e-9
+            ):
+                mean = total / loop_repeats
+                message = f"timing loop objective {mean!r} differs from the decoder's {solution.objective!r}"
+                return seconds, error_solution(message)
+    solution.stats["call_seconds"] = seconds
+    solution.stats["loop_repeats"] = loop_repeats
+    if reference_means:
+        solution.stats["reference_seconds"] = statistics.median(reference_means)
+    seconds = statistics.median(means)
     return seconds, solution
 
 
@@ -445,26 +458,13 @@ def run_instances(
     """
     grace = _check_arguments(time_limit, warmup, grace, params)
     params = dict(params)
-    items = list(instances)
-    ids = [str(item[0]) for item in items]
-    if len(set(ids)) != len(ids):
-        duplicates = sorted(name for name, count in Counter(ids).items() if count > 1)
-        raise ValueError(f"instance ids must be unique; repeated: {', '.join(duplicates[:20])}")
+    items = _unique_items(instances)
     decode_fn = get_decoder(experiment, decoder, decoder_module)  # unknown names fail here, before any worker
-    if reference is not None:
-        reference = {
-            "decoder": reference["decoder"],
-            "params": dict(reference.get("params", {})),
-            "module": reference.get("module"),
-        }
+    reference = _reference_spec(reference)
     reference_fn = _resolve_reference(experiment, reference)
     verify = get_verifier(experiment, decoder_module)
 
-    rows: list[dict[str, Any]] = []
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ConfigError(f"repeats must be an int >= 1, got {repeats!r}")
-    if isinstance(loop_repeats, bool) or not isinstance(loop_repeats, int) or loop_repeats < 0:
-        raise ConfigError(f"loop_repeats must be an int >= 0, got {loop_repeats!r}")
+    _check_repeats(repeats, loop_repeats)
     harness = {
         "time_limit": float(time_limit),
         "grace": grace,
@@ -477,20 +477,89 @@ def run_instances(
         "verify_seconds": 0.0,
     }
     bar = tqdm(total=len(items), desc=f"{experiment}/{dataset}/{variant}", unit="inst", disable=not progress)
-    counts = {"timeout": 0, "error": 0}
+    record = _Recorder(experiment, dataset, variant, params, evaluate, verify, harness, bar)
+    threads: dict[str, Any] = thread_settings()
+    try:
+        if items:
+            warm = items[warmup_index([int(item[1]) for item in items])][2]
+            timing = (repeats, loop_repeats)
+            if isolate:
+                setup = _worker_setup(experiment, decoder, decoder_module, reference)
+                limits = (time_limit, time_limit + grace)
+                threads = _run_isolated(items, record, params, limits, warmup, warm, setup, timing)
+            else:
+                _run_in_process(
+                    items, record, decode_fn, params, time_limit, warmup, warm, timing, reference_fn
+                )
+    finally:
+        bar.close()
+    frame = records_frame(record.rows)
+    frame.attrs["threads"] = threads
+    frame.attrs["harness"] = harness
+    return frame
 
-    def record(instance_id: str, size: int, instance: Any, seconds: float, solution: Solution) -> None:
-        solution = checked(verify, instance, solution)
-        harness["verify_seconds"] += solution.stats.get("verify_seconds", 0.0)
+
+def _unique_items(instances: Sequence[Instance]) -> list[Instance]:
+    """List the instances, checking that their ids are unique."""
+    items = list(instances)
+    ids = [str(item[0]) for item in items]
+    if len(set(ids)) != len(ids):
+        duplicates = sorted(name for name, count in Counter(ids).items() if count > 1)
+        raise ValueError(f"instance ids must be unique; repeated: {', '.join(duplicates[:20])}")
+    return items
+
+
+def _reference_spec(reference: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Normalise a reference to ``{"decoder", "params", "module"}`` (None stays None)."""
+    if reference is None:
+        return None
+    return {
+        "decoder": reference["decoder"],
+        "params": dict(reference.get("params", {})),
+        "module": reference.get("module"),
+    }
+
+
+def _check_repeats(repeats: int, loop_repeats: int) -> None:
+    """Check the timing repeat counts."""
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ConfigError(f"repeats must be an int >= 1, got {repeats!r}")
+    if isinstance(loop_repeats, bool) or not isinstance(loop_repeats, int) or loop_repeats < 0:
+        raise ConfigError(f"loop_repeats must be an int >= 0, got {loop_repeats!r}")
+
+
+@dataclass
+class _Recorder:
+    """Turns each decoded instance into a record row (:meth:`__call__`) and advances the progress bar."""
+
+    experiment: str
+    dataset: str
+    variant: str
+    params: dict[str, Any]
+    evaluate: Evaluate | None
+    verify: Verify | None
+    harness: dict[str, Any]
+    bar: Any
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {"timeout": 0, "error": 0})
+
+    def __call__(
+        self, instance_id: str, size: int, instance: Any, seconds: float, solution: Solution
+    ) -> None:
+        """Check the certificate, evaluate, append the record and advance the progress bar."""
+        solution = checked(self.verify, instance, solution)
+        self.harness["verify_seconds"] += solution.stats.get("verify_seconds", 0.0)
         evaluation = (
-            evaluate(instance, solution) if evaluate is not None and solution.structure is not None else {}
+            self.evaluate(instance, solution)
+            if self.evaluate is not None and solution.structure is not None
+            else {}
         )
-        rows.append(
+        self.rows.append(
             make_record(
-                experiment=experiment,
-                dataset=dataset,
-                variant=variant,
-                params=params,
+                experiment=self.experiment,
+                dataset=self.dataset,
+                variant=self.variant,
+                params=self.params,
                 instance_id=instance_id,
                 size=size,
                 seconds=seconds,
@@ -498,41 +567,46 @@ def run_instances(
                 evaluation=evaluation,
             )
         )
-        if solution.status in counts:
-            counts[solution.status] += 1
-            bar.set_postfix(counts, refresh=False)
-        bar.update(1)
+        if solution.status in self.counts:
+            self.counts[solution.status] += 1
+            self.bar.set_postfix(self.counts, refresh=False)
+        self.bar.update(1)
 
-    threads: dict[str, Any] = thread_settings()
-    try:
-        if items:
-            warm = items[warmup_index([int(item[1]) for item in items])][2]
-            if isolate:
-                setup = {
-                    "experiment": experiment,
-                    "decoder": decoder,
-                    "module": decoder_module,
-                    "reference": reference,
-                    "sys_path": list(sys.path),
-                    "parent_pid": os.getpid(),
-                }
-                limits = (time_limit, time_limit + grace)
-                timing = (repeats, loop_repeats)
-                threads = _run_isolated(items, record, params, limits, warmup, warm, setup, timing)
-            else:
-                for _ in range(warmup):
-                    timed_call(decode_fn, warm, params, time_limit, loop_repeats=1, reference=reference_fn)
-                for instance_id, size, instance in items:
-                    seconds, solution = timed_call(
-                        decode_fn, instance, params, time_limit, repeats, loop_repeats, reference_fn
-                    )
-                    record(str(instance_id), int(size), instance, seconds, solution)
-    finally:
-        bar.close()
-    frame = records_frame(rows)
-    frame.attrs["threads"] = threads
-    frame.attrs["harness"] = harness
-    return frame
+
+def _worker_setup(
+    experiment: str, decoder: str, decoder_module: str | None, reference: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The names and paths a worker process needs to look up the decoder and the reference."""
+    return {
+        "experiment": experiment,
+        "decoder": decoder,
+        "module": decoder_module,
+        "reference": reference,
+        "sys_path": list(sys.path),
+        "parent_pid": os.getpid(),
+    }
+
+
+def _run_in_process(
+    items: list[Instance],
+    record: Callable[[str, int, Any, float, Solution], None],
+    decode_fn: Callable[..., Solution],
+    params: dict[str, Any],
+    time_limit: float,
+    warmup: int,
+    warm: Any,
+    timing: tuple[int, int],
+    reference_fn: tuple[Callable[..., Solution], dict[str, Any]] | None,
+) -> None:
+    """Warm up, then decode ``items`` in this process (cooperative time limit only)."""
+    repeats, loop_repeats = timing
+    for _ in range(warmup):
+        timed_call(decode_fn, warm, params, time_limit, loop_repeats=1, reference=reference_fn)
+    for instance_id, size, instance in items:
+        seconds, solution = timed_call(
+            decode_fn, instance, params, time_limit, repeats, loop_repeats, reference_fn
+        )
+        record(str(instance_id), int(size), instance, seconds, solution)
 
 
 def _run_isolated(

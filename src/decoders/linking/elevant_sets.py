@@ -55,13 +55,7 @@ def elevant_instances(
     their candidates), ``candidates_removed`` and ``gold_removed`` (by ``disjoint``, over the mapped mentions
     of documents with two of them); and ``all`` for the union, with the paper's numbers under ``paper``.
     """
-    if not isinstance(documents, pd.DataFrame) or not isinstance(mentions, pd.DataFrame):
-        raise ValueError("documents and mentions must be pandas DataFrames")
-    if missing := {"benchmark", "doc_id", "title"} - set(documents.columns):
-        raise ValueError(f"documents lack columns {sorted(missing)}")
-    required = {"benchmark", "doc_id", "start", "surface", "node"}
-    if missing := required - set(mentions.columns):
-        raise ValueError(f"mentions lack columns {sorted(missing)}")
+    _check_frames(documents, mentions)
     graph = check_graph(graph)
     graph_path = _path(graph_path, "graph_path")
     if not isinstance(index, ArticleIndex):
@@ -71,28 +65,8 @@ def elevant_instances(
         pool = check_int(pool, "pool", minimum=1)
     if not isinstance(disjoint, bool | np.bool_):
         raise ValueError(f"disjoint must be a bool, got {disjoint!r}")
-    try:
-        nodes = mentions["node"].astype("Int64")
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"mentions['node'] must hold article nodes (integers) or missing values: {exc}"
-        ) from None
-    if (nodes.dropna() < 0).any():
-        at = int(np.argmax((nodes.fillna(0) < 0).to_numpy()))
-        raise ValueError(f"mentions['node'][{at}] is {nodes.iloc[at]}: article nodes are >= 0")
-    if not all(isinstance(text, str) for text in mentions.loc[nodes.notna().to_numpy(), "surface"].tolist()):
-        raise ValueError("mentions['surface'] must hold strings (on every mention with a node)")
-    n_original = int(max(graph.original_node.max(), nodes.max(skipna=True) if nodes.notna().any() else 0)) + 1
-    vertex_of = graph.new_ids(n_original)
-    vertex = np.full(len(mentions), -1, dtype=np.int32)
-    mapped = nodes.notna().to_numpy()
-    vertex[mapped] = vertex_of[nodes[mapped].to_numpy(dtype=np.int64)]
-    frame = mentions.assign(vertex=vertex).sort_values(["benchmark", "doc_id", "start"], kind="stable")
-    linked = frame[frame["vertex"] >= 0]
-    per_doc = linked.groupby(["benchmark", "doc_id"]).size()
-    kept_docs = per_doc.index[per_doc >= 2]
-    in_kept = pd.MultiIndex.from_frame(linked[["benchmark", "doc_id"]]).isin(kept_docs)
-    chosen = linked[in_kept].reset_index(drop=True)
+    nodes = _mention_nodes(mentions)
+    frame, chosen = _map_mentions(mentions, nodes, graph)
 
     deep = top_candidates(index, chosen["surface"].tolist(), k=max(pool or candidates, candidates))
     ranked = deep[:, :candidates]
@@ -106,6 +80,76 @@ def elevant_instances(
     usable = (retrieved >= 0).any(axis=1)
     titles = documents.set_index(["benchmark", "doc_id"])["title"]
 
+    instances, benchmark_of = _document_instances(chosen, retrieved, found, usable, graph_path, titles)
+
+    stats: dict[str, Any] = {}
+    for benchmark in [*sorted(documents["benchmark"].unique()), "all"]:
+        stats[str(benchmark)] = _benchmark_stats(
+            benchmark, documents, frame, chosen, instances, benchmark_of, removed, removed_gold
+        )
+    stats["all"]["mentions_without_candidates"] = int((~matched).sum())
+    stats["all"]["mentions_emptied"] = int((matched & ~usable).sum())
+    stats["all"]["disjoint"] = bool(disjoint)
+    stats["paper"] = {
+        key: paper_value(f"linking.setup.{key}")
+        for key in ("instances_used", "mean_entities", "max_entities", "mean_candidates", "max_candidates")
+    }
+    return instances, stats
+
+
+def _check_frames(documents: pd.DataFrame, mentions: pd.DataFrame) -> None:
+    """Check that ``documents`` and ``mentions`` are DataFrames with the columns read here."""
+    if not isinstance(documents, pd.DataFrame) or not isinstance(mentions, pd.DataFrame):
+        raise ValueError("documents and mentions must be pandas DataFrames")
+    if missing := {"benchmark", "doc_id", "title"} - set(documents.columns):
+        raise ValueError(f"documents lack columns {sorted(missing)}")
+    required = {"benchmark", "doc_id", "start", "surface", "node"}
+    if missing := required - set(mentions.columns):
+        raise ValueError(f"mentions lack columns {sorted(missing)}")
+
+
+def _mention_nodes(mentions: pd.DataFrame) -> pd.Series:
+    """Read the mentions' article nodes (nullable integers >= 0), checking that mapped ones have a surface."""
+    try:
+        nodes = mentions["node"].astype("Int64")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"mentions['node'] must hold article nodes (integers) or missing values: {exc}"
+        ) from None
+    if (nodes.dropna() < 0).any():
+        at = int(np.argmax((nodes.fillna(0) < 0).to_numpy()))
+        raise ValueError(f"mentions['node'][{at}] is {nodes.iloc[at]}: article nodes are >= 0")
+    if not all(isinstance(text, str) for text in mentions.loc[nodes.notna().to_numpy(), "surface"].tolist()):
+        raise ValueError("mentions['surface'] must hold strings (on every mention with a node)")
+    return nodes
+
+
+def _map_mentions(
+    mentions: pd.DataFrame, nodes: pd.Series, graph: Graph
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Map mentions to graph vertices: (all mentions in text order, those of documents with two mapped)."""
+    n_original = int(max(graph.original_node.max(), nodes.max(skipna=True) if nodes.notna().any() else 0)) + 1
+    vertex_of = graph.new_ids(n_original)
+    vertex = np.full(len(mentions), -1, dtype=np.int32)
+    mapped = nodes.notna().to_numpy()
+    vertex[mapped] = vertex_of[nodes[mapped].to_numpy(dtype=np.int64)]
+    frame = mentions.assign(vertex=vertex).sort_values(["benchmark", "doc_id", "start"], kind="stable")
+    linked = frame[frame["vertex"] >= 0]
+    per_doc = linked.groupby(["benchmark", "doc_id"]).size()
+    kept_docs = per_doc.index[per_doc >= 2]
+    in_kept = pd.MultiIndex.from_frame(linked[["benchmark", "doc_id"]]).isin(kept_docs)
+    return frame, linked[in_kept].reset_index(drop=True)
+
+
+def _document_instances(
+    chosen: pd.DataFrame,
+    retrieved: np.ndarray,
+    found: np.ndarray,
+    usable: np.ndarray,
+    graph_path,
+    titles: pd.Series,
+) -> tuple[list[tuple[str, int, LinkingInstance]], list[str]]:
+    """Build an instance per document with two mentions with candidates: (instances, their benchmarks)."""
     instances: list[tuple[str, int, LinkingInstance]] = []
     benchmark_of: list[str] = []
     for (benchmark, doc_id), rows in chosen.groupby(["benchmark", "doc_id"], sort=True).indices.items():
@@ -125,39 +169,40 @@ def elevant_instances(
         )
         instances.append((f"{benchmark}-{doc_id}", instance.n_candidates, instance))
         benchmark_of.append(str(benchmark))
+    return instances, benchmark_of
 
-    stats: dict[str, Any] = {}
-    for benchmark in [*sorted(documents["benchmark"].unique()), "all"]:
-        every = benchmark == "all"
-        own = [inst for inst, b in zip(instances, benchmark_of, strict=True) if every or b == benchmark]
-        ks = np.array([inst.k for _, _, inst in own], dtype=np.int64)
-        sizes = np.array([s.size for _, _, inst in own for s in inst.sets], dtype=np.int64)
-        golds = np.concatenate([inst.gold for _, _, inst in own]) if own else np.empty(0, dtype=np.int32)
-        group = frame if every else frame[frame["benchmark"] == benchmark]
-        n_mentions = len(group)
-        n_mapped = int((group["vertex"] >= 0).sum())
-        in_group = (
-            np.ones(len(chosen), dtype=bool) if every else (chosen["benchmark"] == benchmark).to_numpy()
-        )
-        stats[str(benchmark)] = {
-            "docs": int(len(documents) if every else (documents["benchmark"] == benchmark).sum()),
-            "mentions": n_mentions,
-            "mapped_mentions": n_mapped,
-            "coverage": n_mapped / n_mentions if n_mentions else 0.0,
-            "docs_kept": len(own),
-            "instance_mentions": int(ks.sum()),
-            "mean_mentions": float(ks.mean()) if own else 0.0,
-            "max_mentions": int(ks.max()) if own else 0,
-            "mean_candidates": float(sizes.mean()) if own else 0.0,
-            "gold_missing": int((golds < 0).sum()),
-            "candidates_removed": int(removed[in_group].sum()),
-            "gold_removed": int(removed_gold[in_group].sum()),
-        }
-    stats["all"]["mentions_without_candidates"] = int((~matched).sum())
-    stats["all"]["mentions_emptied"] = int((matched & ~usable).sum())
-    stats["all"]["disjoint"] = bool(disjoint)
-    stats["paper"] = {
-        key: paper_value(f"linking.setup.{key}")
-        for key in ("instances_used", "mean_entities", "max_entities", "mean_candidates", "max_candidates")
+
+def _benchmark_stats(
+    benchmark: str,
+    documents: pd.DataFrame,
+    frame: pd.DataFrame,
+    chosen: pd.DataFrame,
+    instances: list[tuple[str, int, LinkingInstance]],
+    benchmark_of: list[str],
+    removed: np.ndarray,
+    removed_gold: np.ndarray,
+) -> dict[str, Any]:
+    """Coverage and instance statistics of one benchmark (``"all"``: of every benchmark)."""
+    every = benchmark == "all"
+    own = [inst for inst, b in zip(instances, benchmark_of, strict=True) if every or b == benchmark]
+    ks = np.array([inst.k for _, _, inst in own], dtype=np.int64)
+    sizes = np.array([s.size for _, _, inst in own for s in inst.sets], dtype=np.int64)
+    golds = np.concatenate([inst.gold for _, _, inst in own]) if own else np.empty(0, dtype=np.int32)
+    group = frame if every else frame[frame["benchmark"] == benchmark]
+    n_mentions = len(group)
+    n_mapped = int((group["vertex"] >= 0).sum())
+    in_group = np.ones(len(chosen), dtype=bool) if every else (chosen["benchmark"] == benchmark).to_numpy()
+    return {
+        "docs": int(len(documents) if every else (documents["benchmark"] == benchmark).sum()),
+        "mentions": n_mentions,
+        "mapped_mentions": n_mapped,
+        "coverage": n_mapped / n_mentions if n_mentions else 0.0,
+        "docs_kept": len(own),
+        "instance_mentions": int(ks.sum()),
+        "mean_mentions": float(ks.mean()) if own else 0.0,
+        "max_mentions": int(ks.max()) if own else 0,
+        "mean_candidates": float(sizes.mean()) if own else 0.0,
+        "gold_missing": int((golds < 0).sum()),
+        "candidates_removed": int(removed[in_group].sum()),
+        "gold_removed": int(removed_gold[in_group].sum()),
     }
-    return instances, stats

@@ -283,6 +283,7 @@ def check_instance(instance: Any, order: int, name: str = "instance"):
     a copy holding the canonical arrays (int32, contiguous) when its own are not."""
     if not isinstance(instance, LinkingInstance):
         raise ValueError(f"{name} must be a LinkingInstance, got {type(instance).__name__}")
+    order = check_int(order, "order", minimum=0)
     sets = check_sets(instance.sets, f"{name}.sets", order)
     gold = integer_array(instance.gold, f"{name}.gold")
     if gold.shape != (len(sets),):

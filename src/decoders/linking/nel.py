@@ -247,6 +247,50 @@ def wikispeedia_instances(
     graph_path = _path(graph_path, "graph_path")
     if not isinstance(index, ArticleIndex):
         raise ValueError(f"index must be an ArticleIndex, got {type(index).__name__}")
+    n_documents, candidates, seed, mean_mentions, max_mentions, pool = _check_sampling_options(
+        n_documents, candidates, seed, mean_mentions, max_mentions, pool, disjoint
+    )
+    links = _check_article_links(articles, links, graph)
+    mean_mentions = paper_value("linking.setup.mean_entities") if mean_mentions is None else mean_mentions
+    max_mentions = paper_value("linking.setup.max_entities") if max_mentions is None else max_mentions
+    vertex_of = graph.new_ids(len(articles))
+    texts = articles.set_index("node")["text"]
+    titles = articles.set_index("node")["title"]
+    names = articles.set_index("node")["name"]
+
+    graph_links, located, mentions = _graph_link_mentions(texts, titles, links, vertex_of)
+    per_document = mentions.groupby("source").size()
+    eligible = per_document.index[per_document >= 2].to_numpy()
+
+    if not 1 <= n_documents <= eligible.size:
+        raise ValueError(f"n_documents must lie in 1..{eligible.size} (articles with two mentions)")
+    rng = np.random.default_rng(seed)
+    sizes = sample_sizes(rng, n_documents, mean_mentions, max_mentions)
+    picked = _pick_documents(rng, sizes, mentions, per_document)
+    sample = pd.concat(picked, ignore_index=True)
+
+    ranked, retrieved = _retrieve_candidates(index, sample, candidates, pool, disjoint)
+    target_vertex = vertex_of[sample["target"].to_numpy()]
+    hit = ranked == target_vertex[:, None]
+    rank = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)  # the target's BM25 rank, before disjoint
+    kept = (retrieved == target_vertex[:, None]).any(axis=1)
+    matched = (ranked >= 0).any(axis=1)
+    usable = (retrieved >= 0).any(axis=1)
+
+    instances = _document_instances(sample, retrieved, target_vertex, kept, usable, graph_path, titles, names)
+    stats = {
+        **_corpus_stats(graph, graph_links, located, mentions, eligible, picked),
+        **_retrieval_stats(ranked, retrieved, rank, kept, matched, usable, disjoint),
+        **_instance_stats(instances, rank[matched]),
+        "paper": _paper_setup(),
+    }
+    return instances, stats
+
+
+def _check_sampling_options(
+    n_documents, candidates, seed, mean_mentions, max_mentions, pool, disjoint
+) -> tuple[int, int, int, float | None, int | None, int | None]:
+    """Check the sampling and retrieval options; return them checked (``disjoint`` is only checked)."""
     n_documents = check_int(n_documents, "n_documents", minimum=1)
     candidates = check_int(candidates, "candidates", minimum=1)
     seed = check_int(seed, "seed", minimum=0)
@@ -258,6 +302,11 @@ def wikispeedia_instances(
         pool = check_int(pool, "pool", minimum=1)
     if not isinstance(disjoint, bool | np.bool_):
         raise ValueError(f"disjoint must be a bool, got {disjoint!r}")
+    return n_documents, candidates, seed, mean_mentions, max_mentions, pool
+
+
+def _check_article_links(articles: pd.DataFrame, links, graph: Graph) -> np.ndarray:
+    """Check that article nodes, ``links`` and the graph's original nodes agree; the checked links."""
     nodes = integer_array(articles["node"].to_numpy(), "articles['node']")
     if not np.array_equal(nodes, np.arange(len(articles))):
         raise ValueError("articles['node'] must be 0..len(articles)-1 in order (read_articles' numbering)")
@@ -267,26 +316,25 @@ def wikispeedia_instances(
         graph.original_node.min() < 0 or graph.original_node.max() >= len(articles)
     ):
         raise ValueError(f"graph.original_node must name article nodes 0..{len(articles) - 1}")
-    mean_mentions = paper_value("linking.setup.mean_entities") if mean_mentions is None else mean_mentions
-    max_mentions = paper_value("linking.setup.max_entities") if max_mentions is None else max_mentions
-    vertex_of = graph.new_ids(len(articles))
-    texts = articles.set_index("node")["text"]
-    titles = articles.set_index("node")["title"]
-    names = articles.set_index("node")["name"]
+    return links
 
+
+def _graph_link_mentions(
+    texts: pd.Series, titles: pd.Series, links: np.ndarray, vertex_of: np.ndarray
+) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """Locate the links between distinct graph articles: (links, located ones, non-overlapping mentions)."""
     directed = np.unique(np.asarray(links, dtype=np.int64), axis=0)
     in_graph = (vertex_of[directed[:, 0]] >= 0) & (vertex_of[directed[:, 1]] >= 0)
     graph_links = directed[in_graph & (directed[:, 0] != directed[:, 1])]
     found = find_link_mentions(texts, titles, graph_links)
     located = found[found["matched"] != "none"]
-    mentions = non_overlapping(located)
-    per_document = mentions.groupby("source").size()
-    eligible = per_document.index[per_document >= 2].to_numpy()
+    return graph_links, located, non_overlapping(located)
 
-    if not 1 <= n_documents <= eligible.size:
-        raise ValueError(f"n_documents must lie in 1..{eligible.size} (articles with two mentions)")
-    rng = np.random.default_rng(seed)
-    sizes = sample_sizes(rng, n_documents, mean_mentions, max_mentions)
+
+def _pick_documents(
+    rng: np.random.Generator, sizes: np.ndarray, mentions: pd.DataFrame, per_document: pd.Series
+) -> list[pd.DataFrame]:
+    """Draw an unused document per target size and that many of its mentions (text order), a frame each."""
     available = per_document[per_document >= 2]
     groups = dict(tuple(mentions.groupby("source")))
     picked: list[pd.DataFrame] = []
@@ -300,8 +348,13 @@ def wikispeedia_instances(
         group = groups[source]
         rows = np.sort(rng.choice(len(group), size=min(size, len(group)), replace=False))
         picked.append(group.iloc[rows])
-    sample = pd.concat(picked, ignore_index=True)
+    return picked
 
+
+def _retrieve_candidates(
+    index: ArticleIndex, sample: pd.DataFrame, candidates: int, pool: int | None, disjoint: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Retrieve BM25 candidates per sampled mention: (top ``candidates``, sets after the disjoint step)."""
     deep = top_candidates(index, sample["surface"].tolist(), k=max(pool or candidates, candidates))
     ranked = deep[:, :candidates]
     retrieved = (
@@ -309,13 +362,20 @@ def wikispeedia_instances(
         if disjoint
         else ranked
     )
-    target_vertex = vertex_of[sample["target"].to_numpy()]
-    hit = ranked == target_vertex[:, None]
-    rank = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)  # the target's BM25 rank, before disjoint
-    kept = (retrieved == target_vertex[:, None]).any(axis=1)
-    matched = (ranked >= 0).any(axis=1)
-    usable = (retrieved >= 0).any(axis=1)
+    return ranked, retrieved
 
+
+def _document_instances(
+    sample: pd.DataFrame,
+    retrieved: np.ndarray,
+    target_vertex: np.ndarray,
+    kept: np.ndarray,
+    usable: np.ndarray,
+    graph_path,
+    titles: pd.Series,
+    names: pd.Series,
+) -> list[tuple[str, int, LinkingInstance]]:
+    """Build an ``(instance_id, size, instance)`` per sampled document with two mentions with candidates."""
     instances: list[tuple[str, int, LinkingInstance]] = []
     for source, rows in sample.groupby("source", sort=True).indices.items():
         rows = rows[usable[rows]]
@@ -333,12 +393,20 @@ def wikispeedia_instances(
             document=str(titles[source]),
         )
         instances.append((str(names[source]), instance.n_candidates, instance))
+    return instances
 
-    set_sizes = np.array([s.size for _, _, inst in instances for s in inst.sets])
-    ks = np.array([inst.k for _, _, inst in instances])
-    golds = np.concatenate([inst.gold for _, _, inst in instances])
+
+def _corpus_stats(
+    graph: Graph,
+    graph_links: np.ndarray,
+    located: pd.DataFrame,
+    mentions: pd.DataFrame,
+    eligible: np.ndarray,
+    picked: list[pd.DataFrame],
+) -> dict[str, Any]:
+    """Statistics of the links, their mentions and the documents sampled."""
     kinds = located["matched"].value_counts()
-    stats = {
+    return {
         "graph_documents": int(graph.n_nodes),
         "graph_links": len(graph_links),
         "links_title_found": int(kinds.get("title", 0)),
@@ -347,12 +415,37 @@ def wikispeedia_instances(
         "mentions_non_overlapping": len(mentions),
         "documents_with_2_mentions": int(eligible.size),
         "documents_sampled": len(picked),
+    }
+
+
+def _retrieval_stats(
+    ranked: np.ndarray,
+    retrieved: np.ndarray,
+    rank: np.ndarray,
+    kept: np.ndarray,
+    matched: np.ndarray,
+    usable: np.ndarray,
+    disjoint: bool,
+) -> dict[str, Any]:
+    """Statistics of the retrieval: mentions without candidates and what the disjoint step took away."""
+    return {
         "mentions_without_candidates": int((~matched).sum()),
         "disjoint": bool(disjoint),
         "candidates_removed": int((ranked >= 0).sum() - (retrieved >= 0).sum()),
         "candidates_removed_share": float(1 - (retrieved >= 0).sum() / max(int((ranked >= 0).sum()), 1)),
         "mentions_emptied": int((matched & ~usable).sum()),
         "gold_removed": int(((rank >= 0) & ~kept).sum()),
+    }
+
+
+def _instance_stats(
+    instances: list[tuple[str, int, LinkingInstance]], matched_rank: np.ndarray
+) -> dict[str, Any]:
+    """Statistics of the instances; ``matched_rank`` holds the gold BM25 ranks of mentions with candidates."""
+    set_sizes = np.array([s.size for _, _, inst in instances for s in inst.sets])
+    ks = np.array([inst.k for _, _, inst in instances])
+    golds = np.concatenate([inst.gold for _, _, inst in instances])
+    return {
         "instances": len(instances),
         "mean_mentions": float(ks.mean()),
         "max_mentions": int(ks.max()),
@@ -361,9 +454,7 @@ def wikispeedia_instances(
         "max_candidates": int(set_sizes.max()),
         "gold_missing": int((golds < 0).sum()),
         "gold_missing_share": float((golds < 0).mean()),
-        "gold_rank_1_share": float((rank[matched] == 0).mean()),
-        "gold_in_top_10_share": float(((rank[matched] >= 0) & (rank[matched] < 10)).mean()),
+        "gold_rank_1_share": float((matched_rank == 0).mean()),
+        "gold_in_top_10_share": float(((matched_rank >= 0) & (matched_rank < 10)).mean()),
         "instances_with_all_gold": int(sum(inst.gold_structure() is not None for _, _, inst in instances)),
-        "paper": _paper_setup(),
     }
-    return instances, stats

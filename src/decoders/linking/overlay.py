@@ -97,6 +97,7 @@ def overlay_from_edges(u: np.ndarray, v: np.ndarray) -> Overlay:
 def check_overlay(overlay: Any, order: int, name: str = "overlay"):
     """An :class:`~decoders.linking.overlay.Overlay` over vertices ``0..order-1`` (None: no added edge), its
     ``nodes`` strictly increasing, as the canonical dtypes."""
+    order = check_int(order, "order", minimum=0)
     if overlay is None:
         return empty_overlay()
     if not isinstance(overlay, Overlay):
