@@ -98,7 +98,8 @@ def test_default_config_dry_run(repo_root, tmp_path):
         for name, variant in (spec or {}).get("variants", {}).items()
         if variant.get("exclusive") is False
     }
-    assert beside == {"cp-sat", "bnb-paper"}
+    # bnb: the audit, the paper's search and Table 2's rows but Table 3's model (their accuracies are the result)
+    assert beside == {"cp-sat", "bnb-paper", "bnb-beside", "eisner", "second-order", "third-order"}
     decodes = {(variant, count) for rule, count, variant in jobs if rule == "decode"}
     assert decodes and all(count == (1 if variant in beside else 2) for variant, count in decodes)
     assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}
