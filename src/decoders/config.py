@@ -270,7 +270,7 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
             )
     problems += [
         f"experiments.bnb.models.{m}.start_from: only a second-order model ({{order: 2}}) continues another's "
-        f"training, not {{order: {spec['order']}}}"
+        f"training, not {{order: {spec.get('order')}}}"
         for m, spec in bnb["models"].items()
         if "start_from" in spec and spec.get("order") != 2
     ]
