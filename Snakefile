@@ -5,7 +5,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from decoders.config import experiment_names
+from decoders.config import experiment_names, in_order_of, load_yaml
 
 min_version("9.0")
 
@@ -15,8 +15,11 @@ configfile: "config.yaml"
 
 # Each listed experiment's settings: config/<name>.yaml beside this file, under the key <name> (a --configfile
 # overlay still wins: Snakemake applies the command line's configuration again after every file).
+# Keys keep the file's order (in_order_of), whatever order an overlay gives them in.
 for _experiment in experiment_names(config):
-    workflow.configfile(str(Path(workflow.basedir) / "config" / f"{_experiment}.yaml"))
+    _file = Path(workflow.basedir) / "config" / f"{_experiment}.yaml"
+    workflow.configfile(str(_file))
+    config[_experiment] = in_order_of((load_yaml(_file) or {}).get(_experiment), config.get(_experiment))
 
 
 include: "workflow/rules/common.smk"

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from decoders.config import load_config, validate_config
+from decoders.config import in_order_of, load_config, validate_config
 from decoders.errors import ConfigError
 
 
@@ -128,3 +128,15 @@ def test_the_files_form_lists_experiments_and_gives_each_its_settings(repo_root,
             validate_config({**raw, "experiments": listed}, schema)
     with pytest.raises(ConfigError, match="experiments: expected a list of experiment names"):
         experiment_names({"experiments": {"bnb": None}})
+
+
+def test_merged_settings_keep_the_files_key_order():
+    """An overlay's keys (loaded before the experiment's file) do not reorder the file's: tables list models and
+    variants in the file's order."""
+    file = {"table2": {"first": 1, "second": 2, "third": 3}, "epochs": 5, "k": {"a": 1}}
+    merged = {"k": 7, "table2": {"third": 30, "first": 1, "second": 2, "extra": 4}, "epochs": 2, "new": [1]}
+    ordered = in_order_of(file, merged)
+    assert ordered == merged
+    assert list(ordered) == ["table2", "epochs", "k", "new"]
+    assert list(ordered["table2"]) == ["first", "second", "third", "extra"]
+    assert in_order_of(None, merged) is merged and in_order_of(file, None) is None

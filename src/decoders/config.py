@@ -44,6 +44,16 @@ def experiment_names(config: Mapping[str, Any]) -> list[str]:
     return list(names)
 
 
+def in_order_of(reference: Any, merged: Any) -> Any:
+    """``merged`` with its mappings' keys in ``reference``'s order (keys ``reference`` lacks after them), at every
+    level. The Snakefile loads an experiment's file after the command line's overlays, whose keys would otherwise
+    come first, and tables list variants and models in the order of the experiment's file."""
+    if not isinstance(reference, Mapping) or not isinstance(merged, Mapping):
+        return merged
+    keys = [key for key in reference if key in merged] + [key for key in merged if key not in reference]
+    return {key: in_order_of(reference.get(key), merged[key]) for key in keys}
+
+
 def load_config(root: str | Path) -> dict[str, Any]:
     """The workflow's configuration as its files give it (unchecked, no defaults): ``root``/config.yaml with the
     settings of every experiment it lists from ``root``/config/<name>.yaml, gathered as ``experiments: {name:
