@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from decoders.config import load_config
-from decoders.corpora.fetch import corpus_files, fetch_file
+from decoders.corpora.fetch import corpus_files, fetch_file, resolve_mirror
 from decoders.errors import ChecksumError, ConfigError, FetchError
 
 
@@ -183,3 +183,28 @@ def test_every_configured_file_matches_the_mirror(repo_root: Path, mirror: Path,
             assert fetch_file(item, tmp_path / corpus / item.path, mirror) == "mirror"
             count += 1
     assert count == sum(len(spec["files"]) for spec in config["corpora"].values())
+
+
+def test_mirror_auto_reads_the_shared_folder_when_there_and_downloads_otherwise(tmp_path):
+    """mirror: auto is ../shared/corpora beside the repository if that folder exists, else no mirror."""
+    repo = tmp_path / "work" / "repo"
+    repo.mkdir(parents=True)
+    folder, line = resolve_mirror("auto", repo)
+    assert folder is None and "downloaded from upstream" in line and "does not exist" in line
+    shared = tmp_path / "work" / "shared" / "corpora"
+    shared.mkdir(parents=True)
+    folder, line = resolve_mirror("auto", repo)
+    assert folder == str(shared.resolve()) and str(shared.resolve()) in line
+    assert resolve_mirror(None, repo)[0] is None
+
+
+def test_a_given_mirror_must_exist(tmp_path):
+    """A mirror that is given is used as given; one that does not exist is a one-line error naming it."""
+    assert resolve_mirror(str(tmp_path), tmp_path)[0] == str(tmp_path)
+    missing = tmp_path / "no-such-mirror"
+    with pytest.raises(ConfigError, match="mirror: .*no-such-mirror is not a folder") as info:
+        resolve_mirror(str(missing), tmp_path)
+    assert "\n" not in str(info.value) and "mirror: auto" in str(info.value)
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(ConfigError, match="is not a folder"):
+        resolve_mirror(str(tmp_path / "a-file"), tmp_path)

@@ -56,22 +56,17 @@ UNUSED_CORPORA = ("cdt_danish_ddt_v1", "ud_italian_partut")
 
 
 def test_default_config_dry_run(repo_root, tmp_path):
-    """`snakemake -n` on the default configuration plans every fetch, prepare and table job of the built
-    experiments (every corpus), and timed jobs that reserve every core."""
+    """`snakemake -n` on the default configuration, without a mirror flag, plans every fetch, prepare and table
+    job of the built experiments (every corpus), and timed jobs that reserve every core; it says which mirror it
+    reads (mirror: auto: ../shared/corpora beside the repository where it exists, else none)."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    command = [
-        str(BIN / "snakemake"),
-        "-n",
-        "--cores",
-        "2",
-        "--directory",
-        str(tmp_path),
-        "--config",
-        "mirror=",
-    ]
+    command = [str(BIN / "snakemake"), "-n", "--cores", "2", "--directory", str(tmp_path)]
     command += ["--snakefile", str(repo_root / "Snakefile"), "--configfile", str(repo_root / "config.yaml")]
     result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+    shared = (repo_root.parent / "shared" / "corpora").resolve()
+    expected = f"corpus mirror: {shared} (mirror: auto" if shared.is_dir() else "corpus mirror: none ("
+    assert expected in result.stdout + result.stderr
     for corpus in load_config(repo_root)["corpora"]:
         assert f"rule fetch_{corpus}:" in result.stdout, corpus
     for rule in ("prepare_conllu", "prepare_conllx", "prepare_wsj", "prepare_uner", "prepare_textbooks"):

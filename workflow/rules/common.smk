@@ -9,7 +9,9 @@ from pathlib import Path
 import pandas as pd
 
 from decoders.config import validate_config
+from decoders.corpora.fetch import resolve_mirror
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 
 from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
@@ -28,13 +30,13 @@ config.update(_checked)
 
 DATASETS = config["datasets"]
 
-# The mirror is read by fetch jobs only, but a mistyped folder is said at once, before any job is planned.
-if config["mirror"] is not None and not Path(config["mirror"]).is_dir():
-    raise ConfigError(
-        f"mirror: {config['mirror']} is not a folder (relative paths start in {Path.cwd()}); give the corpus "
-        "mirror's folder, or mirror: null (on the command line: --config mirror=) to download every corpus "
-        "from upstream"
-    )
+# The mirror is read by fetch jobs only, but a mistyped folder is said at once, before any job is planned;
+# `auto` becomes the folder it found (or null: download).
+try:
+    config["mirror"], _mirror_line = resolve_mirror(config["mirror"], workflow.basedir)
+except ConfigError as _error:
+    raise ConfigError(str(_error)) from None  # the message alone, not resolve_mirror's frame
+logger.info(_mirror_line)
 
 # Every job runs in the project's pinned environment: with --use-conda the one environment.yml describes,
 # otherwise the Python environment running Snakemake (where `pip install -e .` put the package). A conda

@@ -91,6 +91,30 @@ def corpus_files(corpus: str, spec: dict[str, Any], *, base_dir: str | Path = ".
     return files
 
 
+#: Where ``mirror: auto`` looks, relative to the repository: the folder the project's corpora are shared in.
+AUTO_MIRROR = Path("..") / "shared" / "corpora"
+
+
+def resolve_mirror(value: str | None, root: str | Path) -> tuple[str | None, str]:
+    """The mirror folder a run reads and a line saying why: ``auto`` is :data:`AUTO_MIRROR` beside the
+    repository ``root`` when that folder exists, else none (every corpus downloaded); ``None`` is none; any other
+    value is a folder (relative to the working directory) that must exist, or ConfigError names it."""
+    if value is None:
+        return None, "corpus mirror: none (mirror: null), every corpus is downloaded from upstream"
+    if value == "auto":
+        found = (Path(root) / AUTO_MIRROR).resolve()
+        if found.is_dir():
+            return str(found), f"corpus mirror: {found} (mirror: auto found it beside the repository)"
+        return None, f"corpus mirror: none ({found} does not exist), every corpus is downloaded from upstream"
+    if not Path(value).is_dir():
+        raise ConfigError(
+            f"mirror: {value} is not a folder (relative paths start in {Path.cwd()}); give the corpus mirror's "
+            "folder, mirror: auto (the default: ../shared/corpora beside the repository if it exists), or "
+            "mirror: null (on the command line: --config mirror=) to download every corpus from upstream"
+        )
+    return value, f"corpus mirror: {value}"
+
+
 def fetch_file(
     item: CorpusFile, dest: str | Path, mirror_root: str | Path | None, *, store: str | Path | None = None
 ) -> str:
