@@ -197,11 +197,11 @@ def test_publishing_some_experiments_keeps_the_other_sections_of_the_cpus_page(t
     merged = (publish(results, docs) / PAGE).read_text(encoding="utf-8")
     assert _headings(merged) == [
         "Corpora",
+        "Corpora (earlier run: titles)",
         "bnb: z",
         "chains: x",
         "titles: y",
         "Time per rule",
-        "Corpora (earlier run: titles)",
         "Time per rule (earlier run: titles)",
     ]
     assert "table of chains: x at bbb" in merged and "table of chains: x at aaa" not in merged
@@ -214,14 +214,58 @@ def test_publishing_some_experiments_keeps_the_other_sections_of_the_cpus_page(t
     # Publishing the same run again changes nothing; a run of titles retires the earlier run's sections.
     assert (publish(results, docs) / PAGE).read_text(encoding="utf-8") == merged
     (results / PAGE).write_text(_page(cpu, ("Corpora", None), ("titles: y", "ccc")), encoding="utf-8")
-    assert _headings((publish(results, docs) / PAGE).read_text(encoding="utf-8")) == [
+    # sections in one order: corpora, the experiments in the order given (config.yaml's), time and cost
+    assert _headings(
+        (publish(results, docs, ["titles", "chains", "bnb"]) / PAGE).read_text(encoding="utf-8")
+    ) == [
         "Corpora",
-        "titles: y",
-        "bnb: z",
-        "chains: x",
         "Corpora (earlier run: bnb, chains)",
+        "titles: y",
+        "chains: x",
+        "bnb: z",
         "Time per rule (earlier run: bnb, chains)",
     ]
+    assert (
+        "| [Test CPU (2 logical CPUs)](results/test-cpu-2-logical-cpus/RESULTS.md) | titles (ccc), chains (bbb), "
+        in (docs / PAGE).read_text(encoding="utf-8").replace("; ", ", ")
+    )
+
+
+def test_a_page_adds_up_the_cost_of_a_full_run_of_its_experiments():
+    """The cost tables' `all` rows of every experiment on the page, each named by its section's commit."""
+    from decoders.tables.publish import FULL_RUN_COST, merge_pages
+
+    def cost(*rows):
+        lines = [
+            "## Time and memory per rule; cost per experiment",
+            "",
+            "| experiment | stage | jobs | job_minutes | longest_minutes | least_wall_minutes |",
+            "|:--|:--|--:|--:|--:|--:|",
+        ]
+        return (
+            "\n".join(lines + [f"| {e} | {st} | {j} | {m} | {lo} | {w} |" for e, st, j, m, lo, w in rows])
+            + "\n"
+        )
+
+    old = (
+        _page("C", ("Corpora", None), ("ppc: p", "ppp1234567890"))
+        + "\n"
+        + cost(("ppc", "decode", 60, "95.83", "17.25", ""), ("ppc", "all", 109, "132.35", "17.25", "114.14"))
+    )
+    new = (
+        _page("C", ("Corpora", None), ("bnb: b", "bbb"))
+        + "\n"
+        + cost(("bnb", "all", 218, "221.27", "53.61", "115.12"))
+    )
+    merged = merge_pages(old, new, ["bnb", "ppc"])
+    section = merged[merged.index(f"## {FULL_RUN_COST}") :]
+    assert (
+        "| bnb | 218 | 221.27 | 115.12 | bbb |" in section
+        and "| ppc | 109 | 132.35 | 114.14 | ppp123456789 |" in section
+    )
+    assert "| all 2, one after another | 327 | 353.6 | 229.3 | |" in section
+    assert merged.count(f"## {FULL_RUN_COST}") == 1 and merge_pages(merged, new, ["bnb", "ppc"]) == merged
+    assert FULL_RUN_COST not in merge_pages("", _page("C", ("Corpora", None), ("bnb: b", "bbb")))
 
 
 def test_cost_table_stages_an_experiments_jobs_and_bounds_its_wall_clock():
@@ -314,3 +358,30 @@ def test_the_publish_command_says_its_usage_and_names_a_missing_page(tmp_path, c
     with pytest.raises(SystemExit) as done:
         main(["a", "b", "c"])
     assert done.value.code == 2
+
+
+def test_bnb_figures_bin_lengths_and_leave_out_thin_bins(tmp_path):
+    """Figs. 4-5 average over 10-word bins (the paper's per-length means of one or two sentences were noise)
+    and draw nothing for a bin of fewer than 3 sentences."""
+    from decoders.tables.bnb import MIN_BIN_SENTENCES, binned_means, by_length, length_bins
+
+    labels = length_bins(pd.Series([1, 10, 11, 40, 60, 61, 200])).astype(str).tolist()
+    assert labels == ["1-10", "1-10", "11-20", "31-40", "51-60", "61+", "61+"]
+    sizes = [5] * 4 + [15] * 4 + [65] * (MIN_BIN_SENTENCES - 1)
+    records = pd.DataFrame(
+        {
+            "model": "full",
+            "variant": "bnb",
+            "dataset": "wsj",
+            "pruning": "k3",
+            "size": sizes,
+            "seconds": np.linspace(0.001, 0.1, len(sizes)),
+            "dp_calls": np.arange(len(sizes)) + 1.0,
+        }
+    )
+    settings = {"datasets": ["wsj"], "table3": {"model": "full", "variant": "bnb", "pruning": [3]}}
+    binned = binned_means(records, "dp_calls")
+    assert binned.index.astype(str).tolist() == ["1-10", "11-20"] and binned["sentences"].tolist() == [4, 4]
+    assert binned["size"].tolist() == [5.0, 15.0] and binned["value"].tolist() == [2.5, 6.5]
+    by_length(records, settings, tmp_path / "f5.png", "dp_calls", "mean DP calls")
+    assert (tmp_path / "f5.png").stat().st_size > 0

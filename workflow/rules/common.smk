@@ -16,6 +16,7 @@ from snakemake.logging import logger
 from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
 from decoders.tables.captions import caption
+from decoders.tier import QUICK_NOTE
 from decoders.harness.runner import default_grace
 from decoders.imports import dependencies, script_dependencies
 from decoders.imports import modules as package_modules
@@ -216,12 +217,14 @@ def prepare_inputs(wildcards):
 
 
 def prepare_options(dataset):
-    """Keyword options of a dataset's prepare function: its config entry less what names inputs."""
-    return {
+    """Keyword options of a dataset's prepare function: its config entry less what names inputs (with the run's
+    seed where the dataset is sampled)."""
+    options = {
         key: value
         for key, value in DATASETS[dataset].items()
         if key not in ("reader", "files", "sources", "documents", "graph")
     }
+    return {**options, "seed": config["seed"]} if options.get("sample") else options
 
 
 # The experiments this run builds (config.yaml's list, in its order), and the datasets they read: only these
@@ -359,6 +362,8 @@ def report_caption(experiment, key):
     page prints the same text under the table), written as reStructuredText into .snakemake/captions/ (rewritten
     only when it changed) for report() to read."""
     text = caption(experiment, key).rst()
+    if config["tier"] == "quick":
+        text = f"**{QUICK_NOTE}**\n\n{text}"
     path = Path(".snakemake", "captions", f"{experiment}_{key}.rst").resolve()
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         write_text_atomic(path, text)

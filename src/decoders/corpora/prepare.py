@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from decoders.corpora import conll, elevant, textbooks, uner, wikispeedia, wsj
 from decoders.corpora.sentences import sentence_stats
+from decoders.errors import ConfigError
 from decoders.io import write_json_atomic, write_parquet_atomic
 
 log = logging.getLogger(__name__)
@@ -42,6 +44,34 @@ def _table_counts(stats: dict[str, Any]) -> dict[str, Any]:
     return {key: stats[key] for key in keys if key in stats}
 
 
+def sample_split(frame: pd.DataFrame, size: int | None, seed: int) -> pd.DataFrame:
+    """A fixed, seeded sample of ``size`` rows of ``frame`` in their original order (all of them when ``size``
+    is None or not smaller): the quick tier's test sets and shortened training sets."""
+    if size is None or len(frame) <= size:
+        return frame
+    keep = np.sort(np.random.default_rng(seed).choice(len(frame), size=size, replace=False))
+    return frame.iloc[keep].reset_index(drop=True)
+
+
+def _sample_notes(
+    sample: Mapping[str, int] | None, totals: Mapping[str, int], seed: int, what: str
+) -> list[str]:
+    return [
+        f"quick tier: {split} is a seeded sample (seed {seed}) of {size:,} of its {totals[split]:,} {what}"
+        for split, size in (sample or {}).items()
+        if split in totals and size < totals[split]
+    ]
+
+
+def _check_sample(dataset: str, sample: Mapping[str, int] | None, splits: Mapping[str, Any]) -> None:
+    """ConfigError naming the key for a sample of a split the dataset does not have."""
+    unknown = sorted(set(sample or {}) - set(splits))
+    if unknown:
+        raise ConfigError(
+            f"datasets.{dataset}.sample: no split {', '.join(unknown)} (its splits: {', '.join(splits)})"
+        )
+
+
 def _write_sentence_splits(
     dataset: str,
     reader: str,
@@ -50,17 +80,23 @@ def _write_sentence_splits(
     limit: int | None,
     notes=(),
     with_all: bool = False,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
-    """Write each split (its first ``limit`` sentences) to parquet, and the stats of what was written.
+    """Write each split (its first ``limit`` sentences; ``sample``: a seeded sample of that many sentences of the
+    splits it names) to parquet, and the stats of what was written.
 
     ``with_all``: also describe the whole corpus as the split ``all`` (its published size), for corpora that we
     split ourselves.
     """
+    _check_sample(dataset, sample, splits)
     details, rows = {}, {}
     if with_all:
         details["all"] = sentence_stats(pd.concat(splits.values(), ignore_index=True))
         rows["all"] = _table_counts(details["all"])
+    notes = [*notes, *_sample_notes(sample, {k: len(v) for k, v in splits.items()}, seed, "sentences")]
     for name, frame in splits.items():
+        frame = sample_split(frame, (sample or {}).get(name), seed)
         frame = frame.iloc[:limit] if limit is not None else frame
         write_parquet_atomic(outputs[name], frame)
         details[name] = {**sentence_stats(frame), **{k: v for k, v in frame.attrs.items() if k != "source"}}
@@ -79,6 +115,8 @@ def prepare_conllu(
     limit: int | None = None,
     tags: str = "xpos",
     morphology: bool = False,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """A UD treebank with its own train/dev/test files (``morphology``: with lemmas and features)."""
     splits = {
@@ -86,11 +124,18 @@ def prepare_conllu(
         for name in ("train", "dev", "test")
     }
     notes = [] if tags == "xpos" else [f"tags are {tags.upper()} (the treebank has no XPOS)"]
-    return _write_sentence_splits(dataset, "conllu", splits, outputs, limit, notes)
+    return _write_sentence_splits(dataset, "conllu", splits, outputs, limit, notes, sample=sample, seed=seed)
 
 
 def prepare_conllx(
-    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None, morphology: bool = False
+    dataset: str,
+    inputs: Paths,
+    outputs: Paths,
+    *,
+    limit: int | None = None,
+    morphology: bool = False,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """The CoNLL-X Danish treebank, split by the documents ``inputs["documents"]`` lists (see ``split_cdt``;
     ``morphology``: with lemmas and features)."""
@@ -101,10 +146,20 @@ def prepare_conllx(
         f"no split upstream: documents {test_docs.iloc[0]}..{test_docs.iloc[-1]} (the last ones, until >= "
         f"{conll.CDT_TEST_SENTENCES} sentences, the CoNLL-X 2006 test size) are test, the rest train"
     ]
-    return _write_sentence_splits(dataset, "conllx", splits, outputs, limit, notes, with_all=True)
+    return _write_sentence_splits(
+        dataset, "conllx", splits, outputs, limit, notes, with_all=True, sample=sample, seed=seed
+    )
 
 
-def prepare_wsj(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None) -> dict[str, Any]:
+def prepare_wsj(
+    dataset: str,
+    inputs: Paths,
+    outputs: Paths,
+    *,
+    limit: int | None = None,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
     """The NLTK WSJ sample: words, PTB tags and heads, split by documents (see :func:`wsj.split_wsj`)."""
     frame = wsj.read_wsj(inputs["dependency"], inputs.get("treebank"))
     splits = wsj.split_wsj(frame)
@@ -115,10 +170,20 @@ def prepare_wsj(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | Non
         f"document-based split: {test_docs.iloc[0]}..{test_docs.iloc[-1]} are test (the last documents, "
         f"until >= {wsj.WSJ_TEST_FRACTION:.0%} of the sentences), the rest train"
     ]
-    return _write_sentence_splits(dataset, "wsj", splits, outputs, limit, notes, with_all=True)
+    return _write_sentence_splits(
+        dataset, "wsj", splits, outputs, limit, notes, with_all=True, sample=sample, seed=seed
+    )
 
 
-def prepare_uner(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None) -> dict[str, Any]:
+def prepare_uner(
+    dataset: str,
+    inputs: Paths,
+    outputs: Paths,
+    *,
+    limit: int | None = None,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
     """UniversalNER tags joined with the UD treebank's tags on sentence id: labels (tag, IOB2 tag)."""
     splits = {
         name: uner.join_uner_ud(uner.read_iob2(inputs[name]), conll.read_conllu(inputs[f"ud_{name}"]))
@@ -128,7 +193,7 @@ def prepare_uner(dataset: str, inputs: Paths, outputs: Paths, *, limit: int | No
         f"train = {Path(inputs['train']).name}, test = {Path(inputs['test']).name} (UNER files), joined with "
         "UD XPOS by sent_id; sentences whose tokens differ between the two releases are dropped (see details)"
     ]
-    return _write_sentence_splits(dataset, "uner", splits, outputs, limit, notes)
+    return _write_sentence_splits(dataset, "uner", splits, outputs, limit, notes, sample=sample, seed=seed)
 
 
 def prepare_textbooks(
@@ -140,9 +205,13 @@ def prepare_textbooks(
     min_title_content_words: int,
     train_fraction: float,
     limit: int | None = None,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Section units of every textbook (``inputs``: textbook -> chapter files in book order), the units kept
-    for title generation, and their train/test split."""
+    for title generation, and their train/test split (``sample``: a seeded sample of that many units of the
+    splits it names)."""
+    _check_sample(dataset, sample, ("train", "test"))
     units = pd.concat(
         [textbooks.read_textbook(source, [Path(p) for p in paths]) for source, paths in inputs.items()],
         ignore_index=True,
@@ -151,6 +220,8 @@ def prepare_textbooks(
     if limit is not None:
         kept = kept.groupby("source", sort=False).head(limit)
     splits = textbooks.split_units(kept, train_fraction)
+    totals = {name: len(frame) for name, frame in splits.items()}
+    splits = {name: sample_split(frame, (sample or {}).get(name), seed) for name, frame in splits.items()}
     write_parquet_atomic(outputs["units"], units)
     details = {"read": textbooks.textbook_stats(units), "all": textbooks.textbook_stats(kept)}
     for name, frame in splits.items():
@@ -172,6 +243,7 @@ def prepare_textbooks(
     ]
     if limit is not None:
         notes.append(f"limited to the first {limit} kept units of each book (test configuration)")
+    notes += _sample_notes(sample, totals, seed, "units")
     return _write_stats(outputs["stats"], dataset, "textbooks", rows, details, notes)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from decoders.io import write_json_atomic
 from decoders.threads import THREAD_ENV_VARS
+from decoders.tier import current as current_tier
 
 PACKAGES: tuple[str, ...] = (
     "decoders",
@@ -45,6 +46,7 @@ PROVENANCE_KEYS: tuple[str, ...] = (
     "threads",
     "seed",
     "config_hash",
+    "tier",
     "hostname",
     "timestamp_utc",
     "extra",
@@ -147,6 +149,7 @@ def collect_provenance(
         "threads": dict(threads) if threads is not None else thread_settings(),
         "seed": seed,
         "config_hash": config_hash(config),
+        "tier": current_tier(),
         "hostname": socket.gethostname(),
         "timestamp_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "extra": dict(extra) if extra is not None else None,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from decoders.bnb.errors import error_patterns
 from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
@@ -568,9 +569,36 @@ def training_curves(curves: pd.DataFrame, path: str | Path) -> None:
     save_figure(fig, path)
 
 
+#: Sentence-length bins of Figs. 4-5 (words, upper bounds; the last is open): a length holds one or two
+#: sentences past 40 words (the paper's "fluctuation for the long sentences"), a bin tens of them.
+LENGTH_BINS = (10, 20, 30, 40, 50, 60)
+#: A bin with fewer sentences than this is left out of Figs. 4-5: its mean is one or two sentences'.
+MIN_BIN_SENTENCES = 3
+
+
+def length_bins(sizes: pd.Series) -> pd.Series:
+    """Each sentence's length bin, labelled by its range (``1-10``, ..., ``61+``)."""
+    edges = [0, *LENGTH_BINS, np.inf]
+    labels = [f"{lo + 1}-{hi}" for lo, hi in zip(edges[:-2], edges[1:-1], strict=True)] + [
+        f"{LENGTH_BINS[-1] + 1}+"
+    ]
+    return pd.cut(sizes, edges, labels=labels)
+
+
+def binned_means(group: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Mean sentence length (``size``), mean ``column`` (``value``) and ``sentences`` per length bin, without the
+    bins of fewer than :data:`MIN_BIN_SENTENCES` sentences or a mean of zero (a log axis has no place for it)."""
+    binned = group.groupby(length_bins(group["size"]), observed=True).agg(
+        size=("size", "mean"), value=(column, "mean"), sentences=(column, "size")
+    )
+    return binned[(binned["sentences"] >= MIN_BIN_SENTENCES) & (binned["value"] > 0)]
+
+
 def by_length(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Path, column: str, label: str):
-    """Figs. 4 and 5: mean seconds (or DP calls) per sentence length, one line per pruning k, one panel per
-    dataset, for the table-3 model."""
+    """Figs. 4 and 5: mean seconds (or DP calls) per sentence against sentence length in 10-word bins (at each
+    bin's mean length; bins of fewer than :data:`MIN_BIN_SENTENCES` sentences left out), one line per pruning k,
+    one panel per dataset, for the table-3 model, on a log axis (the ks differ by orders of magnitude). Fig. 5
+    shows the paper's mean DP calls per sentence without pruning over its whole test set (section 4.6)."""
     spec = settings["table3"]
     ours = records[(records["model"] == spec["model"]) & (records["variant"] == spec["variant"])]
     datasets = [d for d in settings["datasets"] if d in set(ours["dataset"])]
@@ -579,16 +607,33 @@ def by_length(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Pa
     for ax, dataset in zip(axes, datasets, strict=False):
         for k in spec["pruning"]:
             group = ours[(ours["dataset"] == dataset) & (ours["pruning"] == pruning_label(k))]
-            if group.empty:
+            binned = binned_means(group, column)
+            if binned.empty:
                 continue
-            means = group.groupby("size")[column].mean()
             ax.plot(
-                means.index, means.to_numpy(), marker=".", lw=1, label="no pruning" if k is None else f"k={k}"
+                binned["size"],
+                binned["value"],
+                marker="o",
+                ms=3,
+                lw=1,
+                label="no pruning" if k is None else f"k={k}",
             )
+        corpus = PAPER_CORPUS.get(dataset)
+        if column == "dp_calls" and corpus is not None:
+            language = "english" if corpus == "ptb" else "chinese"
+            paper = paper_value(f"bnb.text.dp_calls_no_prune_{language}.per_sentence")
+            ax.axhline(
+                paper, color="black", ls="--", lw=0.8, label=f"paper, no pruning ({corpus.upper()} mean)"
+            )
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_formatter(
+            FuncFormatter(lambda value, _: f"{value:g}" if f"{value:g}"[0] in "25" else "")
+        )
         ax.set_title(dataset)
-        ax.set_xlabel("sentence length (words)")
+        ax.set_xlabel("sentence length (words; 10-word bins)")
         ax.set_ylabel(label)
-        ax.grid(alpha=0.3)
+        ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize="small")
     save_figure(fig, path)
 

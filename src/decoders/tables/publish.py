@@ -18,8 +18,10 @@ import argparse
 import re
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from decoders.config import experiment_names, load_yaml
 from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
 
@@ -37,8 +39,9 @@ def cpu_slug(cpu: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-")
 
 
-def publish(results: str | Path, docs: str | Path) -> Path:
-    """Copy the results page and figures of ``results`` to ``docs/results/<cpu>/``; rewrite the index."""
+def publish(results: str | Path, docs: str | Path, order: Sequence[str] = ()) -> Path:
+    """Copy the results page and figures of ``results`` to ``docs/results/<cpu>/``; rewrite the index.
+    ``order``: the experiments' order on the page (config.yaml's list)."""
     results, docs = Path(results), Path(docs)
     page = results / PAGE
     if not page.is_file():
@@ -47,10 +50,15 @@ def publish(results: str | Path, docs: str | Path) -> Path:
     cpus = page_field(text, "CPU")
     if not cpus:
         raise ConfigError(f"{page}: no '| CPU | ... |' provenance row: not a results page of decoders-bench")
+    if "quick" in ", ".join(page_field(text, "tier")):
+        raise ConfigError(
+            f"{page}: a quick-tier page (sampled test sets, shorter training); only full runs are published beside "
+            "the papers' numbers"
+        )
     target = docs / "results" / cpu_slug(" + ".join(cpus))
     target.mkdir(parents=True, exist_ok=True)
-    if (target / PAGE).is_file():
-        text = merge_pages((target / PAGE).read_text(encoding="utf-8"), text)
+    earlier = (target / PAGE).read_text(encoding="utf-8") if (target / PAGE).is_file() else ""
+    text = merge_pages(earlier, text, order)
     if (results / "figures").is_dir():  # one folder per experiment: the new run's replace theirs only
         for folder in sorted(p for p in (results / "figures").iterdir() if p.is_dir()):
             shutil.rmtree(target / "figures" / folder.name, ignore_errors=True)
@@ -75,39 +83,108 @@ def _experiment(heading: str, body: str) -> str | None:
     return heading.split(":", 1)[0] if "| provenance |" in body else None
 
 
-def merge_pages(old: str, new: str) -> str:
+def merge_pages(old: str, new: str, order: Sequence[str] = ()) -> str:
     """The new results page, keeping the old page's experiment sections that the new run did not produce.
 
     The kept sections come with the old run's sections of the whole run (corpora, time per rule), headed
     ``<heading> (earlier run: <experiments>)`` so that nobody reads them as the new run's; such a section goes
-    once none of its experiments is kept. Kept experiment sections come after the new ones, before the new run's
-    trailing whole-run sections."""
+    once none of its experiments is kept. The page's sections are in one order: corpora, the experiments (in
+    ``order``, then any others), time and cost, and the cost of a full run of every experiment on the page."""
     preamble, fresh_sections = _sections(new)
     fresh = [(h, b, _experiment(h, b)) for h, b in fresh_sections]
     earlier = [(h, b, _experiment(h, b)) for h, b in _sections(old)[1]]
     produced = {e for _, _, e in fresh if e}
     kept = [section for section in earlier if section[2] and section[2] not in produced]
-    if not kept:
-        return new
     remaining = {e for _, _, e in kept}
     annotated = {h: set(m.group(1).split(", ")) for h, _, _ in earlier if (m := _EARLIER.search(h))}
     unannotated = {e for _, _, e in earlier if e} - set().union(*annotated.values())
-    whole_run = []
+    whole_run = [(h, b) for h, b, e in fresh if not e and h != FULL_RUN_COST]
     for heading, body, experiment in earlier:
         match = _EARLIER.search(heading)
         covers = set() if experiment else (annotated[heading] if match else unannotated) & remaining
-        if covers:
+        if covers and heading != FULL_RUN_COST:
             renamed = (
                 f"{heading[: match.start()] if match else heading} (earlier run: {', '.join(sorted(covers))})"
             )
-            whole_run.append(body.replace(f"## {heading}", f"## {renamed}", 1))
-    last = max((i for i, (_, _, e) in enumerate(fresh) if e), default=0)
-    bodies = [b for _, b, _ in fresh[: last + 1] + kept + fresh[last + 1 :]] + whole_run
+            whole_run.append((renamed, body.replace(f"## {heading}", f"## {renamed}", 1)))
+    experiments = [(e, b) for _, b, e in fresh if e] + [(e, b) for _, b, e in kept]
+    rank = {name: i for i, name in enumerate(order)}
+    experiments.sort(key=lambda item: rank.get(item[0], len(rank)))  # stable: others keep their order
+    corpora = [b for h, b in whole_run if h.startswith("Corpora")]
+    rest = [b for h, b in whole_run if not h.startswith("Corpora")]
+    bodies = corpora + [b for _, b in experiments] + rest
+    cost = full_run_cost(bodies)
+    if cost:
+        bodies.append(cost)
     return preamble + "\n\n".join(body.rstrip("\n") for body in bodies) + "\n"
 
 
+FULL_RUN_COST = "Cost of a full run of every experiment on this page"
+_COST_ROW = re.compile(
+    r"^\| (?P<experiment>[\w-]+)\s*\| all\s*\|\s*(?P<jobs>\d+) \|\s*(?P<job>[\d.]+) \|\s*(?P<longest>[\d.]+) \|"
+    r"\s*(?P<wall>[\d.]+) \|",
+    flags=re.MULTILINE,
+)
+
+
+def full_run_cost(bodies: Sequence[str]) -> str:
+    """A section adding up the cost tables' ``all`` rows of every experiment on the page (each from the run that
+    produced its section, named by its commit), or "" when the page has none: the wall clock of running every
+    experiment from scratch on this machine, one run after another."""
+    commits = {}
+    for body in bodies:
+        heading = body.splitlines()[0][3:]
+        if "| provenance |" in body:
+            found = page_field(body, "commit")
+            commits[heading.split(":", 1)[0]] = found[0] if found else ""
+    rows = {}
+    for body in bodies:
+        for match in _COST_ROW.finditer(body):
+            rows.setdefault(match["experiment"], match)
+    rows = {name: match for name, match in rows.items() if name in commits}
+    if not rows:
+        return ""
+    lines = [
+        f"## {FULL_RUN_COST}",
+        "",
+        "| experiment | jobs | job minutes | least wall minutes | from the run at |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name in commits:
+        if name in rows:
+            row = rows[name]
+            lines.append(f"| {name} | {row['jobs']} | {row['job']} | {row['wall']} | {commits[name][:12]} |")
+    wall = sum(float(row["wall"]) for row in rows.values())
+    jobs = sum(int(row["jobs"]) for row in rows.values())
+    job = sum(float(row["job"]) for row in rows.values())
+    lines += [
+        f"| all {len(rows)}, one after another | {jobs} | {job:.1f} | {wall:.1f} | |",
+        "",
+        "- From each experiment's cost table on this page (row `all`; its run named by the experiment section's "
+        "commit). least wall minutes: the shortest wall clock this machine's cores allow for the experiment's jobs "
+        "(see the cost table's notes); corpora shared by two experiments count in both.",
+        "- On a cluster, jobs that do not depend on each other (training and decoding of different datasets and "
+        "variants) run side by side; a timed decode job still holds a node's cores alone.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def page_contents(text: str) -> list[str]:
+    """What a page holds: each experiment section's name with the commit and dates of its runs."""
+    contents = []
+    for heading, body in _sections(text)[1]:
+        experiment = _experiment(heading, body)
+        if experiment:
+            dates = sorted(d for value in page_field(body, "date (UTC)") for d in value.split(" .. ") if d)
+            commits = ", ".join(c[:7] for value in page_field(body, "commit") for c in value.split(", "))
+            days = sorted({d[:10] for d in dates})
+            when = f", {days[0]}" + (f" .. {days[-1]}" if len(days) > 1 else "") if days else ""
+            contents.append(f"{experiment} ({commits}{when})")
+    return contents
+
+
 def index(docs: Path) -> str:
-    """The index page: every published page, the most recent run first."""
+    """The index page: every published page, the most recent run first, with the experiments it holds."""
     entries = []
     for page in sorted((docs / "results").glob(f"*/{PAGE}")):
         text = page.read_text(encoding="utf-8")
@@ -116,21 +193,20 @@ def index(docs: Path) -> str:
             (
                 dates[-1] if dates else "",
                 f"| [{'; '.join(page_field(text, 'CPU'))}]({page.relative_to(docs).as_posix()}) "
-                f"| {'; '.join(page_field(text, 'commit'))} | {dates[0][:10] if dates else ''} .. "
-                f"{dates[-1][:10] if dates else ''} |",
+                f"| {'; '.join(page_contents(text))} |",
             )
         )
     lines = [
         "# Results",
         "",
-        "One results page per machine type: speed ratios are properties of the CPU they were measured on, so a",
-        "refresh on another machine type adds a page beside the others (`snakemake`, then",
-        "`python -m decoders.tables.publish results docs`), and a run of some experiments refreshes their sections",
-        "only. Every number on a page comes from the runs recorded under results/ on that machine (commit, dates",
-        "and CPU in each section's provenance table).",
+        "One results page per machine type: speed ratios are properties of the CPU they were measured on.",
+        "A refresh on another machine type adds a page beside the others (`snakemake`, then",
+        "`python -m decoders.tables.publish results docs`); a run of some experiments refreshes their sections only.",
+        "Every number on a page comes from the runs recorded under results/ on that machine.",
+        "Each experiment's section gives the commit, dates and CPU of its runs.",
         "",
-        "| CPU (page) | commit | dates (UTC) |",
-        "|---|---|---|",
+        "| CPU (page) | experiments (commit, dates UTC) |",
+        "|---|---|",
         *[line for _, line in sorted(entries, reverse=True)],
     ]
     return "\n".join(lines) + "\n"
@@ -152,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        target = publish(args.results, args.docs)
+        order = experiment_names(load_yaml("config.yaml")) if Path("config.yaml").is_file() else []
+        target = publish(args.results, args.docs, order)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
