@@ -128,3 +128,29 @@ def test_the_switch_plans_the_quick_run_in_its_own_folder(repo_root, tmp_path):
         [*command[:-1], "tier=fast"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
     assert bad.returncode != 0 and "tier: expected one of full, quick, got 'fast'" in bad.stdout + bad.stderr
+
+
+def test_elevant_documents_are_sampled_per_benchmark(tmp_path, mirror):
+    """Each benchmark keeps a seeded sample of its documents, and only their mentions."""
+    from decoders.corpora.prepare import prepare_elevant
+
+    folder = mirror / "el_benchmarks_elevant"
+    inputs = {name: str(folder / f"{name}.benchmark.jsonl") for name in ("kore50", "msnbc")}
+    inputs["articles"] = str(tmp_path / "articles.parquet")
+    pd.DataFrame({"node": [0], "title": ["Bill_Gates"]}).to_parquet(inputs["articles"])
+    outputs = {name: str(tmp_path / "out" / f"{name}.parquet") for name in ("documents", "mentions")}
+    outputs["stats"] = str(tmp_path / "out" / "stats.json")
+    stats = prepare_elevant("elevant", inputs, outputs, sample={"test": 5}, seed=13)
+    documents, mentions = pd.read_parquet(outputs["documents"]), pd.read_parquet(outputs["mentions"])
+    assert {name: stats["splits"][name]["documents"] for name in ("kore50", "msnbc")} == {
+        "kore50": 5,
+        "msnbc": 5,
+    }
+    assert len(documents) == 10 and set(zip(mentions["benchmark"], mentions["doc_id"])) <= set(
+        zip(documents["benchmark"], documents["doc_id"])
+    )
+    assert any(
+        "seeded sample (seed 13) of at most 5" in note and "kore50 50" in note for note in stats["notes"]
+    )
+    with pytest.raises(ConfigError, match="datasets.elevant.sample: no split train"):
+        prepare_elevant("elevant", inputs, outputs, sample={"train": 5}, seed=13)

@@ -270,18 +270,29 @@ def prepare_wikispeedia(dataset: str, inputs: Paths, outputs: Paths) -> dict[str
 
 
 def prepare_elevant(
-    dataset: str, inputs: Paths, outputs: Paths, *, limit: int | None = None
+    dataset: str,
+    inputs: Paths,
+    outputs: Paths,
+    *,
+    limit: int | None = None,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Documents and gold mentions of every benchmark (``inputs``: benchmark -> file), gold names mapped to the
-    Wikispeedia articles ``inputs["articles"]``."""
-    documents, mentions = [], []
+    Wikispeedia articles ``inputs["articles"]`` (``sample``: ``{test: n}``, a seeded sample of n documents of
+    each benchmark; every benchmark is test data)."""
+    _check_sample(dataset, sample, ("test",))
+    documents, mentions, totals = [], [], {}
     for benchmark, path in inputs.items():
         if benchmark == "articles":
             continue
         docs = elevant.read_documents(path, benchmark)
         ments = elevant.read_benchmark(path, benchmark)
+        totals[benchmark] = len(docs)
+        docs = sample_split(docs, (sample or {}).get("test"), seed)
         if limit is not None:
             docs = docs.iloc[:limit]
+        if limit is not None or sample:
             ments = ments[ments["doc_id"].isin(docs["doc_id"])]
         documents.append(docs)
         mentions.append(ments)
@@ -301,6 +312,12 @@ def prepare_elevant(
         "mapped_mentions: gold names matched to a Wikispeedia title (exactly, else after Unicode/case "
         "normalisation); NIL mentions never map.",
     ]
+    if (sample or {}).get("test"):
+        of = ", ".join(f"{benchmark} {total:,}" for benchmark, total in totals.items())
+        notes.append(
+            f"quick tier: each benchmark is a seeded sample (seed {seed}) of at most {sample['test']:,} of its "
+            f"documents ({of})"
+        )
     return _write_stats(outputs["stats"], dataset, "elevant", splits, details, notes)
 
 
