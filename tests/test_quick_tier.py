@@ -146,8 +146,8 @@ def test_elevant_documents_are_sampled_per_benchmark(tmp_path, mirror):
         "kore50": 5,
         "msnbc": 5,
     }
-    assert len(documents) == 10 and set(zip(mentions["benchmark"], mentions["doc_id"])) <= set(
-        zip(documents["benchmark"], documents["doc_id"])
+    assert len(documents) == 10 and set(zip(mentions["benchmark"], mentions["doc_id"], strict=True)) <= set(
+        zip(documents["benchmark"], documents["doc_id"], strict=True)
     )
     assert any(
         "seeded sample (seed 13) of at most 5" in note and "kore50 50" in note for note in stats["notes"]
