@@ -13,18 +13,27 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from decoders.chains.colgen import (
+    _T_FLOOR,
+    _T_HI_MAX,
+    _T_SLACK,
+    _T_TAU_ABS,
+    _T_TAU_SCALE,
+    _T_TAU_T,
     EQ8,
     EQ9,
     EQ12,
+    PHASES,
     _cg_kernel,
     _cg_labels,
     _cg_packed,
+    _cg_profile,
     _transition_tables,
     cg_two_best,
     column_generation,
 )
 from decoders.chains.instance import ChainInstance, ChainScores, brute_force, sequence_score
 from decoders.chains.viterbi import _viterbi, viterbi
+from decoders.errors import ConfigError
 
 VARIANTS = (EQ12, EQ8, EQ9)
 TOL = 1e-9
@@ -189,7 +198,7 @@ def test_transition_tables_layout_and_cache():
     tau = rng.normal(size=(6, 6))
     scores = ChainScores(tau, tuple("abcdef"))
     tables = _transition_tables(tau)
-    assert tables.shape == (10 + 2 * 6, 6)
+    assert tables.shape == (_T_TAU_T + 2 * 6, 6)
     expected = [
         np.zeros(6),
         tau.min(axis=1),
@@ -205,10 +214,14 @@ def test_transition_tables_layout_and_cache():
     scale = (
         np.abs(tau.min(axis=0)) + np.abs(tau.max(axis=0)) + np.abs(tau.min(axis=1)) + np.abs(tau.max(axis=1))
     )
-    assert tables[9, 0] == pytest.approx(scale.max(), rel=1e-15)
-    assert tables[9, 1] == -np.inf  # nothing forbidden: no floor
-    np.testing.assert_array_equal(tables[10:16], tau.T)
-    np.testing.assert_array_equal(tables[16:], tau)
+    assert tables[_T_SLACK, 0] == pytest.approx(scale.max(), rel=1e-15)
+    assert tables[_T_FLOOR, 0] == -np.inf  # nothing forbidden: no floor
+    assert tables[_T_TAU_ABS, 0] == np.abs(tau).max()
+    assert tables[_T_TAU_SCALE, 0] == max(np.abs(tau.max(axis=0)).max(), np.abs(tau.max(axis=1)).max())
+    hi_max = [0.0, tau.max(axis=1).max(), tau.max(axis=0).max(), (tau.max(axis=0) + tau.max(axis=1)).max()]
+    np.testing.assert_array_equal(tables[_T_HI_MAX : _T_HI_MAX + 4, 0], hi_max)
+    np.testing.assert_array_equal(tables[_T_TAU_T : _T_TAU_T + 6], tau.T)
+    np.testing.assert_array_equal(tables[_T_TAU_T + 6 :], tau)
     assert scores.cg_tables is scores.cg_tables  # computed once per model
     np.testing.assert_array_equal(scores.cg_tables, tables)
 
@@ -217,10 +230,59 @@ def test_transition_tables_raise_forbidden_transitions_to_a_finite_floor():
     tau = np.array([[0.5, -np.inf], [-2.0, 1.0]])
     tables = _transition_tables(tau)
     floor = -2.0 - 1e3 * (1.0 + 3.0)
-    assert tables[9, 1] == floor
-    np.testing.assert_array_equal(tables[12:], [[0.5, floor], [-2.0, 1.0]])
+    assert tables[_T_FLOOR, 0] == floor
+    np.testing.assert_array_equal(tables[_T_TAU_T + 2 :], [[0.5, floor], [-2.0, 1.0]])
     np.testing.assert_array_equal(tables[1], [floor, -2.0])  # out_min of the stand-in
+    assert tables[_T_TAU_ABS, 0] == -floor
+    assert tables[_T_TAU_SCALE, 0] == 1.0  # the floor never sets the scale of eps
     assert np.isfinite(tables).all()
+
+
+def test_transition_tables_of_one_label_hold_every_scalar_in_its_own_row():
+    # one label: each scalar has a row of its own, so that none overwrites tau' (a single column holds them all)
+    tau = np.array([[-3.0]])
+    tables = _transition_tables(tau)
+    assert tables.shape == (_T_TAU_T + 2, 1)
+    np.testing.assert_array_equal(tables[_T_TAU_T:, 0], [-3.0, -3.0])
+    assert tables[_T_FLOOR, 0] == -np.inf and tables[_T_TAU_ABS, 0] == 3.0
+    for reduced_cost in VARIANTS:
+        result = column_generation(np.array([[1.0], [2.0], [0.5]]), tau, reduced_cost=reduced_cost)
+        assert result.labels.tolist() == [0, 0, 0] and result.converged and not result.fallback
+        assert result.score == result.bound == 1.0 - 3.0 + 2.0 - 3.0 + 0.5
+
+
+@pytest.mark.parametrize("reduced_cost", VARIANTS)
+def test_profile_decodes_as_cg_does_and_counts_every_phase(reduced_cost):
+    """The profiled kernel returns the lean kernel's answer and counts rounds and tokens; the cg-profile decoder
+    returns cg's solution with the mean cycles of every phase, by name."""
+    from decoders.chains.decoders import decode_cg, decode_cg_profile
+
+    rng = np.random.default_rng(12)
+    name = {EQ12: "eq12", EQ8: "eq8", EQ9: "eq9"}[reduced_cost]
+    theta, tau = peaked_chain(rng, 20, 45, margin=1.0, ambiguity=0.6, tau_scale=1.0)
+    tables = _transition_tables(tau)
+    counters = np.zeros(len(PHASES) + 2, dtype=np.int64)
+    labels, score = _cg_profile(counters, theta, tau, tables, reduced_cost, 0.0)
+    lean_labels, lean_score = _cg_labels(theta, tau, tables, reduced_cost, 0.0, True)
+    np.testing.assert_array_equal(labels, lean_labels)
+    assert score == lean_score
+    assert counters[len(PHASES)] == column_generation(theta, tau, reduced_cost=reduced_cost).iterations
+    assert counters[len(PHASES) + 1] == 20 and (counters >= 0).all()
+    instance = ChainInstance(theta, ChainScores(tau, tuple(str(label) for label in range(45))))
+    profiled = decode_cg_profile(instance, reduced_cost=name, decodes=3)
+    plain = decode_cg(instance, reduced_cost=name)
+    np.testing.assert_array_equal(profiled.structure, plain.structure)
+    assert (profiled.objective, profiled.bound, profiled.status) == (
+        plain.objective,
+        plain.bound,
+        plain.status,
+    )
+    cycles = profiled.stats["phase_cycles"]
+    assert list(cycles) == list(PHASES) and profiled.stats["profiled_decodes"] == 3
+    assert cycles["setup (eq. 14)"] > 0 and cycles["reduced-cost oracle"] > 0
+    for bad in (0, 1.5, True, 10**7):
+        with pytest.raises(ConfigError, match="decodes"):
+            decode_cg_profile(instance, decodes=bad)
 
 
 @pytest.mark.parametrize("reduced_cost", VARIANTS)

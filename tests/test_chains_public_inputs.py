@@ -199,6 +199,10 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"instance": INSTANCE, "gap": 0.001},
         {"shape": INSTANCE_ONLY, "nan": ("gap", math.nan, "gap"), "id": ("reduced_cost", "eq13", "reduced_cost")},
     ),
+    "decoders.chains.decoders.decode_cg_profile": (
+        {"instance": INSTANCE, "decodes": 2},
+        {"shape": INSTANCE_ONLY, "nan": ("decodes", math.nan, "decodes"), "id": ("reduced_cost", "eq13", "reduced_cost")},
+    ),
     "decoders.chains.decoders.decode_cg_two_best": (
         {"instance": INSTANCE, "delta": 0.5},
         {"shape": INSTANCE_ONLY, "nan": ("delta", math.nan, "delta"), "id": NO_IDS},

@@ -10,7 +10,13 @@ import pytest
 
 from decoders.io import write_json_atomic
 from decoders.papers import paper_numbers, paper_rows, paper_value
-from decoders.tables.chains import speed_by_length, speed_by_length_figure, variant_summary
+from decoders.tables.chains import (
+    cg_phases,
+    cg_phases_figure,
+    speed_by_length,
+    speed_by_length_figure,
+    variant_summary,
+)
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
 from decoders.tables.resources import TIMED_RULES, cost_table
 from decoders.tables.writers import write_table
@@ -132,6 +138,30 @@ def test_speed_by_length_buckets_and_ratios(tmp_path):
     assert table.loc["all", "cg_iterations"] == pytest.approx(4 / 3, abs=0.1)
     speed_by_length_figure(table.reset_index(), tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_cg_phases_sum_the_profiles_and_split_cg_time_by_their_shares(tmp_path):
+    """A phase's share is its cycles over all profiled cycles of the dataset; its microseconds are that share of
+    cg's mean seconds per sentence; a dataset without profile records has no rows."""
+    rows = []
+    for i, (size, setup, oracle, seconds) in enumerate([(10, 100.0, 300.0, 2e-6), (30, 200.0, 1400.0, 4e-6)]):
+        profile = {"phase_cycles": {"setup": setup, "oracle": oracle}}
+        rows.append({"dataset": "d", "variant": "cg-profile", "instance_id": i, "size": size, "seconds": 1.0,
+                     "stats": json.dumps(profile)})  # fmt: skip
+        rows.append({"dataset": "d", "variant": "cg", "instance_id": i, "size": size, "seconds": seconds,
+                     "stats": "{}"})  # fmt: skip
+    rows.append({"dataset": "e", "variant": "cg", "instance_id": 0, "size": 3, "seconds": 1.0, "stats": "{}"})
+    table = cg_phases(pd.DataFrame(rows)).set_index("phase")
+    assert list(table.index) == ["setup", "oracle", "all"] and set(table["dataset"]) == {"d"}
+    assert table.loc["setup", "share_pct"] == 15.0 and table.loc["oracle", "share_pct"] == 85.0
+    assert table.loc["all", "cycles_per_token"] == 50.0  # 2000 cycles over 40 tokens
+    assert table.loc["setup", "cg_us_per_sentence"] == pytest.approx(0.45, abs=0.01)  # 15% of 3 us
+    assert table.loc["all", "sentences"] == 2
+    cg_phases_figure(table.reset_index(), tmp_path / "phases.png")
+    assert (tmp_path / "phases.png").stat().st_size > 0
+    empty = cg_phases(pd.DataFrame(rows[-1:]))
+    assert empty.empty and "share_pct" in empty.columns
+    cg_phases_figure(empty, tmp_path / "empty.png")
 
 
 def test_speed_ups_come_from_the_pairs_timed_in_the_variants_job():

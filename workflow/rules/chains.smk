@@ -107,6 +107,11 @@ rule chains_tables:
             caption=report_caption("chains", "speed_by_length"),
             category="chains",
         ),
+        phases=report(
+            "results/tables/chains/cg_phases.csv",
+            caption=report_caption("chains", "cg_phases"),
+            category="chains",
+        ),
         peer=report(
             "results/tables/chains/peer.csv",
             caption=report_caption("chains", "peer"),
@@ -135,6 +140,11 @@ rule chains_tables:
         by_length_figure=report(
             "results/figures/chains/speed_by_length.png",
             caption=report_caption("chains", "speed_by_length"),
+            category="chains",
+        ),
+        phases_figure=report(
+            "results/figures/chains/cg_phases.png",
+            caption=report_caption("chains", "cg_phases"),
             category="chains",
         ),
     log:

@@ -9,6 +9,7 @@ CHAINS_TABLES = [
     "table2b",
     "cg_statistics",
     "speed_by_length",
+    "cg_phases",
     "peer",
     "figure2",
 ]
@@ -46,6 +47,7 @@ def chains_runs():
         (d, v) for d in CHAINS.get("datasets", []) for v in runs.get("table1", []) + runs.get("table2a", [])
     ]
     pairs += [(d, v) for d in CHAINS.get("pos", []) for v in runs.get("table2b", [])]
+    pairs += [(d, v) for d in CHAINS.get("datasets", []) for v in runs.get("profile", [])]
     pairs += [(f"{d}~features", v) for d in CHAINS.get("datasets", []) for v in runs.get("peer", [])]
     figure = CHAINS.get("figure2", {})
     pairs += [

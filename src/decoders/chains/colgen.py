@@ -50,9 +50,9 @@ the Lagrangian (dual) bound that CG-DG uses.  Pairs inside the restricted LP hav
 maximise over them) and the oracle finds every pair above its threshold ``eps`` (Fig. 1 discards only pairs
 whose upper bound is ``<= eps``), so each maximum is known exactly when it exceeds ``eps`` and is ``<= eps``
 otherwise.  ``eps = 1e-11 (max |theta| + max |tau|)``, both maxima taken over what can be in the optimum (the
-best kept ``theta_i`` per token, the transition bounds of labels eq. 14 keeps), absorbs rounding (eq. 9's tight
-pairs otherwise come out at ``+-1 ulp`` and would be generated for nothing); an entry that only forbids something
-never widens it.
+best kept ``theta_i`` per token; the oracle's transition bounds ``U_tau`` of the model, except those of a side of a
+label that is wholly forbidden), absorbs rounding (eq. 9's tight pairs otherwise come out at ``+-1 ulp`` and would
+be generated for nothing); an entry that only forbids something never widens it.
 
 **Certificate.**  (*) holds for whatever values the messages hold, so rounding enters only where the reduced
 costs and the oracle's bounds are summed from them; :func:`_rounding` bounds that error ``E`` by the magnitudes
@@ -97,6 +97,7 @@ import numpy as np
 from decoders.chains.checks import check_chain, check_flag, check_gap, check_reduced_cost
 from decoders.chains.viterbi import _viterbi, _viterbi_2best
 from decoders.checks import check_float
+from decoders.harness.loops import cycles
 
 #: ``reduced_cost`` codes: eq. 12 (two-sided, the default CG), eq. 8 (CG-alpha), eq. 9 (CG-alpha+theta).
 EQ12, EQ8, EQ9 = 0, 1, 2
@@ -111,14 +112,33 @@ _M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
 _DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
 # flags (3, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed
 _GROWN, _FWD, _BWD = 0, 1, 2
-# _transition_tables rows (10 + 2L, L), all of the finite stand-in tau' (forbidden transitions at the floor): eq. 14's
-# transition terms per token kind (OUT_MAX and IN_MAX are also the oracle's U_tau), max |tau'| per row and per
-# column, [_T_SCALE, 0] = max_x |in_min| + |in_max| + |out_min| + |out_max| (eq. 14's rounding slack), [_T_SCALE,
-# 1] = the floor (-inf when nothing is forbidden), then tau' transposed, tab[_T_TAU_T + b, a] = tau'[a, b] (columns
-# read contiguously), then tau' itself, tab[_T_TAU_T + L + a, b] = tau'[a, b]
+# _transition_tables rows (_T_TAU_T + 2L, L), all of the finite stand-in tau' (forbidden transitions at the floor):
+# eq. 14's transition terms per token kind (OUT_MAX and IN_MAX are also the oracle's U_tau), max |tau'| per row and
+# per column, then scalars, each in column 0 of its own row (so that any L >= 1 holds them): eq. 14's rounding
+# slack max_x |in_min| + |in_max| + |out_min| + |out_max|, the floor (-inf when nothing is forbidden), max |tau'|,
+# the transition scale of eps (the largest |in_max| and |out_max| that is not the floor), and per token kind (lone,
+# first, last, inner) the largest upper transition term of eq. 14; then tau' transposed, tab[_T_TAU_T + b, a] =
+# tau'[a, b] (columns read contiguously), then tau' itself, tab[_T_TAU_T + L + a, b] = tau'[a, b]
 _T_ZERO, _T_OUT_MIN, _T_OUT_MAX, _T_IN_MIN, _T_IN_MAX = range(5)
-_T_INNER_MIN, _T_INNER_MAX, _T_ROW_ABS, _T_COL_ABS, _T_SCALE, _T_TAU_T = range(5, 11)
+_T_INNER_MIN, _T_INNER_MAX, _T_ROW_ABS, _T_COL_ABS = range(5, 9)
+_T_SLACK, _T_FLOOR, _T_TAU_ABS, _T_TAU_SCALE, _T_HI_MAX, _T_TAU_T = 9, 10, 11, 12, 13, 17  # _T_HI_MAX + kind
+_LONE, _FIRST, _LAST, _INNER = range(4)  # token kinds: rows _T_HI_MAX + kind
 _UNIT = 2.0**-53  # unit roundoff of float64
+#: What a profile (:func:`_cg_profile`) counts: time-stamp-counter cycles spent in each phase of CG, then the
+#: rounds (restricted LP solves) and tokens decoded.
+PHASES = (
+    "workspace",
+    "setup (eq. 14)",
+    "first restricted LP",
+    "forward messages",
+    "backward messages",
+    "reduced-cost oracle",
+    "end pricing",
+    "bookkeeping",
+    "trace and certificate",
+)
+_PH_WORK, _PH_SETUP, _PH_FIRST, _PH_FWD, _PH_BWD, _PH_ORACLE, _PH_ENDS, _PH_BOOK, _PH_CERT = range(9)
+_PH_ROUNDS, _PH_TOKENS = 9, 10
 _CERT_RTOL = 1e-9  # certified optimal: within this share of the solution's magnitude (= harness EXACT_RTOL)
 _FLOOR_DEPTH = 1e3  # the floor lies this many ranges of the finite tau below its minimum
 
@@ -147,6 +167,28 @@ class TwoBestResult(NamedTuple):
     second_score: float | None
     domain_sizes: np.ndarray  # int64[n], |D_i| after the delta expansion (the 2-best search space)
     cg: CGResult  # the column generation run that certified the best sequence
+
+
+# --------------------------------------------------------------------------- profile
+
+
+@numba.njit(cache=True, nogil=True)
+def _tick(prof):
+    """The time-stamp counter with a profile (an int64 array of counters); 0 without one (``None``, the decoders'
+    case, where numba prunes the branch at compile time: the profile costs the decoders nothing)."""
+    if prof is None:
+        return 0
+    return cycles()
+
+
+@numba.njit(cache=True, nogil=True)
+def _lap(prof, phase, start):
+    """Add the cycles since ``start`` to ``prof[phase]`` and return the counter (nothing and 0 without a profile)."""
+    if prof is None:
+        return 0
+    now = cycles()
+    prof[phase] += now - start
+    return now
 
 
 # --------------------------------------------------------------------------- set-up
@@ -202,13 +244,23 @@ def _transition_tables(tau: np.ndarray) -> np.ndarray:
         tables[_T_IN_MAX, x] = sur[:, x].max()
         tables[_T_ROW_ABS, x] = np.abs(sur[x]).max()
         tables[_T_COL_ABS, x] = np.abs(sur[:, x]).max()
+    tau_abs = 0.0
+    tau_scale = 0.0
     for x in range(n_labels):
         tables[_T_INNER_MIN, x] = tables[_T_IN_MIN, x] + tables[_T_OUT_MIN, x]
         tables[_T_INNER_MAX, x] = tables[_T_IN_MAX, x] + tables[_T_OUT_MAX, x]
         total = abs(tables[_T_IN_MIN, x]) + abs(tables[_T_IN_MAX, x])
         scale = max(scale, total + abs(tables[_T_OUT_MIN, x]) + abs(tables[_T_OUT_MAX, x]))
-    tables[_T_SCALE, 0] = scale
-    tables[_T_SCALE, 1] = floor
+        tau_abs = max(tau_abs, tables[_T_ROW_ABS, x])
+        for bound in (tables[_T_IN_MAX, x], tables[_T_OUT_MAX, x]):
+            if bound > floor:  # a label whose every entry on one side is forbidden never uses that side
+                tau_scale = max(tau_scale, abs(bound))
+    tables[_T_SLACK, 0] = scale
+    tables[_T_FLOOR, 0] = floor
+    tables[_T_TAU_ABS, 0] = tau_abs
+    tables[_T_TAU_SCALE, 0] = tau_scale
+    for kind, row in ((_FIRST, _T_OUT_MAX), (_LAST, _T_IN_MAX), (_INNER, _T_INNER_MAX)):
+        tables[_T_HI_MAX + kind, 0] = tables[row].max()
     return tables
 
 
@@ -217,33 +269,32 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
     """List the labels eq. 14 keeps (``margin`` as in the module docstring), seed ``D_i`` with the first best
     kept label by ``theta_i`` and return ``(eps, E, S)`` (``theta`` is checked once, outside the timed kernel: by
     the Python entry points and by ``ChainInstance``).  ``eps`` is relative to what can be in the optimum: the best
-    kept ``theta_i`` and the transition bounds of kept labels, never to a transition only a pruned label has.
-    ``E`` and ``S`` are :func:`_rounding`'s bounds taken a priori from the kept labels (a normalised message is a
-    transition from its row or column plus at most one ``theta``: ``S <= max |tau'| + max |theta|`` over them), free
-    here and loose; the certificate computes the tight ones only when these do not suffice.  Eq. 14 keeps a label
-    unless it loses by more than a slack that covers the rounding of both sums: only a label within that slack of
-    the cut can flip, and its ``|theta|`` is then at most ``|cut| + 2 max |tau'|``.  ``tab`` is
-    :func:`_transition_tables`' array (eq. 14's transition terms: none for a single token, one side at either
-    end).  The seed is ``argmax theta_i`` (section 4.1) unless eq. 14 proved that label suboptimal, when the best
-    label that can still be optimal is the better start.  Eight running maxima break the dependency chain of
-    eq. 14's maximisation (a max has a latency of four cycles and a throughput of two per cycle)."""
+    kept ``theta_i`` and the transitions of labels that can be used, never an entry that only forbids something.
+    ``E`` and ``S`` are :func:`_rounding`'s bounds taken a priori, free here and loose: a normalised message is a
+    transition plus at most one ``theta`` (``S <= max |tau'| + max |theta|`` over kept labels), and a kept label's
+    ``theta_i`` lies between the cut less the largest upper transition term and the best kept ``theta_i``, so no
+    pass over the kept labels is needed; the certificate computes the tight bounds only when these do not
+    suffice.  Eq. 14 keeps a label unless it loses by more than a slack that covers the rounding of both sums:
+    only a label within that slack of the cut can flip.  ``tab`` is :func:`_transition_tables`' array (eq. 14's
+    transition terms: none for a single token, one side at either end).  The seed is ``argmax theta_i`` (section
+    4.1) unless eq. 14 proved that label suboptimal, when the best label that can still be optimal is the better
+    start.  Eight running maxima break the dependency chain of eq. 14's maximisation (a max has a latency of four
+    cycles and a throughput of two per cycle)."""
     n, n_labels = theta.shape
-    slack = 8.0 * _UNIT * (margin + 4.0 * tab[_T_SCALE, 0])
+    slack = 8.0 * _UNIT * (margin + 4.0 * tab[_T_SLACK, 0])
     theta_scale = 0.0  # the best kept theta_i, largest over i
-    tau_scale = 0.0  # the kept labels' U_tau
-    theta_kept = 0.0  # every kept label's theta_i
-    tau_kept = 0.0  # every kept label's largest |tau'| in its row and column
+    theta_kept = 0.0  # a bound on every kept label's |theta_i|
     for i in range(n):
         k = 0
         if prune:
             if n == 1:
-                r_lo = r_hi = _T_ZERO
+                r_lo, r_hi, kind = _T_ZERO, _T_ZERO, _LONE
             elif i == 0:
-                r_lo, r_hi = _T_OUT_MIN, _T_OUT_MAX
+                r_lo, r_hi, kind = _T_OUT_MIN, _T_OUT_MAX, _FIRST
             elif i == n - 1:
-                r_lo, r_hi = _T_IN_MIN, _T_IN_MAX
+                r_lo, r_hi, kind = _T_IN_MIN, _T_IN_MAX, _LAST
             else:
-                r_lo, r_hi = _T_INNER_MIN, _T_INNER_MAX
+                r_lo, r_hi, kind = _T_INNER_MIN, _T_INNER_MAX, _INNER
             l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = -np.inf
             x = 0
             while x + 7 < n_labels:
@@ -264,31 +315,32 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
             for x in range(n_labels):
                 lab[_KEPT, i, k] = x
                 k += theta[i, x] + tab[r_hi, x] >= cut
+            # a kept theta_i >= cut - its upper term >= cut - the largest one, up to the rounding of that test
+            hi = tab[_T_HI_MAX + kind, 0]
+            theta_kept = max(theta_kept, (1.0 + 8.0 * _UNIT) * abs(cut - hi) + 8.0 * _UNIT * abs(hi))
         else:
             for x in range(n_labels):
                 lab[_KEPT, i, x] = x
+                theta_kept = max(theta_kept, abs(theta[i, x]))
             k = n_labels
         arg = lab[_KEPT, i, 0]  # the label that attains lo is kept: k >= 1
         top = theta[i, arg]
-        for q in range(k):
+        for q in range(1, k):
             x = lab[_KEPT, i, q]
-            if theta[i, x] > top:
-                top = theta[i, x]
-                arg = x
-            if i > 0:
-                tau_scale = max(tau_scale, abs(tab[_T_IN_MAX, x]))
-            if i < n - 1:
-                tau_scale = max(tau_scale, abs(tab[_T_OUT_MAX, x]))
-            theta_kept = max(theta_kept, abs(theta[i, x]))
-            tau_kept = max(tau_kept, max(tab[_T_ROW_ABS, x], tab[_T_COL_ABS, x]))
+            t = theta[i, x]
+            better = t > top
+            top = t if better else top
+            arg = x if better else arg
         theta_scale = max(theta_scale, abs(top))
         lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1
         cnt[_NKEPT, i] = k
         in_dom[i, arg] = _SOLVED
+    theta_kept = max(theta_kept, theta_scale)  # kept labels' theta_i lie between the two bounds
+    tau_kept = tab[_T_TAU_ABS, 0]
     big_s = (1.0 + 8.0 * _UNIT) * (tau_kept + theta_kept)
     error = 16.0 * _UNIT * (2.0 * tau_kept + 2.0 * theta_kept + 6.0 * big_s)
-    return _EPS * (theta_scale + tau_scale), error, big_s
+    return _EPS * (theta_scale + tab[_T_TAU_SCALE, 0]), error, big_s
 
 
 # --------------------------------------------------------------------------- restricted LP (messages)
@@ -636,6 +688,7 @@ def _workspace(n, n_labels):
 
 @numba.njit(cache=True, nogil=True)
 def _run(
+    prof,
     theta,
     tau,
     tab,
@@ -664,7 +717,9 @@ def _run(
     still certified: Viterbi's score is the optimum)."""
     if rc != EQ12 and rc != EQ8 and rc != EQ9:
         raise ValueError("reduced_cost must be 0 (eq. 12), 1 (eq. 8) or 2 (eq. 9)")
+    t = _tick(prof)
     eps, error, big_s = _setup(theta, tab, prune, margin, lab, cnt, in_dom)
+    t = _lap(prof, _PH_SETUP, t)
     n = theta.shape[0]
     two = rc == EQ12
     g = 0.5 if rc == EQ9 else 1.0
@@ -683,10 +738,13 @@ def _run(
         iterations += 1
         if first:
             messages += _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt)
+            t = _lap(prof, _PH_FIRST, t)
         else:
             messages += _forward(theta, tab, g, h, msg, vec, lab, cnt, in_dom, flags, scr)
+            t = _lap(prof, _PH_FWD, t)
             if two:
                 messages += _backward(theta, tab, msg, vec, lab, cnt, in_dom, flags, scr)
+                t = _lap(prof, _PH_BWD, t)
         flags[_GROWN, :] = 0
         if n_log + n > log.shape[0]:
             grown = np.empty(2 * (n_log + n), dtype=np.int64)
@@ -696,6 +754,7 @@ def _run(
             theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, first, first, eps, cc, log, n_log
         )
         n_log += calls
+        t = _lap(prof, _PH_ORACLE, t)
         if first or flags[_FWD, n - 1]:  # section 4.3 again: unchanged ends need no pricing
             best = _price_end(theta, g, msg, vec, lab, cnt, in_dom, flags, eps)
             if best > eps:
@@ -706,6 +765,7 @@ def _run(
             if best > eps:
                 found += best
                 n_found += 1
+        t = _lap(prof, _PH_ENDS, t)
         if n_found == 0:
             converged = stop = True
         elif gap > 0.0:
@@ -722,6 +782,7 @@ def _run(
                         if in_dom[i, x] == _PENDING:
                             in_dom[i, x] = _SOLVED
             first = False
+        t = _lap(prof, _PH_BOOK, t)
 
     labels = np.empty(n, dtype=np.int64)
     last = n - 1
@@ -738,7 +799,9 @@ def _run(
     score = _score(theta, tau, labels)
     bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
     fallback = score == -np.inf  # the LP's answer uses a forbidden transition (its floor was not deep enough)
-    if converged and not fallback:
+    # |score| <= the magnitude of its terms (up to n u of either, hence the factor): the magnitude's pass over the
+    # sequence is made only when the score's own size does not certify
+    if converged and not fallback and bound - score > _CERT_RTOL * (1.0 - 1e-6) * abs(score):
         tolerance = _CERT_RTOL * _magnitude(theta, tau, labels)
         if bound - score > tolerance:  # the a-priori rounding bounds are loose: measure the tight ones
             error, big_s = _rounding(theta, tab, two, msg, vec, lab, cnt)
@@ -748,6 +811,10 @@ def _run(
         labels, score = _viterbi(theta, tau)
         converged = True
     bound = score if converged else max(bound, score)
+    if prof is not None:
+        _lap(prof, _PH_CERT, t)
+        prof[_PH_ROUNDS] += iterations
+        prof[_PH_TOKENS] += n
     return labels, score, bound, converged, iterations, n_log, log[:n_log], messages, eps, fallback
 
 
@@ -782,7 +849,7 @@ def _cg_kernel(
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     labels, score, bound, converged, iterations, calls, log, messages, eps, fallback = _run(
-        theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+        None, theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
     return labels, score, bound, converged, iterations, log, cnt[_DSZ], messages, fallback
 
@@ -800,7 +867,7 @@ def _cg_packed(
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     labels, score, bound, converged, iterations, calls, log, messages, eps, fallback = _run(
-        theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+        None, theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
     packed = np.empty(2 * n + calls, dtype=np.int64)
     for i in range(n):
@@ -819,7 +886,24 @@ def _cg_labels(
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     result = _run(
-        theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+        None, theta, tau, tables, reduced_cost, gap, prune, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
+    )
+    return result[0], result[1]
+
+
+@numba.njit(cache=True, nogil=True)
+def _cg_profile(
+    prof: np.ndarray, theta: np.ndarray, tau: np.ndarray, tables: np.ndarray, reduced_cost: int, gap: float
+) -> tuple[np.ndarray, float]:
+    """:func:`_cg_labels` (eq. 14 pruning on) that adds the cycles of each of its :data:`PHASES` to ``prof``
+    (int64, ``len(PHASES) + 2`` counters: the phases, then rounds and tokens).  The counter's reads cost a few
+    percent of a decode: a profile gives the phases' shares, the decoders' timing loops give the time."""
+    n, n_labels = theta.shape
+    t = _tick(prof)
+    msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
+    _lap(prof, _PH_WORK, t)
+    result = _run(
+        prof, theta, tau, tables, reduced_cost, gap, True, 0.0, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
     return result[0], result[1]
 
@@ -910,7 +994,7 @@ def _two_best_kernel(
     n, n_labels = theta.shape
     msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
     labels, score, bound, converged, iterations, calls, log, messages, eps, fallback = _run(
-        theta, tau, tables, rc, 0.0, prune, delta, msg, lab, vec, cnt, in_dom, flags, scr, cc
+        None, theta, tau, tables, rc, 0.0, prune, delta, msg, lab, vec, cnt, in_dom, flags, scr, cc
     )
     cg_sizes = cnt[_DSZ].copy()
     stats = (labels, score, bound, converged, iterations, log, messages, fallback)

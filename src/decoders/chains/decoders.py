@@ -18,7 +18,7 @@ import numpy as np
 from decoders.chains import crfsuite
 from decoders.chains.beam import _beam_search
 from decoders.chains.checks import MAX_WIDTH, _refuse
-from decoders.chains.colgen import EQ8, EQ9, EQ12, _cg_packed, _two_best_kernel
+from decoders.chains.colgen import EQ8, EQ9, EQ12, PHASES, _cg_packed, _cg_profile, _two_best_kernel
 from decoders.chains.instance import ChainInstance, FeatureInstance
 from decoders.chains.model import ChainModel, _gather_emissions
 from decoders.chains.viterbi import _viterbi, _viterbi_2best, _viterbi_pruned, _viterbi_pruned_2best
@@ -45,6 +45,7 @@ _BEAM = compiled_loop(_beam_search)
 _VITERBI_2BEST = compiled_loop(_viterbi_2best)
 _VITERBI_PRUNED_2BEST = compiled_loop(_viterbi_pruned_2best)
 _CG_2BEST = compiled_loop(_two_best_kernel)
+_CG_PROFILE = compiled_loop(_cg_profile)
 
 
 def _reduced_cost(name: str) -> int:
@@ -65,6 +66,13 @@ def _delta(delta: float) -> float:
     if isinstance(delta, bool) or not isinstance(delta, int | float) or not 0.0 <= delta < math.inf:
         raise ConfigError(f"delta must be a finite number >= 0; got {delta!r}")
     return float(delta)
+
+
+def _decodes(decodes: int) -> int:
+    """The profile's decodes per sentence: an integer in 1..10^6."""
+    if isinstance(decodes, bool) or not isinstance(decodes, int | np.integer) or not 1 <= decodes <= 10**6:
+        raise ConfigError(f"decodes must be an integer in 1..10^6; got {decodes!r}")
+    return int(decodes)
 
 
 def _width(width: int) -> int:
@@ -120,6 +128,27 @@ def decode_cg(
 ) -> Solution:
     """Column generation (Fig. 1) with the reduced cost of eq. 12, 8 or 9; CG-DG with ``gap`` > 0."""
     return _cg(instance.theta, instance.scores, reduced_cost, _gap(gap))
+
+
+@register(EXPERIMENT, "cg-profile")
+def decode_cg_profile(
+    instance: ChainInstance, *, deadline: float | None = None, reduced_cost: str = "eq12", decodes: int = 50
+) -> Solution:
+    """Column generation as ``cg`` decodes it, then ``decodes`` more decodes in a compiled loop that count the
+    time-stamp counter's cycles in each phase of CG: stats ``phase_cycles`` (mean cycles per decode, keyed by the
+    phase's name, in the order of ``decoders.chains.colgen.PHASES``) and ``profiled_decodes``.  Its recorded time
+    is the profiling's, not CG's: the counter's reads cost a few percent, so the profile gives shares and Table 1
+    the time."""
+    decodes = _decodes(decodes)
+    solution = _cg(instance.theta, instance.scores, reduced_cost, 0.0)
+    s = instance.scores
+    counters = np.zeros(len(PHASES) + 2, dtype=np.int64)
+    _CG_PROFILE(decodes, counters, instance.theta, s.tau, s.cg_tables, _reduced_cost(reduced_cost), 0.0)
+    solution.stats["phase_cycles"] = dict(
+        zip(PHASES, (counters[: len(PHASES)] / decodes).tolist(), strict=True)
+    )
+    solution.stats["profiled_decodes"] = decodes
+    return solution
 
 
 @register(

@@ -43,6 +43,7 @@ PAGE = {
             "figures/chains/cg_statistics.png",
         ),
         ("Speed-up over Viterbi by sentence length", "figures/chains/speed_by_length.png"),
+        ("Where column generation spends its time", "figures/chains/cg_phases.png", "cg_phases"),
     ],
 }
 
@@ -313,6 +314,68 @@ def speed_by_length_figure(table: pd.DataFrame, path) -> None:
     save_figure(fig, path, dpi=150)
 
 
+PROFILE = "cg-profile"
+
+
+def cg_phases(records: pd.DataFrame) -> pd.DataFrame:
+    """Where column generation spends its time, per dataset: each phase's share of the time-stamp-counter cycles
+    that ``cg-profile`` counted over the test sentences, its cycles per token, and its share of CG's time per
+    sentence in Table 1 (``cg``'s mean seconds, timed without the counter), in microseconds."""
+    rows = []
+    for dataset, group in records[records["variant"] == PROFILE].groupby("dataset", sort=False):
+        cycles: dict[str, float] = {}
+        for stats in group["stats"]:
+            for phase, value in json.loads(stats)["phase_cycles"].items():
+                cycles[phase] = cycles.get(phase, 0.0) + value
+        total = sum(cycles.values())
+        tokens = float(group["size"].sum())
+        cg = records[(records["dataset"] == dataset) & (records["variant"] == "cg")]
+        seconds = float(cg["seconds"].mean()) if len(cg) else np.nan
+        for phase, value in [*cycles.items(), ("all", total)]:
+            share = value / total if total > 0 else np.nan
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "phase": phase,
+                    "sentences": len(group),
+                    "cycles_per_token": value / tokens,
+                    "share_pct": 100.0 * share,
+                    "cg_us_per_sentence": 1e6 * seconds * share,
+                }
+            )
+    table = pd.DataFrame(rows, columns=_PHASE_COLUMNS)
+    return table.round({"cycles_per_token": 1, "share_pct": 1, "cg_us_per_sentence": 2})
+
+
+_PHASE_COLUMNS = ["dataset", "phase", "sentences", "cycles_per_token", "share_pct", "cg_us_per_sentence"]
+
+
+def cg_phases_figure(table: pd.DataFrame, path) -> None:
+    """CG's phases as one stacked bar of cycles per token per dataset."""
+    fig = Figure(figsize=(7, 0.9 + 0.5 * max(table["dataset"].nunique(), 1)))
+    ax = fig.subplots()
+    parts = table[table["phase"] != "all"]
+    datasets = list(dict.fromkeys(parts["dataset"]))
+    phases = list(dict.fromkeys(parts["phase"]))
+    left = np.zeros(len(datasets))
+    for phase in phases:
+        values = np.array(
+            [
+                parts[(parts["dataset"] == d) & (parts["phase"] == phase)]["cycles_per_token"].sum()
+                for d in datasets
+            ]
+        )
+        ax.barh(datasets, values, left=left, label=phase)
+        left += values
+    ax.set_xlabel("cycles per token (time-stamp counter)")
+    ax.invert_yaxis()
+    if phases:
+        ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    else:
+        ax.text(0.5, 0.5, "no profile records", ha="center", va="center", transform=ax.transAxes)
+    save_figure(fig, path, dpi=150)
+
+
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
@@ -529,3 +592,11 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
         ],
     )
     speed_by_length_figure(by_length, figures / "speed_by_length.png")
+    phases = cg_phases(records)
+    write_table(
+        phases,
+        tables / "cg_phases",
+        title="Where column generation spends its time",
+        caption=caption("chains", "cg_phases"),
+    )
+    cg_phases_figure(phases, figures / "cg_phases.png")
