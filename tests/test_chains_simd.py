@@ -1,0 +1,107 @@
+"""The vector intrinsics of decoders.chains.simd against numpy, and eq. 14's kept lists built from them."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from numba.core.errors import TypingError
+
+from decoders.chains.colgen import _KEPT, _NKEPT, _setup, _transition_tables, _workspace
+from decoders.chains.simd import mask_ge, trailing_zeros
+
+
+@numba.njit
+def _masks(a, row_a, b, row_b, count, cut):
+    out = np.zeros((count + 63) // 64 + 1, dtype=np.int64)
+    for word in range(out.shape[0]):
+        out[word] = mask_ge(a, row_a, b, row_b, count, cut, word)
+    return out
+
+
+def _expected(a, row_a, b, row_b, count, cut):
+    kept = np.flatnonzero(a[row_a, :count] + b[row_b, :count] >= cut)
+    out = np.zeros((count + 63) // 64 + 1, dtype=np.uint64)
+    for x in kept:
+        out[x // 64] |= np.uint64(1) << np.uint64(x % 64)
+    return out.view(np.int64)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5, 8, 45, 63, 64, 65, 127, 128, 130])
+def test_mask_ge_sets_the_bit_of_every_label_at_or_above_the_cut(width):
+    rng = np.random.default_rng(width)
+    a = rng.normal(size=(3, width))
+    b = np.round(rng.normal(size=(2, width)), 1)
+    for row_a in range(3):
+        for row_b in range(2):
+            for cut in (
+                -np.inf,
+                -0.5,
+                0.0,
+                0.7,
+                np.inf,
+                a[row_a, width // 2] + b[row_b, width // 2],
+            ):  # a tie too
+                for count in {width, max(width - 3, 0), width // 2}:
+                    got = _masks(a, row_a, b, row_b, count, cut)
+                    np.testing.assert_array_equal(got, _expected(a, row_a, b, row_b, count, cut))
+
+
+def test_mask_ge_keeps_ties_and_sets_the_sign_bit():
+    a = np.zeros((1, 64))
+    b = np.zeros((1, 64))
+    assert _masks(a, 0, b, 0, 64, 0.0)[0] == -1  # all 64 bits, the sign bit included
+    b[0, 63] = -1.0
+    assert _masks(a, 0, b, 0, 64, 0.0)[0] == (1 << 63) - 1
+
+
+@numba.njit
+def _zeros(values):
+    out = np.empty_like(values)
+    for i in range(values.shape[0]):
+        out[i] = trailing_zeros(values[i])
+    return out
+
+
+def test_trailing_zeros_is_the_lowest_set_bit_and_64_for_zero():
+    values = np.array([0, 1, 2, 12, -1, np.iinfo(np.int64).min, 1 << 40, -(1 << 62)], dtype=np.int64)
+    np.testing.assert_array_equal(_zeros(values), [64, 0, 1, 2, 0, 63, 40, 62])
+
+
+def test_other_layouts_are_refused_when_the_kernel_compiles():
+    a = np.zeros((4, 6))
+    with pytest.raises(TypingError, match="C-contiguous float64 matrix"):
+        _masks(np.asfortranarray(a), 0, a, 0, 6, 0.0)
+    with pytest.raises(TypingError, match="C-contiguous float64 matrix"):
+        _masks(a.astype(np.float32), 0, a, 0, 6, 0.0)
+
+
+@pytest.mark.parametrize("n_labels", [1, 2, 7, 45, 64, 65, 130])
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_eq14_kept_lists_are_every_label_that_passes_the_cut_in_order(n_labels, n):
+    """_setup's kept lists (built from the bit masks) hold exactly the labels whose upper bound reaches the cut,
+    in increasing order, whatever the number of 64-label words and kept labels (the branch-free part takes 8)."""
+    rng = np.random.default_rng(n_labels * 10 + n)
+    tau = rng.normal(size=(n_labels, n_labels))
+    tables = _transition_tables(tau)
+    for scale in (0.1, 1.0, 30.0):  # few to almost all labels kept
+        theta = np.ascontiguousarray(rng.normal(scale=scale, size=(n, n_labels)))
+        msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
+        _setup(theta, tables, True, 0.0, lab, cnt, in_dom)
+        for i in range(n):
+            if n == 1:
+                low, high = np.zeros(n_labels), np.zeros(n_labels)
+            elif i == 0:
+                low, high = tau.min(axis=1), tau.max(axis=1)
+            elif i == n - 1:
+                low, high = tau.min(axis=0), tau.max(axis=0)
+            else:
+                low, high = tau.min(axis=0) + tau.min(axis=1), tau.max(axis=0) + tau.max(axis=1)
+            lo = (theta[i] + low).max()
+            upper = theta[i] + high
+            kept = lab[_KEPT, i, : cnt[_NKEPT, i]]
+            # the cut lies within a rounding slack below lo: every label clearly above it is kept, every label
+            # clearly below it dropped, and the list is increasing without repeats
+            assert set(np.flatnonzero(upper >= lo - 1e-6)) <= set(kept.tolist())
+            assert set(kept.tolist()) <= set(np.flatnonzero(upper >= lo - 1e-9 * (1 + abs(lo)) - 1e-6))
+            assert np.all(np.diff(kept) > 0)
