@@ -318,10 +318,10 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
             for word in range((n_labels + 63) // 64):  # the kept labels as bits, four labels per comparison
                 bits = mask_ge(theta, i, tab, r_hi, n_labels, cut, word)
                 first = 64 * word
-                for _ in range(8):  # branch-free for the usual few; a label id written at k when none is left
-                    lab[_KEPT, i, k] = first + trailing_zeros(
-                        bits
-                    )  # is overwritten or never read (L + 1 columns)
+                # branch-free for the usual few kept labels: when none is left, the id written at k (64 past
+                # the word) is overwritten by the next word's or never read (the array has L + 1 columns)
+                for _ in range(8):
+                    lab[_KEPT, i, k] = first + trailing_zeros(bits)
                     k += bits != 0
                     bits &= bits - 1
                 while bits != 0:
