@@ -7,30 +7,40 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from decoders.chains.colgen import _KEPT, _NKEPT, _setup, _transition_tables, _workspace
-from decoders.chains.simd import mask_ge, trailing_zeros
+from decoders.chains.colgen import _DOM, _KEPT, _NKEPT, _setup, _transition_tables, _workspace
+from decoders.chains.simd import kept_best, max_plus, trailing_zeros
 
 
 @numba.njit
-def _masks(a, row_a, b, row_b, count, cut):
-    out = np.zeros((count + 63) // 64 + 1, dtype=np.int64)
-    for word in range(out.shape[0]):
-        out[word] = mask_ge(a, row_a, b, row_b, count, cut, word)
-    return out
+def _words(a, row_a, b, row_b, count, cut):
+    words = (count + 63) // 64 + 1
+    bits = np.zeros(words, dtype=np.int64)
+    args = np.zeros(words, dtype=np.int64)
+    tops = np.zeros(words)
+    for word in range(words):
+        bits[word], args[word], tops[word] = kept_best(a, row_a, b, row_b, count, cut, word)
+    return bits, args, tops
 
 
 def _expected(a, row_a, b, row_b, count, cut):
     kept = np.flatnonzero(a[row_a, :count] + b[row_b, :count] >= cut)
-    out = np.zeros((count + 63) // 64 + 1, dtype=np.uint64)
+    words = (count + 63) // 64 + 1
+    bits = np.zeros(words, dtype=np.uint64)
+    args = 64 * np.arange(words) + 64
+    tops = np.full(words, -np.inf)
     for x in kept:
-        out[x // 64] |= np.uint64(1) << np.uint64(x % 64)
-    return out.view(np.int64)
+        bits[x // 64] |= np.uint64(1) << np.uint64(x % 64)
+        if a[row_a, x] > tops[x // 64]:  # the first label of the word that attains its best a
+            tops[x // 64] = a[row_a, x]
+            args[x // 64] = x
+    return bits.view(np.int64), args, tops
 
 
-@pytest.mark.parametrize("width", [1, 2, 3, 4, 5, 8, 45, 63, 64, 65, 127, 128, 130])
-def test_mask_ge_sets_the_bit_of_every_label_at_or_above_the_cut(width):
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5, 7, 8, 9, 45, 63, 64, 65, 127, 128, 130])
+def test_kept_best_sets_the_bit_of_every_label_at_or_above_the_cut_and_finds_the_best(width):
     rng = np.random.default_rng(width)
     a = rng.normal(size=(3, width))
+    a[2] = np.round(a[2])  # ties in a: the first label that attains the best wins
     b = np.round(rng.normal(size=(2, width)), 1)
     for row_a in range(3):
         for row_b in range(2):
@@ -43,16 +53,45 @@ def test_mask_ge_sets_the_bit_of_every_label_at_or_above_the_cut(width):
                 a[row_a, width // 2] + b[row_b, width // 2],
             ):  # a tie too
                 for count in {width, max(width - 3, 0), width // 2}:
-                    got = _masks(a, row_a, b, row_b, count, cut)
-                    np.testing.assert_array_equal(got, _expected(a, row_a, b, row_b, count, cut))
+                    got = _words(a, row_a, b, row_b, count, cut)
+                    for got_part, expected_part in zip(
+                        got, _expected(a, row_a, b, row_b, count, cut), strict=True
+                    ):
+                        np.testing.assert_array_equal(got_part, expected_part)
 
 
-def test_mask_ge_keeps_ties_and_sets_the_sign_bit():
+def test_kept_best_keeps_ties_and_sets_the_sign_bit():
     a = np.zeros((1, 64))
     b = np.zeros((1, 64))
-    assert _masks(a, 0, b, 0, 64, 0.0)[0] == -1  # all 64 bits, the sign bit included
-    b[0, 63] = -1.0
-    assert _masks(a, 0, b, 0, 64, 0.0)[0] == (1 << 63) - 1
+    bits, args, tops = _words(a, 0, b, 0, 64, 0.0)
+    assert (bits[0], args[0], tops[0]) == (-1, 0, 0.0)  # all 64 bits, the sign bit included
+    b[0, 63] = -10.0
+    a[0, 63] = 5.0  # the best a fails the cut: the best kept one is label 0
+    a[0, 10] = -0.0  # equal to 0.0: still not the first
+    bits, args, tops = _words(a, 0, b, 0, 64, 0.0)
+    assert (bits[0], args[0], tops[0]) == ((1 << 63) - 1, 0, 0.0)
+
+
+@numba.njit
+def _max_plus(a, row_a, b, row_b, count):
+    return max_plus(a, row_a, b, row_b, count)
+
+
+@pytest.mark.parametrize("width", [0, 1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 16, 45, 64, 130])
+def test_max_plus_is_the_largest_sum_whatever_the_width(width):
+    rng = np.random.default_rng(width)
+    a = rng.normal(size=(2, max(width, 1)))
+    b = rng.normal(size=(3, max(width, 1)))
+    for row_a in range(2):
+        for row_b in range(3):
+            for count in {width, width // 2}:
+                expected = (a[row_a, :count] + b[row_b, :count]).max() if count else -np.inf
+                assert _max_plus(a, row_a, b, row_b, count) == expected
+    if width:  # the largest sum in any lane or the scalar tail
+        for x in range(width):
+            c = -np.ones((1, width))
+            c[0, x] = 1.0
+            assert _max_plus(c, 0, c, 0, width) == 2.0
 
 
 @numba.njit
@@ -71,9 +110,11 @@ def test_trailing_zeros_is_the_lowest_set_bit_and_64_for_zero():
 def test_other_layouts_are_refused_when_the_kernel_compiles():
     a = np.zeros((4, 6))
     with pytest.raises(TypingError, match="C-contiguous float64 matrix"):
-        _masks(np.asfortranarray(a), 0, a, 0, 6, 0.0)
+        _words(np.asfortranarray(a), 0, a, 0, 6, 0.0)
     with pytest.raises(TypingError, match="C-contiguous float64 matrix"):
-        _masks(a.astype(np.float32), 0, a, 0, 6, 0.0)
+        _words(a.astype(np.float32), 0, a, 0, 6, 0.0)
+    with pytest.raises(TypingError, match="C-contiguous float64 matrix"):
+        _max_plus(a, 0, np.asfortranarray(a), 0, 6)
 
 
 @pytest.mark.parametrize("n_labels", [1, 2, 7, 45, 64, 65, 130])
@@ -86,6 +127,7 @@ def test_eq14_kept_lists_are_every_label_that_passes_the_cut_in_order(n_labels, 
     tables = _transition_tables(tau)
     for scale in (0.1, 1.0, 30.0):  # few to almost all labels kept
         theta = np.ascontiguousarray(rng.normal(scale=scale, size=(n, n_labels)))
+        theta[:, ::3] = np.round(theta[:, ::3], 1)  # ties for the seed
         msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
         _setup(theta, tables, True, 0.0, lab, cnt, in_dom)
         for i in range(n):
@@ -105,3 +147,5 @@ def test_eq14_kept_lists_are_every_label_that_passes_the_cut_in_order(n_labels, 
             assert set(np.flatnonzero(upper >= lo - 1e-6)) <= set(kept.tolist())
             assert set(kept.tolist()) <= set(np.flatnonzero(upper >= lo - 1e-9 * (1 + abs(lo)) - 1e-6))
             assert np.all(np.diff(kept) > 0)
+            # the seed: the first kept label with the best theta_i
+            assert lab[_DOM, i, 0] == kept[np.argmax(theta[i, kept])]

@@ -95,7 +95,7 @@ import numba
 import numpy as np
 
 from decoders.chains.checks import check_chain, check_flag, check_gap, check_reduced_cost
-from decoders.chains.simd import mask_ge, trailing_zeros
+from decoders.chains.simd import kept_best, max_plus, trailing_zeros
 from decoders.chains.viterbi import _viterbi, _viterbi_2best
 from decoders.checks import check_float
 from decoders.harness.loops import cycles
@@ -279,10 +279,9 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
     only a label within that slack of the cut can flip.  ``tab`` is :func:`_transition_tables`' array (eq. 14's
     transition terms: none for a single token, one side at either end).  The seed is ``argmax theta_i`` (section
     4.1) unless eq. 14 proved that label suboptimal, when the best label that can still be optimal is the better
-    start.  Eight running maxima break the dependency chain of eq. 14's maximisation (a max has a latency of four
-    cycles and a throughput of two per cycle); the cut is tested four labels at a time into bit masks
-    (:func:`decoders.chains.simd.mask_ge`), which the kept list is read from (on wsj, eq. 14's two passes took 52 ns
-    per token when one label was tested and stored at a time, 43 ns with the masks)."""
+    start.  Both passes over the labels run four labels per instruction (:mod:`decoders.chains.simd`): the lower
+    bound's maximum (:func:`~decoders.chains.simd.max_plus`), then the cut as bit masks with the best kept label
+    (:func:`~decoders.chains.simd.kept_best`), which the kept list is read from."""
     n, n_labels = theta.shape
     slack = 8.0 * _UNIT * (margin + 4.0 * tab[_T_SLACK, 0])
     theta_scale = 0.0  # the best kept theta_i, largest over i
@@ -298,25 +297,15 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
                 r_lo, r_hi, kind = _T_IN_MIN, _T_IN_MAX, _LAST
             else:
                 r_lo, r_hi, kind = _T_INNER_MIN, _T_INNER_MAX, _INNER
-            l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = -np.inf
-            x = 0
-            while x + 7 < n_labels:
-                l0 = max(l0, theta[i, x] + tab[r_lo, x])
-                l1 = max(l1, theta[i, x + 1] + tab[r_lo, x + 1])
-                l2 = max(l2, theta[i, x + 2] + tab[r_lo, x + 2])
-                l3 = max(l3, theta[i, x + 3] + tab[r_lo, x + 3])
-                l4 = max(l4, theta[i, x + 4] + tab[r_lo, x + 4])
-                l5 = max(l5, theta[i, x + 5] + tab[r_lo, x + 5])
-                l6 = max(l6, theta[i, x + 6] + tab[r_lo, x + 6])
-                l7 = max(l7, theta[i, x + 7] + tab[r_lo, x + 7])
-                x += 8
-            while x < n_labels:
-                l0 = max(l0, theta[i, x] + tab[r_lo, x])
-                x += 1
-            lo = max(max(max(l0, l1), max(l2, l3)), max(max(l4, l5), max(l6, l7)))
+            lo = max_plus(theta, i, tab, r_lo, n_labels)
             cut = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack  # the slack only keeps more labels
+            top = -np.inf
+            arg = 0
             for word in range((n_labels + 63) // 64):  # the kept labels as bits, four labels per comparison
-                bits = mask_ge(theta, i, tab, r_hi, n_labels, cut, word)
+                bits, first_best, best = kept_best(theta, i, tab, r_hi, n_labels, cut, word)
+                better = best > top  # the first word that holds the best kept theta_i
+                top = best if better else top
+                arg = first_best if better else arg
                 first = 64 * word
                 # branch-free for the usual few kept labels: when none is left, the id written at k (64 past
                 # the word) is overwritten by the next word's or never read (the array has L + 1 columns)
@@ -332,18 +321,16 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
             hi = tab[_T_HI_MAX + kind, 0]
             theta_kept = max(theta_kept, (1.0 + 8.0 * _UNIT) * abs(cut - hi) + 8.0 * _UNIT * abs(hi))
         else:
+            arg = 0
+            top = theta[i, 0]
             for x in range(n_labels):
                 lab[_KEPT, i, x] = x
-                theta_kept = max(theta_kept, abs(theta[i, x]))
+                t = theta[i, x]
+                theta_kept = max(theta_kept, abs(t))
+                better = t > top
+                top = t if better else top
+                arg = x if better else arg
             k = n_labels
-        arg = lab[_KEPT, i, 0]  # the label that attains lo is kept: k >= 1
-        top = theta[i, arg]
-        for q in range(1, k):
-            x = lab[_KEPT, i, q]
-            t = theta[i, x]
-            better = t > top
-            top = t if better else top
-            arg = x if better else arg
         theta_scale = max(theta_scale, abs(top))
         lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1

@@ -1,9 +1,12 @@
 """Vector code numba does not write by itself, as numba intrinsics (LLVM IR through llvmlite).
 
-Numba (LLVM) vectorises elementwise loops, such as Viterbi's running maxima, but not a comparison whose results
-are packed into bits, so eq. 14's test of every label against the cut would run one label at a time.
-:func:`mask_ge` makes it four labels per instruction: vector additions and comparisons whose results are read as
-the bits of one integer, which :func:`trailing_zeros` turns back into label ids.
+Numba (LLVM) vectorises elementwise loops, such as Viterbi's running maxima, but neither a floating-point maximum
+over a row (without fastmath it may not reorder the maxima, and with it numba 0.68 still emits scalar code) nor a
+comparison whose results are packed into bits. Eq. 14's set-up needs both for every token: the best lower bound
+over all labels (:func:`max_plus`), then every label tested against the cut, with the best kept label by
+``theta`` (:func:`kept_best`). Here they run four labels per instruction: vector additions, maxima (compare and
+select, which x86 does in one instruction) and comparisons read as the bits of one integer, which
+:func:`trailing_zeros` turns back into label ids.
 
 The arrays must be C-contiguous float64 matrices (a ChainInstance's ``theta``, ``_transition_tables``' array):
 other layouts are refused when the calling kernel compiles. The intrinsics trust their row and column
@@ -18,8 +21,11 @@ from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 _LANES = 4  # float64 lanes per vector (256-bit vectors, as numba's own vectorised loops use)
-_VECTOR = ir.VectorType(ir.DoubleType(), _LANES)
+_DOUBLE = ir.DoubleType()
+_VECTOR = ir.VectorType(_DOUBLE, _LANES)
 _I64 = ir.IntType(64)
+_I32 = ir.IntType(32)
+_MINUS_INF = float("-inf")
 
 
 def _row(context, builder, array_type, array, row):
@@ -27,7 +33,7 @@ def _row(context, builder, array_type, array, row):
     array = context.make_array(array_type)(context, builder, array)
     row_stride = cgutils.unpack_tuple(builder, array.strides, 2)[0]
     data = builder.bitcast(array.data, ir.IntType(8).as_pointer())
-    return builder.bitcast(builder.gep(data, [builder.mul(row, row_stride)]), ir.DoubleType().as_pointer())
+    return builder.bitcast(builder.gep(data, [builder.mul(row, row_stride)]), _DOUBLE.as_pointer())
 
 
 def _check_matrix(name, array_type):
@@ -40,47 +46,140 @@ def _check_matrix(name, array_type):
         raise TypingError(f"{name} must be a C-contiguous float64 matrix, got {array_type}")
 
 
+def _i64(value):
+    return ir.Constant(_I64, value)
+
+
+def _splat(builder, value):
+    vector = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), value, ir.Constant(_I32, 0))
+    lanes = ir.Constant(ir.VectorType(_I32, _LANES), [0] * _LANES)
+    return builder.shuffle_vector(vector, ir.Constant(_VECTOR, ir.Undefined), lanes)
+
+
+def _load(builder, row, at, vector=True):
+    pointer = builder.gep(row, [at])
+    if vector:
+        return builder.load(builder.bitcast(pointer, _VECTOR.as_pointer()), align=8)
+    return builder.load(pointer)
+
+
+def _max(builder, a, b):
+    """``a`` if ``a > b`` else ``b``: one vmaxpd (or maxsd) on x86, never a NaN check (the data hold none)."""
+    return builder.select(builder.fcmp_ordered(">", a, b), a, b)
+
+
+def _lane_max(builder, vector):
+    best = builder.extract_element(vector, ir.Constant(_I32, 0))
+    for lane in range(1, _LANES):
+        best = _max(builder, best, builder.extract_element(vector, ir.Constant(_I32, lane)))
+    return best
+
+
+def _bits(builder, lanes):
+    """A vector of i1 as the low bits of an int64."""
+    return builder.zext(builder.bitcast(lanes, ir.IntType(_LANES)), _I64)
+
+
 @intrinsic
-def mask_ge(typingctx, a, row_a, b, row_b, count, cut, word):
-    """The bits of ``a[row_a, x] + b[row_b, x] >= cut`` for the labels ``x`` of word ``word``: bit ``j`` of the
-    int64 result is label ``64 word + j``, for ``x < count`` (higher bits are 0)."""
+def max_plus(typingctx, a, row_a, b, row_b, count):
+    """``max_x a[row_a, x] + b[row_b, x]`` over ``x < count`` (``-inf`` when ``count`` is 0), by two vector
+    accumulators (a maximum's latency is several cycles, its throughput two per cycle)."""
     _check_matrix("a", a)
     _check_matrix("b", b)
-    signature = types.int64(a, types.intp, b, types.intp, types.intp, types.float64, types.intp)
+    signature = types.float64(a, types.intp, b, types.intp, types.intp)
+
+    def codegen(context, builder, sig, args):
+        array_a, index_a, array_b, index_b, count_v = args
+        row_a = _row(context, builder, sig.args[0], array_a, index_a)
+        row_b = _row(context, builder, sig.args[2], array_b, index_b)
+        low = _splat(builder, ir.Constant(_DOUBLE, _MINUS_INF))
+        acc0 = cgutils.alloca_once_value(builder, low)
+        acc1 = cgutils.alloca_once_value(builder, low)
+        pairs = builder.sdiv(count_v, _i64(2 * _LANES))
+        with cgutils.for_range(builder, pairs) as loop:
+            at = builder.mul(loop.index, _i64(2 * _LANES))
+            for acc, offset in ((acc0, 0), (acc1, _LANES)):
+                x = builder.add(at, _i64(offset))
+                total = builder.fadd(_load(builder, row_a, x), _load(builder, row_b, x))
+                builder.store(_max(builder, builder.load(acc), total), acc)
+        done = builder.mul(pairs, _i64(2 * _LANES))
+        with builder.if_then(builder.icmp_signed("<=", builder.add(done, _i64(_LANES)), count_v)):
+            total = builder.fadd(_load(builder, row_a, done), _load(builder, row_b, done))
+            builder.store(_max(builder, builder.load(acc0), total), acc0)
+        best = cgutils.alloca_once_value(
+            builder, _lane_max(builder, _max(builder, builder.load(acc0), builder.load(acc1)))
+        )
+        tail = builder.add(
+            done, builder.mul(builder.sdiv(builder.sub(count_v, done), _i64(_LANES)), _i64(_LANES))
+        )
+        with cgutils.for_range_slice(builder, tail, count_v, _i64(1), inc=True) as (x, _):
+            total = builder.fadd(_load(builder, row_a, x, False), _load(builder, row_b, x, False))
+            builder.store(_max(builder, builder.load(best), total), best)
+        return builder.load(best)
+
+    return signature, codegen
+
+
+@intrinsic
+def kept_best(typingctx, a, row_a, b, row_b, count, cut, word):
+    """Eq. 14's test for the labels ``x`` of word ``word`` (``64 word <= x < min(count, 64 word + 64)``):
+    ``(bits, arg, top)``, where bit ``j`` of ``bits`` is ``a[row_a, x] + b[row_b, x] >= cut`` for label
+    ``64 word + j`` (higher bits 0), ``top`` is the largest ``a[row_a, x]`` of those labels and ``arg`` the first
+    of them that attains it (``top = -inf`` and ``arg = 64 word + 64`` when none passes)."""
+    _check_matrix("a", a)
+    _check_matrix("b", b)
+    result = types.Tuple((types.int64, types.int64, types.float64))
+    signature = result(a, types.intp, b, types.intp, types.intp, types.float64, types.intp)
 
     def codegen(context, builder, sig, args):
         array_a, index_a, array_b, index_b, count_v, cut_v, word_v = args
         row_a = _row(context, builder, sig.args[0], array_a, index_a)
         row_b = _row(context, builder, sig.args[2], array_b, index_b)
-        first = builder.mul(word_v, ir.Constant(_I64, 64))
+        first = builder.mul(word_v, _i64(64))
         width = builder.sub(count_v, first)
-        width = builder.select(
-            builder.icmp_signed(">", width, ir.Constant(_I64, 64)), ir.Constant(_I64, 64), width
-        )
-        mask = cgutils.alloca_once_value(builder, ir.Constant(_I64, 0))
-        splat = builder.insert_element(
-            ir.Constant(_VECTOR, ir.Undefined), cut_v, ir.Constant(ir.IntType(32), 0)
-        )
-        lanes = ir.Constant(ir.VectorType(ir.IntType(32), _LANES), [0] * _LANES)
-        splat = builder.shuffle_vector(splat, ir.Constant(_VECTOR, ir.Undefined), lanes)
-        blocks = builder.sdiv(width, ir.Constant(_I64, _LANES))
-        with cgutils.for_range(builder, blocks) as loop:
-            bit = builder.mul(loop.index, ir.Constant(_I64, _LANES))
+        width = builder.select(builder.icmp_signed(">", width, _i64(64)), _i64(64), width)
+        blocks = builder.sdiv(width, _i64(_LANES))
+        tail = builder.mul(blocks, _i64(_LANES))
+        cut_vector = _splat(builder, cut_v)
+        low = _splat(builder, ir.Constant(_DOUBLE, _MINUS_INF))
+        mask = cgutils.alloca_once_value(builder, _i64(0))
+        acc = cgutils.alloca_once_value(builder, low)
+        with cgutils.for_range(builder, blocks) as loop:  # the cut, and the best a among the labels kept
+            bit = builder.mul(loop.index, _i64(_LANES))
             at = builder.add(first, bit)
-            left = builder.load(builder.bitcast(builder.gep(row_a, [at]), _VECTOR.as_pointer()), align=8)
-            right = builder.load(builder.bitcast(builder.gep(row_b, [at]), _VECTOR.as_pointer()), align=8)
-            kept = builder.fcmp_ordered(">=", builder.fadd(left, right), splat)
-            bits = builder.zext(builder.bitcast(kept, ir.IntType(_LANES)), _I64)
-            builder.store(builder.or_(builder.load(mask), builder.shl(bits, bit)), mask)
-        tail = builder.mul(blocks, ir.Constant(_I64, _LANES))
-        with cgutils.for_range_slice(builder, tail, width, ir.Constant(_I64, 1), inc=True) as (bit, _):
+            left = _load(builder, row_a, at)
+            kept = builder.fcmp_ordered(">=", builder.fadd(left, _load(builder, row_b, at)), cut_vector)
+            builder.store(builder.or_(builder.load(mask), builder.shl(_bits(builder, kept), bit)), mask)
+            builder.store(_max(builder, builder.load(acc), builder.select(kept, left, low)), acc)
+        top = cgutils.alloca_once_value(builder, _lane_max(builder, builder.load(acc)))
+        with cgutils.for_range_slice(builder, tail, width, _i64(1), inc=True) as (bit, _):
             at = builder.add(first, bit)
-            total = builder.fadd(
-                builder.load(builder.gep(row_a, [at])), builder.load(builder.gep(row_b, [at]))
-            )
-            kept = builder.zext(builder.fcmp_ordered(">=", total, cut_v), _I64)
-            builder.store(builder.or_(builder.load(mask), builder.shl(kept, bit)), mask)
-        return builder.load(mask)
+            left = _load(builder, row_a, at, False)
+            kept = builder.fcmp_ordered(">=", builder.fadd(left, _load(builder, row_b, at, False)), cut_v)
+            builder.store(builder.or_(builder.load(mask), builder.shl(builder.zext(kept, _I64), bit)), mask)
+            minus_inf = ir.Constant(_DOUBLE, _MINUS_INF)
+            builder.store(_max(builder, builder.load(top), builder.select(kept, left, minus_inf)), top)
+        best = builder.load(top)
+        best_vector = _splat(builder, best)
+        ties = cgutils.alloca_once_value(builder, _i64(0))
+        with cgutils.for_range(builder, blocks) as loop:  # which labels attain it
+            bit = builder.mul(loop.index, _i64(_LANES))
+            equal = builder.fcmp_ordered("==", _load(builder, row_a, builder.add(first, bit)), best_vector)
+            builder.store(builder.or_(builder.load(ties), builder.shl(_bits(builder, equal), bit)), ties)
+        with cgutils.for_range_slice(builder, tail, width, _i64(1), inc=True) as (bit, _):
+            equal = builder.fcmp_ordered("==", _load(builder, row_a, builder.add(first, bit), False), best)
+            builder.store(builder.or_(builder.load(ties), builder.shl(builder.zext(equal, _I64), bit)), ties)
+        bits = builder.load(mask)
+        count_zeros = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(_I64, [_I64, ir.IntType(1)]), "llvm.cttz.i64"
+        )
+        arg = builder.add(
+            first,
+            builder.call(
+                count_zeros, [builder.and_(bits, builder.load(ties)), ir.Constant(ir.IntType(1), 0)]
+            ),
+        )
+        return context.make_tuple(builder, sig.return_type, [bits, arg, best])
 
     return signature, codegen
 
