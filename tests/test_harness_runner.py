@@ -290,6 +290,7 @@ def test_a_reference_is_timed_beside_the_decoder_on_every_instance(isolate):
         stats = json.loads(row.stats)
         assert row.status == "optimal" and row.objective == 1.0 and row.seconds < 0.01
         assert 0.0 < stats["reference_seconds"] < 0.01
+        assert 0.0 < stats["unpaired_seconds"] < 0.01  # the decoder's loop alone, after the pairs
     assert frame.attrs["harness"]["reference"] == reference
     # a reference without a compiled loop, or a decoder without one, gives no pair (nothing is timed twice)
     unpaired = _run(
@@ -300,6 +301,7 @@ def test_a_reference_is_timed_beside_the_decoder_on_every_instance(isolate):
         reference={"decoder": "argmax", "module": harness_toys.MODULE},
     )
     assert all("reference_seconds" not in json.loads(stats) for stats in unpaired["stats"])
+    assert all("unpaired_seconds" not in json.loads(stats) for stats in unpaired["stats"])
     # a reference loop that fails turns the row into an error that says so
     bad = _run("looped", instances[:1], isolate=isolate, loop_repeats=5, time_limit=30.0,
                reference={"decoder": "looped", "params": {"nonsense": 1}, "module": harness_toys.MODULE})  # fmt: skip

@@ -173,7 +173,9 @@ def test_speed_ups_come_from_the_pairs_timed_in_the_variants_job():
                      "instance_id": str(i), "size": size, "seconds": 5.0, "objective": 1.0, "bound": 1.0,
                      "status": "optimal", "structure": "[0]", "stats": "{}"})  # fmt: skip
         for variant, paired in (("cg", 2.0 * (i + 1)), ("beam-1", None)):
-            stats = {"iterations": 1} | ({} if paired is None else {"reference_seconds": paired})
+            stats = {"iterations": 1} | (
+                {} if paired is None else {"reference_seconds": paired, "unpaired_seconds": 0.8}
+            )
             rows.append({"experiment": "chains", "dataset": "d", "variant": variant, "params": "{}",
                          "instance_id": str(i), "size": size, "seconds": 1.0, "objective": 1.0, "bound": np.nan,
                          "status": "feasible", "structure": "[0]", "stats": json.dumps(stats)})  # fmt: skip
@@ -182,6 +184,9 @@ def test_speed_ups_come_from_the_pairs_timed_in_the_variants_job():
     assert summary.loc["cg", "speedup"] == pytest.approx(3.0)  # (2 + 4) / (1 + 1), not 10 / 2
     assert summary.loc["beam-1", "speedup"] == pytest.approx(5.0)  # unpaired: the jobs' sentences/s
     assert summary.loc["viterbi", "speedup"] == pytest.approx(1.0)
+    # what the pairing cost: 2 s paired against 1.6 s alone, +25%; nothing for variants timed without a pair
+    assert summary.loc["cg", "pairing_pct"] == pytest.approx(25.0)
+    assert np.isnan(summary.loc["beam-1", "pairing_pct"]) and np.isnan(summary.loc["viterbi", "pairing_pct"])
     by_length = speed_by_length(records, ["d"], ["cg", "beam-1"]).set_index("tokens")
     assert by_length.loc["1-5", "cg_speedup"] == 2.0 and by_length.loc["21-40", "cg_speedup"] == 4.0
     assert by_length.loc["all", "beam-1_speedup"] == 5.0

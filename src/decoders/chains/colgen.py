@@ -79,8 +79,8 @@ oracle uses ``margin = delta``, which keeps every label of every sequence within
 check every argument once per call); the private kernels, which trust their arguments (the decoders pass a
 ChainInstance's, checked at construction): :func:`_cg_kernel` and :func:`_two_best_kernel` (the same as single numba
 calls, usable inside numba loops);
-:func:`_cg_packed` (:func:`_cg_kernel` with one array to box: the harness's call); :func:`_cg_labels` (labels and
-score only: the leanest call, for timing).  The kernels take ``theta`` C-contiguous (the Python entry points make
+:func:`_cg_packed` (:func:`_cg_kernel` with one array to box: the decoders' call from Python);
+:func:`_cg_labels` (labels and score only: the leanest call, for timing loops).  The kernels take ``theta`` C-contiguous (the Python entry points make
 it so) and the transition data as :func:`_transition_tables` packs it (``ChainScores.cg_tables``).  ``theta`` must
 be finite and the chain feasible (some sequence avoids every forbidden transition): ``ChainInstance`` and the
 Python entry points check both once, outside the kernels (a scan of ``theta`` inside the kernel cost 6% of a POS

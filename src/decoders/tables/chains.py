@@ -89,11 +89,16 @@ def variant_summary(records: pd.DataFrame, reference: str = REFERENCE) -> pd.Dat
             for row in summary.itertuples()
         ]
     paired = {}
+    pairing = {}
     for key, group in marked.groupby(["dataset", "variant"], sort=False):
         reference_seconds = paired_reference_seconds(group)
         if reference_seconds is not None:
             paired[key] = reference_seconds.sum() / group["seconds"].sum()
+        alone = [json.loads(stats).get("unpaired_seconds") for stats in group["stats"]]
+        if alone and all(value is not None for value in alone):
+            pairing[key] = 100.0 * (group["seconds"].sum() / sum(alone) - 1.0)
     summary["speedup"] = [paired.get((row.dataset, row.variant), row.speedup) for row in summary.itertuples()]
+    summary["pairing_pct"] = [pairing.get((row.dataset, row.variant), np.nan) for row in summary.itertuples()]
     return summary
 
 
@@ -153,6 +158,7 @@ def table1(
         "exact_pct",
         "sent_per_s",
         "speedup",
+        "pairing_pct",
         "call_sent_per_s",
         "call_speedup",
         "token_acc",
