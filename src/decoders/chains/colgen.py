@@ -111,8 +111,9 @@ _A, _B, _P, _Q = 0, 1, 2, 3  # msg (4, n, L) float: normalised alpha and beta, t
 _BP, _DOM, _KEPT = 0, 1, 2  # lab (3, n, L + 1) int32: back-pointers, domain lists, eq. 14 survivors
 _M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
 _DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
-# flags (3, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed
-_GROWN, _FWD, _BWD = 0, 1, 2
+# flags (4, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed; _forward wrote
+# back-pointers at this position (until it does, every label's is the first restricted LP's, d_{j-1})
+_GROWN, _FWD, _BWD, _TRACED = 0, 1, 2, 3
 # _transition_tables rows (_T_TAU_T + 2L, L), all of the finite stand-in tau' (forbidden transitions at the floor):
 # eq. 14's transition terms per token kind (OUT_MAX and IN_MAX are also the oracle's U_tau), max |tau'| per row and
 # per column, then scalars, each in column 0 of its own row (so that any L >= 1 holds them): eq. 14's rounding
@@ -368,8 +369,7 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt):
             x = lab[_KEPT, j, k]
             t = theta[j, x]
             al = (0.0 + tab[tt + dl, x] if dl >= 0 else 0.0) + h * t
-            msg[_A, j, x] = al
-            lab[_BP, j, x] = dl
+            msg[_A, j, x] = al  # (back-pointers: d_{j-1}, not stored; see _TRACED)
             if two:
                 be = 0.0 + tab[_T_TAU_T + dr, x] if dr >= 0 else 0.0
                 msg[_B, j, x] = be
@@ -399,6 +399,7 @@ def _forward(theta, tab, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
         dom_changed = False
         if j > 0 and (flags[_GROWN, j - 1] or prop):
             recomputed += 1
+            flags[_TRACED, j] = True
             d = cnt[_DSZ, j - 1]
             mm = vec[_M, j - 1]
             for m in range(d):
@@ -680,7 +681,7 @@ def _workspace(n, n_labels):
     vec = np.empty((3, n))
     cnt = np.empty((2, n), dtype=np.int64)
     in_dom = np.zeros((n, n_labels), dtype=np.int8)
-    flags = np.zeros((3, n), dtype=np.int8)
+    flags = np.zeros((4, n), dtype=np.int8)
     scr = np.empty(n_labels)
     cc = np.empty((2, n_labels), dtype=np.int32)
     return msg, lab, vec, cnt, in_dom, flags, scr, cc
@@ -795,7 +796,7 @@ def _run(
                 top = v
                 labels[last] = x
     for j in range(last, 0, -1):
-        labels[j - 1] = lab[_BP, j, labels[j]]
+        labels[j - 1] = lab[_BP, j, labels[j]] if flags[_TRACED, j] else lab[_DOM, j - 1, 0]
     score = _score(theta, tau, labels)
     bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
     fallback = score == -np.inf  # the LP's answer uses a forbidden transition (its floor was not deep enough)
