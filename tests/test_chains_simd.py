@@ -129,7 +129,7 @@ def test_eq14_kept_lists_are_every_label_that_passes_the_cut_in_order(n_labels, 
         theta = np.ascontiguousarray(rng.normal(scale=scale, size=(n, n_labels)))
         theta[:, ::3] = np.round(theta[:, ::3], 1)  # ties for the seed
         msg, lab, vec, cnt, in_dom, flags, scr, cc = _workspace(n, n_labels)
-        _setup(theta, tables, True, 0.0, lab, cnt, in_dom)
+        _setup(theta, tables, True, 0.0, lab, cnt, in_dom, vec)
         for i in range(n):
             if n == 1:
                 low, high = np.zeros(n_labels), np.zeros(n_labels)

@@ -266,8 +266,38 @@ def _transition_tables(tau: np.ndarray) -> np.ndarray:
     return tables
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _eq14_rows(n, i):
+    """Eq. 14's rows of ``tab`` for token ``i`` of ``n``: ``(lower terms, upper terms, token kind)``; no transition
+    terms for a single token, one side at either end."""
+    if n == 1:
+        return _T_ZERO, _T_ZERO, _LONE
+    if i == 0:
+        return _T_OUT_MIN, _T_OUT_MAX, _FIRST
+    if i == n - 1:
+        return _T_IN_MIN, _T_IN_MAX, _LAST
+    return _T_INNER_MIN, _T_INNER_MAX, _INNER
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _append_kept(lab, i, k, bits, first):
+    """Append label ``first + j`` for every set bit ``j`` of ``bits`` to ``i``'s kept list from position ``k``, in
+    increasing order, and return the new length: branch-free for the usual few labels (when none is left, the id
+    written at the end, 64 past ``first``, is overwritten by the next word's or never read: the list has L + 1
+    columns), in a loop beyond."""
+    for _ in range(8):
+        lab[_KEPT, i, k] = first + trailing_zeros(bits)
+        k += bits != 0
+        bits &= bits - 1
+    while bits != 0:
+        lab[_KEPT, i, k] = first + trailing_zeros(bits)
+        k += 1
+        bits &= bits - 1
+    return k
+
+
 @numba.njit(cache=True, nogil=True)
-def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
+def _setup(theta, tab, prune, margin, lab, cnt, in_dom, vec):
     """List the labels eq. 14 keeps (``margin`` as in the module docstring), seed ``D_i`` with the first best
     kept label by ``theta_i`` and return ``(eps, E, S)`` (``theta`` is checked once, outside the timed kernel: by
     the Python entry points and by ``ChainInstance``).  ``eps`` is relative to what can be in the optimum: the best
@@ -287,37 +317,43 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
     slack = 8.0 * _UNIT * (margin + 4.0 * tab[_T_SLACK, 0])
     theta_scale = 0.0  # the best kept theta_i, largest over i
     theta_kept = 0.0  # a bound on every kept label's |theta_i|
+    one_word = n_labels <= 64
+    if (
+        prune
+    ):  # every token's cut first (in vec[_M], which the first restricted LP overwrites), then, with up to
+        # 64 labels, every token's test (the bits in cnt[_NKEPT], the seed in D_i): no token's maximum waits for
+        # the previous token's test or its kept list, so the processor overlaps their latencies
+        for i in range(n):
+            lo = max_plus(theta, i, tab, _eq14_rows(n, i)[0], n_labels)
+            vec[_M, i] = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack  # the slack only keeps more labels
+        if one_word:
+            for i in range(n):
+                bits, arg, top = kept_best(theta, i, tab, _eq14_rows(n, i)[1], n_labels, vec[_M, i], 0)
+                cnt[_NKEPT, i] = bits
+                lab[_DOM, i, 0] = arg
+                theta_scale = max(theta_scale, abs(top))
     for i in range(n):
-        k = 0
         if prune:
-            if n == 1:
-                r_lo, r_hi, kind = _T_ZERO, _T_ZERO, _LONE
-            elif i == 0:
-                r_lo, r_hi, kind = _T_OUT_MIN, _T_OUT_MAX, _FIRST
-            elif i == n - 1:
-                r_lo, r_hi, kind = _T_IN_MIN, _T_IN_MAX, _LAST
+            kind = _eq14_rows(n, i)[2]
+            cut = vec[_M, i]
+            if one_word:
+                k = _append_kept(lab, i, 0, cnt[_NKEPT, i], 0)
             else:
-                r_lo, r_hi, kind = _T_INNER_MIN, _T_INNER_MAX, _INNER
-            lo = max_plus(theta, i, tab, r_lo, n_labels)
-            cut = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack  # the slack only keeps more labels
-            top = -np.inf
-            arg = 0
-            for word in range((n_labels + 63) // 64):  # the kept labels as bits, four labels per comparison
-                bits, first_best, best = kept_best(theta, i, tab, r_hi, n_labels, cut, word)
-                better = best > top  # the first word that holds the best kept theta_i
-                top = best if better else top
-                arg = first_best if better else arg
-                first = 64 * word
-                # branch-free for the usual few kept labels: when none is left, the id written at k (64 past
-                # the word) is overwritten by the next word's or never read (the array has L + 1 columns)
-                for _ in range(8):
-                    lab[_KEPT, i, k] = first + trailing_zeros(bits)
-                    k += bits != 0
-                    bits &= bits - 1
-                while bits != 0:
-                    lab[_KEPT, i, k] = first + trailing_zeros(bits)
-                    k += 1
-                    bits &= bits - 1
+                k = 0
+                top = -np.inf
+                arg = 0
+                for word in range(
+                    (n_labels + 63) // 64
+                ):  # the kept labels as bits, four labels per comparison
+                    bits, first_best, best = kept_best(
+                        theta, i, tab, _eq14_rows(n, i)[1], n_labels, cut, word
+                    )
+                    better = best > top  # the first word that holds the best kept theta_i
+                    top = best if better else top
+                    arg = first_best if better else arg
+                    k = _append_kept(lab, i, k, bits, 64 * word)
+                theta_scale = max(theta_scale, abs(top))
+                lab[_DOM, i, 0] = arg
             # a kept theta_i >= cut - its upper term >= cut - the largest one, up to the rounding of that test
             hi = tab[_T_HI_MAX + kind, 0]
             theta_kept = max(theta_kept, (1.0 + 8.0 * _UNIT) * abs(cut - hi) + 8.0 * _UNIT * abs(hi))
@@ -332,11 +368,11 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom):
                 top = t if better else top
                 arg = x if better else arg
             k = n_labels
-        theta_scale = max(theta_scale, abs(top))
-        lab[_DOM, i, 0] = arg
+            theta_scale = max(theta_scale, abs(top))
+            lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1
         cnt[_NKEPT, i] = k
-        in_dom[i, arg] = _SOLVED
+        in_dom[i, lab[_DOM, i, 0]] = _SOLVED
     theta_kept = max(theta_kept, theta_scale)  # kept labels' theta_i lie between the two bounds
     tau_kept = tab[_T_TAU_ABS, 0]
     big_s = (1.0 + 8.0 * _UNIT) * (tau_kept + theta_kept)
@@ -719,7 +755,7 @@ def _run(
     if rc != EQ12 and rc != EQ8 and rc != EQ9:
         raise ValueError("reduced_cost must be 0 (eq. 12), 1 (eq. 8) or 2 (eq. 9)")
     t = _tick(prof)
-    eps, error, big_s = _setup(theta, tab, prune, margin, lab, cnt, in_dom)
+    eps, error, big_s = _setup(theta, tab, prune, margin, lab, cnt, in_dom, vec)
     t = _lap(prof, _PH_SETUP, t)
     n = theta.shape[0]
     two = rc == EQ12
