@@ -14,6 +14,7 @@ import pytest
 from harness_toys import ToyInstance
 
 from decoders.errors import ConfigError
+from decoders.harness import runner
 from decoders.harness.instances import read_instance_index, sample_ids, write_instance_shards
 from decoders.harness.jobs import decode_shard, gather_runs
 from decoders.harness.records import RECORD_COLUMNS, RecordError, validate_records
@@ -69,6 +70,16 @@ def test_warm_up_calls_are_not_timed():
     assert warmed["seconds"].max() < 0.5
     cold = _run("slow_first", instances, params={"token": uuid.uuid4().hex}, warmup=0)
     assert cold.loc[0, "seconds"] >= 1.0 and cold.loc[1, "seconds"] < 0.5
+
+
+def test_a_warm_up_longer_than_the_hard_limit_still_warms_the_worker():
+    """An isolated worker's warm-up compiles every kernel, which can take longer than a decode's hard limit: it
+    gets an allowance for that, so the worker stays warm and no timed call holds the compilation."""
+    instances = [("a", 2, _toy(2)), ("b", 2, _toy(2))]
+    frame = _run("slow_first", instances, params={"token": uuid.uuid4().hex}, warmup=1, isolate=True,
+                 time_limit=0.2, grace=0.1)  # fmt: skip
+    assert frame["seconds"].max() < 0.5  # slow_first's 1 s first call was the warm-up's
+    assert all("harness_cold_start" not in json.loads(stats) for stats in frame["stats"])
 
 
 @pytest.mark.parametrize("isolate", [False, True])
@@ -218,7 +229,7 @@ def test_false_certificates_become_errors_outside_the_timing(isolate):
     assert run("heuristic")["status"].tolist() == ["feasible", "feasible"]
 
 
-def test_isolated_run_continues_cold_when_warm_up_overruns():
+def test_isolated_run_continues_cold_when_warm_up_overruns(monkeypatch):
     """A warm-up that overruns warm-up x the hard limit is not tried again: later workers start cold, and their
     first timed call compiles (then is timed again, compiled). The 6 s hard limit leaves room for that
     compilation on a busy machine and is far below the sleeper's 60 s."""
@@ -227,6 +238,7 @@ def test_isolated_run_continues_cold_when_warm_up_overruns():
         ("sleeps", 2, _toy(2, sleep=60.0)),  # the median-size instance: its warm-up overruns
         ("large", 3, _toy(3)),
     ]
+    monkeypatch.setattr(runner, "WARMUP_COMPILE_SECONDS", 0.0)  # no allowance for compilation: overrun at 6 s
     frame = _run("argmax", instances, isolate=True, time_limit=4.0, grace=2.0)
     assert frame["status"].tolist() == ["optimal", "timeout", "optimal"]
     stats = [json.loads(text) for text in frame["stats"]]

@@ -52,6 +52,13 @@ STARTUP_TIMEOUT = 300.0
 TRANSFER_TIMEOUT = 120.0
 """Seconds allowed for a worker to receive (unpickle) an instance before the clock of the hard limit starts."""
 
+WARMUP_COMPILE_SECONDS = 120.0
+"""Seconds the first worker's untimed warm-up may take beyond its calls' hard limits: it compiles every kernel
+the variant and its reference run (numba, or its disk cache), which on a cold cache took longer than a 10 s
+decode limit (CG's kernels, 2026-11-29: the worker then started cold and one timed call held 6 s of
+compilation). Later workers, after a hard timeout, find the kernels in the cache and get no allowance, so a
+decoder that overruns on the warm-up instance costs it once per job."""
+
 Instance = tuple[str, int, Any]
 Evaluate = Callable[[Any, Solution], Mapping[str, float]]
 Verify = Callable[[Any, Solution], str | None]
@@ -633,21 +640,28 @@ def _run_isolated(
     threads: dict[str, Any] | None = None
     warm_workers = warmup > 0
     cold = False
+    allowance = WARMUP_COMPILE_SECONDS  # the first worker's warm-up compiles (or loads) every kernel
     try:
         for instance_id, size, instance in items:
             if worker is None:
                 worker = _Worker.start(setup)
                 threads = threads or worker.threads
                 cold = not warm_workers
-                if warm_workers and not _warm_up(worker, warm, params, warmup, time_limit, hard_limit):
+                warmed = warm_workers and _warm_up(
+                    worker, warm, params, warmup, time_limit, hard_limit, allowance
+                )
+                if warm_workers and not warmed:
                     log.warning(
-                        "warm-up exceeded the hard limit of %.1f s; later workers start cold (timings may "
-                        "include JIT compilation; such rows have stats['harness_cold_start'])",
+                        "warm-up exceeded the hard limit of %.1f s (and %.0f s for compilation); later workers "
+                        "start cold (timings may include JIT compilation; such rows have "
+                        "stats['harness_cold_start'])",
                         hard_limit,
+                        allowance,
                     )
                     worker.kill()
                     worker = _Worker.start(setup)
                     warm_workers, cold = False, True
+                allowance = 0.0
             seconds, solution, alive = _decode_in(worker, instance, params, time_limit, hard_limit, timing)
             if cold:
                 solution.stats["harness_cold_start"] = True
@@ -667,14 +681,21 @@ def _run_isolated(
 
 
 def _warm_up(
-    worker: _Worker, instance: Any, params: dict[str, Any], count: int, time_limit: float, hard_limit: float
+    worker: _Worker,
+    instance: Any,
+    params: dict[str, Any],
+    count: int,
+    time_limit: float,
+    hard_limit: float,
+    allowance: float,
 ) -> bool:
-    """Run the untimed warm-up calls; False when they overran ``count`` hard limits or the worker died."""
+    """Run the untimed warm-up calls; False when they overran ``count`` hard limits plus ``allowance`` seconds
+    (for compilation), or the worker died."""
     try:
         worker.send(("warmup", instance, params, count, time_limit))
         if worker.receive(TRANSFER_TIMEOUT) is None:
             return False
-        return worker.receive(count * hard_limit) is not None
+        return worker.receive(count * hard_limit + allowance) is not None
     except _WorkerDied:
         return False
 
