@@ -80,11 +80,11 @@ check every argument once per call); the private kernels, which trust their argu
 ChainInstance's, checked at construction): :func:`_cg_kernel` and :func:`_two_best_kernel` (the same as single numba
 calls, usable inside numba loops);
 :func:`_cg_packed` (:func:`_cg_kernel` with one array to box: the decoders' call from Python);
-:func:`_cg_labels` (labels and score only: the leanest call, for timing loops).  The kernels take ``theta`` C-contiguous (the Python entry points make
-it so) and the transition data as :func:`_transition_tables` packs it (``ChainScores.cg_tables``).  ``theta`` must
-be finite and the chain feasible (some sequence avoids every forbidden transition): ``ChainInstance`` and the
-Python entry points check both once, outside the kernels (a scan of ``theta`` inside the kernel cost 6% of a POS
-sentence's decode).
+:func:`_cg_labels` (labels and score only: the leanest call, for timing loops).  The kernels take ``theta``
+C-contiguous (the Python entry points make it so) and the transition data as :func:`_transition_tables` packs it
+(``ChainScores.cg_tables``).  ``theta`` must be finite and the chain feasible (some sequence avoids every forbidden
+transition): ``ChainInstance`` and the Python entry points check both once, outside the kernels (a scan of
+``theta`` inside the kernel cost 6% of a POS sentence's decode).
 """
 
 from __future__ import annotations
@@ -318,11 +318,10 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom, vec):
     theta_scale = 0.0  # the best kept theta_i, largest over i
     theta_kept = 0.0  # a bound on every kept label's |theta_i|
     one_word = n_labels <= 64
-    if (
-        prune
-    ):  # every token's cut first (in vec[_M], which the first restricted LP overwrites), then, with up to
-        # 64 labels, every token's test (the bits in cnt[_NKEPT], the seed in D_i): no token's maximum waits for
-        # the previous token's test or its kept list, so the processor overlaps their latencies
+    if prune:
+        # every token's cut first (in vec[_M], which the first restricted LP overwrites), then, with up to 64
+        # labels, every token's test (the bits in cnt[_NKEPT], the seed in D_i): no token's maximum waits for the
+        # previous token's test or its kept list, so the processor overlaps their latencies
         for i in range(n):
             lo = max_plus(theta, i, tab, _eq14_rows(n, i)[0], n_labels)
             vec[_M, i] = lo - margin - 1e-9 * (1.0 + abs(lo)) - slack  # the slack only keeps more labels
