@@ -75,6 +75,14 @@ def _lane_max(builder, vector):
     return best
 
 
+def _cttz(builder, value):
+    """The trailing zero bits of an int64 (64 for 0)."""
+    count = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(_I64, [_I64, ir.IntType(1)]), "llvm.cttz.i64"
+    )
+    return builder.call(count, [value, ir.Constant(ir.IntType(1), 0)])
+
+
 def _bits(builder, lanes):
     """A vector of i1 as the low bits of an int64."""
     return builder.zext(builder.bitcast(lanes, ir.IntType(_LANES)), _I64)
@@ -170,15 +178,7 @@ def kept_best(typingctx, a, row_a, b, row_b, count, cut, word):
             equal = builder.fcmp_ordered("==", _load(builder, row_a, builder.add(first, bit), False), best)
             builder.store(builder.or_(builder.load(ties), builder.shl(builder.zext(equal, _I64), bit)), ties)
         bits = builder.load(mask)
-        count_zeros = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(_I64, [_I64, ir.IntType(1)]), "llvm.cttz.i64"
-        )
-        arg = builder.add(
-            first,
-            builder.call(
-                count_zeros, [builder.and_(bits, builder.load(ties)), ir.Constant(ir.IntType(1), 0)]
-            ),
-        )
+        arg = builder.add(first, _cttz(builder, builder.and_(bits, builder.load(ties))))
         return context.make_tuple(builder, sig.return_type, [bits, arg, best])
 
     return signature, codegen
@@ -191,9 +191,6 @@ def trailing_zeros(typingctx, bits):
         raise TypingError(f"bits must be int64, got {bits}")
 
     def codegen(context, builder, sig, args):
-        count = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(_I64, [_I64, ir.IntType(1)]), "llvm.cttz.i64"
-        )
-        return builder.call(count, [args[0], ir.Constant(ir.IntType(1), 0)])
+        return _cttz(builder, args[0])
 
     return types.int64(types.int64), codegen
