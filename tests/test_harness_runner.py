@@ -10,6 +10,7 @@ from pathlib import Path
 import harness_liars
 import harness_toys
 import numpy as np
+import pandas as pd
 import pytest
 from harness_toys import ToyInstance
 
@@ -17,7 +18,7 @@ from decoders.errors import ConfigError
 from decoders.harness import runner
 from decoders.harness.instances import read_instance_index, sample_ids, write_instance_shards
 from decoders.harness.jobs import decode_shard, gather_runs
-from decoders.harness.records import RECORD_COLUMNS, RecordError, validate_records
+from decoders.harness.records import RECORD_COLUMNS, RecordError, validate_records, without_clock
 from decoders.harness.runner import run_instances, warmup_index
 
 
@@ -215,6 +216,7 @@ def test_false_certificates_become_errors_outside_the_timing(isolate):
     checks = [json.loads(stats)["verify_seconds"] for stats in honest["stats"]]
     assert honest.attrs["harness"]["verify_seconds"] == pytest.approx(sum(checks))
     assert all(check > 0.0 for check in checks)
+    pd.testing.assert_frame_equal(without_clock(honest), without_clock(run("honest")))
 
     lies = run("liar").set_index("instance_id")
     assert lies["status"].tolist() == ["error", "optimal"]  # "b": its first entry is the optimum
@@ -304,6 +306,11 @@ def test_a_reference_is_timed_beside_the_decoder_on_every_instance(isolate):
         assert 0.0 < stats["reference_seconds"] < 0.01
         assert 0.0 < stats["unpaired_seconds"] < 0.01  # the decoder's loop alone, after the pairs
     assert frame.attrs["harness"]["reference"] == reference
+    # a second run differs only in what depends on the clock (the SLURM test compares runs this way)
+    again = _run("looped", instances, isolate=isolate, repeats=3, loop_repeats=20, reference=reference,
+                 time_limit=30.0)  # fmt: skip
+    pd.testing.assert_frame_equal(without_clock(frame), without_clock(again))
+    assert not frame["stats"].equals(again["stats"])  # the clock's keys are there, and were left out
     # a reference without a compiled loop, or a decoder without one, gives no pair (nothing is timed twice)
     unpaired = _run(
         "looped",

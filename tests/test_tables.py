@@ -11,6 +11,7 @@ import pytest
 from decoders.io import write_json_atomic
 from decoders.papers import paper_numbers, paper_rows, paper_value
 from decoders.tables.chains import (
+    CLOCK_COLUMNS,
     cg_phases,
     cg_phases_figure,
     speed_by_length,
@@ -190,6 +191,19 @@ def test_speed_ups_come_from_the_pairs_timed_in_the_variants_job():
     by_length = speed_by_length(records, ["d"], ["cg", "beam-1"]).set_index("tokens")
     assert by_length.loc["1-5", "cg_speedup"] == 2.0 and by_length.loc["21-40", "cg_speedup"] == 4.0
     assert by_length.loc["all", "beam-1_speedup"] == 5.0
+    # a run timed otherwise differs only in the clock's columns (the SLURM test compares runs without them)
+    slower = records.assign(seconds=1.7 * records["seconds"], stats=records["stats"].map(_slower_clock))
+    for table in (variant_summary, lambda frame: speed_by_length(frame, ["d"], ["cg", "beam-1"])):
+        ours, theirs = table(records), table(slower)
+        clock = [column for column in ours.columns if CLOCK_COLUMNS.search(column)]
+        assert not ours[clock].equals(theirs[clock])
+        pd.testing.assert_frame_equal(ours.drop(columns=clock), theirs.drop(columns=clock))
+
+
+def _slower_clock(stats: str) -> str:
+    return json.dumps(
+        {key: 1.3 * value if key.endswith("_seconds") else value for key, value in json.loads(stats).items()}
+    )
 
 
 def _page(cpu, *sections):

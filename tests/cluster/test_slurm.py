@@ -8,7 +8,6 @@ train (SSVM, CRFsuite) -> instances -> decode -> gather -> tables, 22 Snakemake 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -22,11 +21,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from slurm import ACCOUNT, SlurmCluster  # noqa: E402
 
+from decoders.harness.records import without_clock  # noqa: E402
+from decoders.tables.chains import CLOCK_COLUMNS  # noqa: E402
+
 BIN = Path(sys.executable).parent
 TARGET = "results/tables/chains/table1.csv"
 VARIANT_RUNS = ["wsj/viterbi", "wsj/cg", "wsj/cg-01", "wsj/cg-alpha", "wsj~features/crfsuite"]
 TABLES = ["table1", "table2a", "table2b", "cg_statistics", "speed_by_length", "peer", "figure2"]
-TIMING = re.compile(r"seconds|per_s|speedup|vs_crfsuite")
 # Snakemake jobs of the target, and the SLURM jobs they become: each variant's two decode shards and its
 # gather form one group job (--group-components decode=1 keeps a group within this node's CPUs).
 SNAKEMAKE_JOBS = 22
@@ -133,18 +134,13 @@ def sacct_jobs(cluster: SlurmCluster, run_id: str) -> pd.DataFrame:
 
 
 def records(workdir: Path, run: str) -> pd.DataFrame:
-    """A gathered variant run without its timings (seconds, the per-call time, how many timing repeats and
-    compiled loops fitted in the time limit, the certificate check's time and the paired reference's time)."""
-    frame = pd.read_parquet(workdir / "results" / "runs" / "chains" / f"{run}.parquet")
-    timing = {"timing_repeats", "call_seconds", "loop_repeats", "verify_seconds", "reference_seconds"}
-    timing |= {"jit_retimed_seconds", "jit_seconds"}  # whether a call compiled depends on numba's cache
-    stats = frame["stats"].map(lambda text: {k: v for k, v in json.loads(text).items() if k not in timing})
-    return frame.drop(columns=["seconds"]).assign(stats=stats.map(json.dumps))
+    """A gathered variant run without what depends on the clock (records.CLOCK_STATS)."""
+    return without_clock(pd.read_parquet(workdir / "results" / "runs" / "chains" / f"{run}.parquet"))
 
 
 def table(workdir: Path, name: str) -> pd.DataFrame:
     frame = pd.read_csv(workdir / "results" / "tables" / "chains" / f"{name}.csv")
-    return frame.drop(columns=[c for c in frame.columns if TIMING.search(c)])
+    return frame.drop(columns=[c for c in frame.columns if CLOCK_COLUMNS.search(c)])
 
 
 def assert_same_results(local: Path, cluster: Path) -> None:

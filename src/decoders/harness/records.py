@@ -40,6 +40,22 @@ TEXT_COLUMNS = ("experiment", "dataset", "variant", "params", "instance_id", "st
 FLOAT_COLUMNS = ("seconds", "objective", "bound")
 KEY_COLUMNS = ("experiment", "dataset", "variant", "instance_id")
 EXACT_RTOL = 1e-9
+CLOCK_STATS = frozenset(
+    {
+        "call_seconds",
+        "harness_cold_start",
+        "jit_retimed_seconds",
+        "jit_seconds",
+        "loop_repeats",
+        "reference_seconds",
+        "timing_repeats",
+        "unpaired_seconds",
+        "verify_seconds",
+    }
+)
+"""The ``stats`` keys the runner writes that depend on the clock (times; how many timed calls fitted in a limit;
+whether a call compiled, which depends on numba's cache; a worker restarted cold after a timeout): two runs of the same variant on the same instances agree on every other field of a record but
+``seconds``. Comparisons of runs (a cluster run against a local one) leave these out."""
 
 
 class RecordError(DecodersError, ValueError):
@@ -170,6 +186,16 @@ def read_records(path: str | Path) -> pd.DataFrame:
         raise RecordError(f"{path}: cannot read result records: {exc}") from exc
     validate_records(frame, source=path)
     return frame
+
+
+def without_clock(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without what depends on the clock: the ``seconds`` column and the :data:`CLOCK_STATS` keys of
+    ``stats``. Two runs of a variant on the same instances give equal frames."""
+
+    def drop_clock(text: str) -> str:
+        return to_json({key: value for key, value in json.loads(text).items() if key not in CLOCK_STATS})
+
+    return frame.drop(columns=["seconds"]).assign(stats=frame["stats"].map(drop_clock))
 
 
 def mark_exact(frame: pd.DataFrame, reference_variant: str, *, rtol: float = EXACT_RTOL) -> pd.DataFrame:

@@ -18,6 +18,7 @@ timings) it is the ratio of the two jobs' sentences/s.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,6 +32,10 @@ from decoders.harness.records import mark_exact, read_records
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
 from decoders.tables.writers import save_figure, write_table
+
+#: Columns of the tables derived from the clock (times, rates, speed-ups, what the pairing costs): two runs of the
+#: same workflow agree on every other column.
+CLOCK_COLUMNS = re.compile(r"seconds|per_s|speedup|vs_crfsuite|pairing")
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
 #: optionally the table the figure goes with: it is shown only when that table is).
