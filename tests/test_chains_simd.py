@@ -70,6 +70,12 @@ def test_kept_best_keeps_ties_and_sets_the_sign_bit():
     a[0, 10] = -0.0  # equal to 0.0: still not the first
     bits, args, tops = _words(a, 0, b, 0, 64, 0.0)
     assert (bits[0], args[0], tops[0]) == ((1 << 63) - 1, 0, 0.0)
+    # ties between lanes, blocks of four and the scalar tail: the lowest label wins wherever it sits
+    for labels in ([5, 2], [2, 5], [7, 4, 44], [44, 3], [44, 43], [1, 41]):
+        a = np.zeros((1, 45))
+        a[0, labels] = 1.0
+        bits, args, tops = _words(a, 0, np.zeros((1, 45)), 0, 45, 0.0)
+        assert (args[0], tops[0]) == (min(labels), 1.0), labels
 
 
 @numba.njit

@@ -50,10 +50,10 @@ def _i64(value):
     return ir.Constant(_I64, value)
 
 
-def _splat(builder, value):
-    vector = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), value, ir.Constant(_I32, 0))
+def _splat(builder, value, vector_type=_VECTOR):
+    vector = builder.insert_element(ir.Constant(vector_type, ir.Undefined), value, ir.Constant(_I32, 0))
     lanes = ir.Constant(ir.VectorType(_I32, _LANES), [0] * _LANES)
-    return builder.shuffle_vector(vector, ir.Constant(_VECTOR, ir.Undefined), lanes)
+    return builder.shuffle_vector(vector, ir.Constant(vector_type, ir.Undefined), lanes)
 
 
 def _load(builder, row, at, vector=True):
@@ -150,35 +150,44 @@ def kept_best(typingctx, a, row_a, b, row_b, count, cut, word):
         tail = builder.mul(blocks, _i64(_LANES))
         cut_vector = _splat(builder, cut_v)
         low = _splat(builder, ir.Constant(_DOUBLE, _MINUS_INF))
+        index_type = ir.VectorType(_I64, _LANES)
         mask = cgutils.alloca_once_value(builder, _i64(0))
         acc = cgutils.alloca_once_value(builder, low)
+        # per lane, the first label that holds its maximum (64 until a kept label does)
+        where = cgutils.alloca_once_value(builder, ir.Constant(index_type, [64] * _LANES))
+        offsets = ir.Constant(index_type, list(range(_LANES)))
         with cgutils.for_range(builder, blocks) as loop:  # the cut, and the best a among the labels kept
             bit = builder.mul(loop.index, _i64(_LANES))
             at = builder.add(first, bit)
             left = _load(builder, row_a, at)
             kept = builder.fcmp_ordered(">=", builder.fadd(left, _load(builder, row_b, at)), cut_vector)
             builder.store(builder.or_(builder.load(mask), builder.shl(_bits(builder, kept), bit)), mask)
-            builder.store(_max(builder, builder.load(acc), builder.select(kept, left, low)), acc)
-        top = cgutils.alloca_once_value(builder, _lane_max(builder, builder.load(acc)))
-        with cgutils.for_range_slice(builder, tail, width, _i64(1), inc=True) as (bit, _):
+            candidate = builder.select(kept, left, low)
+            better = builder.fcmp_ordered(">", candidate, builder.load(acc))
+            builder.store(builder.select(better, candidate, builder.load(acc)), acc)
+            labels = builder.add(_splat(builder, bit, index_type), offsets)
+            builder.store(builder.select(better, labels, builder.load(where)), where)
+        values = builder.load(acc)
+        top = cgutils.alloca_once_value(builder, _lane_max(builder, values))
+        best = builder.load(top)
+        arg = cgutils.alloca_once_value(builder, _i64(64))
+        for lane in range(_LANES):  # the first label among the lanes that reach the maximum
+            lane_index = ir.Constant(_I32, lane)
+            label = builder.extract_element(builder.load(where), lane_index)
+            hit = builder.fcmp_ordered("==", builder.extract_element(values, lane_index), best)
+            hit = builder.and_(hit, builder.icmp_signed("<", label, builder.load(arg)))
+            builder.store(builder.select(hit, label, builder.load(arg)), arg)
+        with cgutils.for_range_slice(builder, tail, width, _i64(1), inc=True) as (bit, _):  # later labels
             at = builder.add(first, bit)
             left = _load(builder, row_a, at, False)
             kept = builder.fcmp_ordered(">=", builder.fadd(left, _load(builder, row_b, at, False)), cut_v)
             builder.store(builder.or_(builder.load(mask), builder.shl(builder.zext(kept, _I64), bit)), mask)
-            minus_inf = ir.Constant(_DOUBLE, _MINUS_INF)
-            builder.store(_max(builder, builder.load(top), builder.select(kept, left, minus_inf)), top)
-        best = builder.load(top)
-        best_vector = _splat(builder, best)
-        ties = cgutils.alloca_once_value(builder, _i64(0))
-        with cgutils.for_range(builder, blocks) as loop:  # which labels attain it
-            bit = builder.mul(loop.index, _i64(_LANES))
-            equal = builder.fcmp_ordered("==", _load(builder, row_a, builder.add(first, bit)), best_vector)
-            builder.store(builder.or_(builder.load(ties), builder.shl(_bits(builder, equal), bit)), ties)
-        with cgutils.for_range_slice(builder, tail, width, _i64(1), inc=True) as (bit, _):
-            equal = builder.fcmp_ordered("==", _load(builder, row_a, builder.add(first, bit), False), best)
-            builder.store(builder.or_(builder.load(ties), builder.shl(builder.zext(equal, _I64), bit)), ties)
+            better = builder.and_(kept, builder.fcmp_ordered(">", left, builder.load(top)))
+            builder.store(builder.select(better, left, builder.load(top)), top)
+            builder.store(builder.select(better, bit, builder.load(arg)), arg)
         bits = builder.load(mask)
-        arg = builder.add(first, _cttz(builder, builder.and_(bits, builder.load(ties))))
+        best = builder.load(top)
+        arg = builder.add(first, builder.load(arg))
         return context.make_tuple(builder, sig.return_type, [bits, arg, best])
 
     return signature, codegen
