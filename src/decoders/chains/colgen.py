@@ -108,9 +108,9 @@ _EPS = 1e-11  # the oracle's threshold, relative to the scale of what can be in 
 
 # Work arrays, packed so that kernels take few arrays and make no views (see the performance note below):
 _A, _B, _P, _Q = 0, 1, 2, 3  # msg (4, n, L) float: normalised alpha and beta, the oracle's P and Q (eq. 13)
-_BP, _DOM, _KEPT = 0, 1, 2  # lab (3, n, L + 1) int32: back-pointers, domain lists, eq. 14 survivors
-_M, _K, _U = 0, 1, 2  # vec (3, n) float: M_i, K_i, max P_i
-_DSZ, _NKEPT = 0, 1  # cnt (2, n) int64: domain sizes, survivor counts
+_BP, _DOM, _KEPT = 0, 1, 2  # lab (3, n, L + 1) int32: back-pointers (first: C' of i - 1), domains, eq. 14
+_M, _K, _U, _U2 = 0, 1, 2, 3  # vec (4, n) float: M_i, K_i, max P_i, U' of edge i - 1 in the first round
+_DSZ, _NKEPT, _NC2 = 0, 1, 2  # cnt (3, n) int64: domain sizes, survivor counts, |C'| of edge i - 1 (round 1)
 # flags (4, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed; _forward wrote
 # back-pointers at this position (until it does, every label's is the first restricted LP's, d_{j-1})
 _GROWN, _FWD, _BWD, _TRACED = 0, 1, 2, 3
@@ -383,13 +383,17 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom, vec):
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt):
+def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt, thr):
     """The first restricted LP (all domains singletons ``{d_j}``) in closed form, fused with the oracle's ``P``
     and ``Q``: ``a_j = tau(d_{j-1}, .) + h theta_j``, ``b_j = tau(., d_{j+1})``, bit-identical to what
-    :func:`_forward` and :func:`_backward` compute.  Returns the number of message vectors computed."""
+    :func:`_forward` and :func:`_backward` compute, and with the oracle's test of ``C'`` at threshold ``thr``
+    (what :func:`_oracle_round` does first, in the same order: the loop over a token's kept labels is then made
+    once).  Returns the number of message vectors computed."""
     n, n_labels = theta.shape
     tt = _T_TAU_T + n_labels  # tau' by rows
     two = rc == EQ12
+    w = 2.0 if two else 1.0
+    u_left = -np.inf  # max P_{j-1}
     for j in range(n):
         dl = lab[_DOM, j - 1, 0] if j > 0 else -1
         dj = lab[_DOM, j, 0]
@@ -400,6 +404,8 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt):
         vec[_M, j] = mj
         vec[_K, j] = kj
         u = -np.inf
+        n2 = 0
+        u2 = -np.inf
         for k in range(cnt[_NKEPT, j]):
             x = lab[_KEPT, j, k]
             t = theta[j, x]
@@ -409,13 +415,23 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt):
                 be = 0.0 + tab[_T_TAU_T + dr, x] if dr >= 0 else 0.0
                 msg[_B, j, x] = be
                 p = t + al - be - mj
-                msg[_Q, j, x] = t + be - al - kj
+                q = t + be - al - kj
             else:
                 p = al + g * t - mj
-                msg[_Q, j, x] = h * t - al
+                q = h * t - al
             msg[_P, j, x] = p
+            msg[_Q, j, x] = q
             u = p if p > u else u
+            # the oracle's test of C' for edge j - 1 (max P_{j-1} is known): the list in lab[_BP, j], which the
+            # first round does not use, its U' in vec[_U2, j]
+            lab[_BP, j, n2] = x
+            ok = q + u_left + w * tab[_T_IN_MAX, x] > thr
+            n2 += ok
+            u2 = q if ok and q > u2 else u2
         vec[_U, j] = u
+        vec[_U2, j] = u2
+        cnt[_NC2, j] = n2
+        u_left = u
     return 2 * n if two else n
 
 
@@ -521,8 +537,9 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
     ``a`` that could with the best ``Q`` over ``C'``; every pair above ``thr`` lies in ``C x C'``, where ``R`` is
     evaluated exactly (pairs already in the restricted LP are skipped).  Unless ``every``, edges whose messages
     did not change since they were last priced are skipped (section 4.3): their reduced costs are unchanged and
-    all positive ones were generated then.  ``P``, ``Q`` and ``max P`` come from :func:`_first_round` when
-    ``fresh``, else they are computed here from the messages.  ``log[at:]`` receives ``|C| |C'|`` per edge.
+    all positive ones were generated then.  ``P``, ``Q``, ``max P``, ``C'`` and ``U'`` come from
+    :func:`_first_round` when ``fresh`` (``thr`` must then be the one it tested), else they are computed here
+    from the messages.  ``log[at:]`` receives ``|C| |C'|`` per edge.
     Returns ``(edges priced, sum of their largest reduced costs above thr, number of such edges)``.
     """
     n, n_labels = theta.shape
@@ -537,7 +554,8 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
         if not (every or flags[_FWD, i] or flags[_FWD, j] or (two and (flags[_BWD, i] or flags[_BWD, j]))):
             continue
         if fresh:
-            u = vec[_U, i]
+            n2 = cnt[_NC2, j]  # C' and U' from _first_round (priced at thr)
+            u2 = vec[_U2, j]
         else:
             mi = vec[_M, i]
             u = -np.inf
@@ -560,16 +578,16 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
                 for k in range(cnt[_NKEPT, j]):
                     b = lab[_KEPT, j, k]
                     msg[_Q, j, b] = h * theta[j, b] - msg[_A, j, b]
-        # C' (branch-free: most labels fail) and U' = max Q over C'; then C
-        n2 = 0
-        u2 = -np.inf
-        for k in range(cnt[_NKEPT, j]):
-            b = lab[_KEPT, j, k]
-            q = msg[_Q, j, b]
-            cc[1, n2] = b
-            ok = q + u + w * tab[_T_IN_MAX, b] > thr
-            n2 += ok
-            u2 = q if ok and q > u2 else u2
+            # C' (branch-free: most labels fail) and U' = max Q over C'; then C
+            n2 = 0
+            u2 = -np.inf
+            for k in range(cnt[_NKEPT, j]):
+                b = lab[_KEPT, j, k]
+                q = msg[_Q, j, b]
+                cc[1, n2] = b
+                ok = q + u + w * tab[_T_IN_MAX, b] > thr
+                n2 += ok
+                u2 = q if ok and q > u2 else u2
         n1 = 0
         if n2 > 0:
             for k in range(cnt[_NKEPT, i]):
@@ -584,7 +602,7 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
             pa = msg[_P, i, a]
             a_in = in_dom[i, a] == _SOLVED
             for t in range(n2):
-                b = cc[1, t]
+                b = lab[_BP, j, t] if fresh else cc[1, t]
                 if a_in and in_dom[j, b] == _SOLVED:
                     continue  # already a column of the restricted LP
                 r = w * tab[tt + a, b] + pa + msg[_Q, j, b]
@@ -713,8 +731,8 @@ def _workspace(n, n_labels):
     allocation was measured slower.)"""
     msg = np.empty((4, n, n_labels))
     lab = np.empty((3, n, n_labels + 1), dtype=np.int32)  # + 1: room for _setup's branch-free writes
-    vec = np.empty((3, n))
-    cnt = np.empty((2, n), dtype=np.int64)
+    vec = np.empty((4, n))
+    cnt = np.empty((3, n), dtype=np.int64)
     in_dom = np.zeros((n, n_labels), dtype=np.int8)
     flags = np.zeros((4, n), dtype=np.int8)
     scr = np.empty(n_labels)
@@ -773,7 +791,7 @@ def _run(
     while not stop:  # (no ``break``: it would defeat numba's reference-count pruning)
         iterations += 1
         if first:
-            messages += _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt)
+            messages += _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt, eps)
             t = _lap(prof, _PH_FIRST, t)
         else:
             messages += _forward(theta, tab, g, h, msg, vec, lab, cnt, in_dom, flags, scr)
