@@ -108,7 +108,7 @@ _EPS = 1e-11  # the oracle's threshold, relative to the scale of what can be in 
 
 # Work arrays, packed so that kernels take few arrays and make no views (see the performance note below):
 _A, _B, _P, _Q = 0, 1, 2, 3  # msg (4, n, L) float: normalised alpha and beta, the oracle's P and Q (eq. 13)
-_BP, _DOM, _KEPT = 0, 1, 2  # lab (3, n, L + 1) int32: back-pointers (first: C' of i - 1), domains, eq. 14
+_BP, _DOM, _KEPT = 0, 1, 2  # lab (3, n, L + 1) uint32: back-pointers (first: C' of i - 1), domains, eq. 14
 _M, _K, _U, _U2 = 0, 1, 2, 3  # vec (4, n) float: M_i, K_i, max P_i, U' of edge i - 1 in the first round
 _DSZ, _NKEPT, _NC2 = 0, 1, 2  # cnt (3, n) int64: domain sizes, survivor counts, |C'| of edge i - 1 (round 1)
 # flags (4, n) int8: the domain grew this round; forward (a, M), backward (b, K) messages changed; _forward wrote
@@ -730,13 +730,15 @@ def _workspace(n, n_labels):
     """The packed work arrays of one chain (``in_dom`` and ``flags`` zeroed).  (Carving them out of one
     allocation was measured slower.)"""
     msg = np.empty((4, n, n_labels))
-    lab = np.empty((3, n, n_labels + 1), dtype=np.int32)  # + 1: room for _setup's branch-free writes
+    # label ids unsigned: numba then indexes with them as they are, where a signed index costs a test and a
+    # select for a negative index at every access
+    lab = np.empty((3, n, n_labels + 1), dtype=np.uint32)  # + 1: room for _setup's branch-free writes
     vec = np.empty((4, n))
     cnt = np.empty((3, n), dtype=np.int64)
     in_dom = np.zeros((n, n_labels), dtype=np.int8)
     flags = np.zeros((4, n), dtype=np.int8)
     scr = np.empty(n_labels)
-    cc = np.empty((2, n_labels), dtype=np.int32)
+    cc = np.empty((2, n_labels), dtype=np.uint32)
     return msg, lab, vec, cnt, in_dom, flags, scr, cc
 
 
