@@ -398,9 +398,12 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt, thr):
         dl = lab[_DOM, j - 1, 0] if j > 0 else -1
         dj = lab[_DOM, j, 0]
         dr = lab[_DOM, j + 1, 0] if j < n - 1 else -1
+        # tau'(d_{j-1}, .) and tau'(., d_{j+1}) (rows of tab; at the ends its zero row: 0.0 + 0.0 is 0.0 exactly)
+        left = np.uint64(tt + dl) if dl >= 0 else np.uint64(_T_ZERO)
+        right = np.uint64(_T_TAU_T + dr) if dr >= 0 else np.uint64(_T_ZERO)
         # M_j and K_j exactly as the general passes compute them (their normalising base is exactly 0 here)
-        mj = ((0.0 + tab[tt + dl, dj] if dl >= 0 else 0.0) + h * theta[j, dj]) + g * theta[j, dj]
-        kj = (0.0 + tab[tt + dj, dr] if dr >= 0 else 0.0) + theta[j, dj]
+        mj = ((0.0 + tab[left, dj]) + h * theta[j, dj]) + g * theta[j, dj]
+        kj = (0.0 + tab[right, dj]) + theta[j, dj]
         vec[_M, j] = mj
         vec[_K, j] = kj
         u = -np.inf
@@ -409,10 +412,10 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt, thr):
         for k in range(cnt[_NKEPT, j]):
             x = lab[_KEPT, j, k]
             t = theta[j, x]
-            al = (0.0 + tab[tt + dl, x] if dl >= 0 else 0.0) + h * t
+            al = (0.0 + tab[left, x]) + h * t
             msg[_A, j, x] = al  # (back-pointers: d_{j-1}, not stored; see _TRACED)
             if two:
-                be = 0.0 + tab[_T_TAU_T + dr, x] if dr >= 0 else 0.0
+                be = 0.0 + tab[right, x]
                 msg[_B, j, x] = be
                 p = t + al - be - mj
                 q = t + be - al - kj
@@ -462,7 +465,7 @@ def _forward(theta, tab, g, h, msg, vec, lab, cnt, in_dom, flags, scr):
                 arg = -1
                 for m in range(d):
                     a = lab[_DOM, j - 1, m]
-                    v = scr[m] + tab[tt + a, x]
+                    v = scr[m] + tab[np.uint64(tt + a), x]
                     if v > best or (v == best and a < arg):
                         best = v
                         arg = a
@@ -505,7 +508,7 @@ def _backward(theta, tab, msg, vec, lab, cnt, in_dom, flags, scr):
                 x = lab[_KEPT, j, k]
                 best = -np.inf
                 for m in range(d):
-                    best = max(best, scr[m] + tab[_T_TAU_T + lab[_DOM, j + 1, m], x])
+                    best = max(best, scr[m] + tab[np.uint64(_T_TAU_T + lab[_DOM, j + 1, m]), x])
                 if best != msg[_B, j, x]:
                     any_changed = True
                     dom_changed |= in_dom[j, x] == _SOLVED
@@ -600,12 +603,13 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
         for s in range(n1):
             a = cc[0, s]
             pa = msg[_P, i, a]
+            row = np.uint64(tt + a)  # tau'(a, .)
             a_in = in_dom[i, a] == _SOLVED
             for t in range(n2):
                 b = lab[_BP, j, t] if fresh else cc[1, t]
                 if a_in and in_dom[j, b] == _SOLVED:
                     continue  # already a column of the restricted LP
-                r = w * tab[tt + a, b] + pa + msg[_Q, j, b]
+                r = w * tab[row, b] + pa + msg[_Q, j, b]
                 if r > thr:
                     best = max(best, r)
                     if in_dom[i, a] == 0:
@@ -669,10 +673,11 @@ def _price_start(theta, msg, vec, lab, cnt, in_dom, flags, thr):
 
 @numba.njit(cache=True, nogil=True)
 def _score(theta, tau, labels):
-    """The model score of ``labels``, summed in sequence order."""
-    total = theta[0, labels[0]]
+    """The model score of ``labels`` (valid ids), summed in sequence order."""
+    total = theta[0, np.uint64(labels[0])]
     for i in range(1, labels.shape[0]):
-        total += tau[labels[i - 1], labels[i]] + theta[i, labels[i]]
+        b = np.uint64(labels[i])
+        total += tau[np.uint64(labels[i - 1]), b] + theta[i, b]
     return total
 
 
@@ -851,7 +856,7 @@ def _run(
                 top = v
                 labels[last] = x
     for j in range(last, 0, -1):
-        labels[j - 1] = lab[_BP, j, labels[j]] if flags[_TRACED, j] else lab[_DOM, j - 1, 0]
+        labels[j - 1] = lab[_BP, j, np.uint64(labels[j])] if flags[_TRACED, j] else lab[_DOM, j - 1, 0]
     score = _score(theta, tau, labels)
     bound = _dual_bound(vec, two, eps + error, found, n_found, terms, big_s)
     fallback = score == -np.inf  # the LP's answer uses a forbidden transition (its floor was not deep enough)
