@@ -287,11 +287,11 @@ def _append_kept(lab, i, k, bits, first):
     columns), in a loop beyond."""
     for _ in range(8):
         lab[_KEPT, i, k] = first + trailing_zeros(bits)
-        k += bits != 0
+        k += np.uint64(bits != 0)
         bits &= bits - 1
     while bits != 0:
         lab[_KEPT, i, k] = first + trailing_zeros(bits)
-        k += 1
+        k += np.uint64(1)
         bits &= bits - 1
     return k
 
@@ -336,9 +336,9 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom, vec):
             kind = _eq14_rows(n, i)[2]
             cut = vec[_M, i]
             if one_word:
-                k = _append_kept(lab, i, 0, cnt[_NKEPT, i], 0)
+                k = _append_kept(lab, i, np.uint64(0), cnt[_NKEPT, i], 0)
             else:
-                k = 0
+                k = np.uint64(0)
                 top = -np.inf
                 arg = 0
                 for word in range(
@@ -366,7 +366,7 @@ def _setup(theta, tab, prune, margin, lab, cnt, in_dom, vec):
                 better = t > top
                 top = t if better else top
                 arg = x if better else arg
-            k = n_labels
+            k = np.uint64(n_labels)
             theta_scale = max(theta_scale, abs(top))
             lab[_DOM, i, 0] = arg
         cnt[_DSZ, i] = 1
@@ -407,7 +407,7 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt, thr):
         vec[_M, j] = mj
         vec[_K, j] = kj
         u = -np.inf
-        n2 = 0
+        n2 = np.uint64(0)  # (unsigned counts index without a test for negative values)
         u2 = -np.inf
         for k in range(cnt[_NKEPT, j]):
             x = lab[_KEPT, j, k]
@@ -429,7 +429,7 @@ def _first_round(theta, tab, rc, g, h, msg, vec, lab, cnt, thr):
             # first round does not use, its U' in vec[_U2, j]
             lab[_BP, j, n2] = x
             ok = q + u_left + w * tab[_T_IN_MAX, x] > thr
-            n2 += ok
+            n2 += np.uint64(ok)
             u2 = q if ok and q > u2 else u2
         vec[_U, j] = u
         vec[_U2, j] = u2
@@ -557,7 +557,7 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
         if not (every or flags[_FWD, i] or flags[_FWD, j] or (two and (flags[_BWD, i] or flags[_BWD, j]))):
             continue
         if fresh:
-            n2 = cnt[_NC2, j]  # C' and U' from _first_round (priced at thr)
+            n2 = np.uint64(cnt[_NC2, j])  # C' and U' from _first_round (priced at thr)
             u2 = vec[_U2, j]
         else:
             mi = vec[_M, i]
@@ -582,21 +582,21 @@ def _oracle_round(theta, tab, rc, g, h, msg, vec, lab, cnt, in_dom, flags, every
                     b = lab[_KEPT, j, k]
                     msg[_Q, j, b] = h * theta[j, b] - msg[_A, j, b]
             # C' (branch-free: most labels fail) and U' = max Q over C'; then C
-            n2 = 0
+            n2 = np.uint64(0)
             u2 = -np.inf
             for k in range(cnt[_NKEPT, j]):
                 b = lab[_KEPT, j, k]
                 q = msg[_Q, j, b]
                 cc[1, n2] = b
                 ok = q + u + w * tab[_T_IN_MAX, b] > thr
-                n2 += ok
+                n2 += np.uint64(ok)
                 u2 = q if ok and q > u2 else u2
-        n1 = 0
-        if n2 > 0:
+        n1 = np.uint64(0)
+        if n2 != 0:
             for k in range(cnt[_NKEPT, i]):
                 a = lab[_KEPT, i, k]
                 cc[0, n1] = a
-                n1 += msg[_P, i, a] + u2 + w * tab[_T_OUT_MAX, a] > thr
+                n1 += np.uint64(msg[_P, i, a] + u2 + w * tab[_T_OUT_MAX, a] > thr)
         log[at + calls] = n1 * n2
         calls += 1
         best = -np.inf
