@@ -146,7 +146,7 @@ def test_cg_phases_sum_the_profiles_and_split_cg_time_by_their_shares(tmp_path):
     cg's mean seconds per sentence; a dataset without profile records has no rows."""
     rows = []
     for i, (size, setup, oracle, seconds) in enumerate([(10, 100.0, 300.0, 2e-6), (30, 200.0, 1400.0, 4e-6)]):
-        profile = {"phase_cycles": {"setup": setup, "oracle": oracle}}
+        profile = {"phase_cycles": [["setup", setup], ["oracle", oracle]]}
         rows.append({"dataset": "d", "variant": "cg-profile", "instance_id": i, "size": size, "seconds": 1.0,
                      "stats": json.dumps(profile)})  # fmt: skip
         rows.append({"dataset": "d", "variant": "cg", "instance_id": i, "size": size, "seconds": seconds,

@@ -146,8 +146,8 @@ def decode_cg_profile(
     instance: ChainInstance, *, deadline: float | None = None, reduced_cost: str = "eq12", decodes: int = 50
 ) -> Solution:
     """Column generation as ``cg`` decodes it, then ``decodes`` more decodes in a compiled loop that count the
-    time-stamp counter's cycles in each phase of CG: stats ``phase_cycles`` (mean cycles per decode, keyed by the
-    phase's name, in the order of ``decoders.chains.colgen.PHASES``) and ``profiled_decodes``.  Its recorded time
+    time-stamp counter's cycles in each phase of CG: stats ``phase_cycles`` (``[phase, mean cycles per decode]``
+    pairs in the order of ``decoders.chains.colgen.PHASES``) and ``profiled_decodes``.  Its recorded time
     is the profiling's, not CG's: the counter's reads cost a few percent, so the profile gives shares and Table 1
     the time."""
     decodes = _decodes(decodes)
@@ -155,9 +155,12 @@ def decode_cg_profile(
     s = instance.scores
     counters = np.zeros(len(PHASES) + 2, dtype=np.int64)
     _CG_PROFILE(decodes, counters, instance.theta, s.tau, s.cg_tables, _reduced_cost(reduced_cost), 0.0)
-    solution.stats["phase_cycles"] = dict(
-        zip(PHASES, (counters[: len(PHASES)] / decodes).tolist(), strict=True)
-    )
+    solution.stats[
+        "phase_cycles"
+    ] = [  # pairs: the records' JSON sorts a mapping's keys, and PHASES is in order
+        [phase, cycles]
+        for phase, cycles in zip(PHASES, (counters[: len(PHASES)] / decodes).tolist(), strict=True)
+    ]
     solution.stats["profiled_decodes"] = decodes
     return solution
 

@@ -336,7 +336,7 @@ def cg_phases(records: pd.DataFrame) -> pd.DataFrame:
     for dataset, group in records[records["variant"] == PROFILE].groupby("dataset", sort=False):
         cycles: dict[str, float] = {}
         for stats in group["stats"]:
-            for phase, value in json.loads(stats)["phase_cycles"].items():
+            for phase, value in json.loads(stats)["phase_cycles"]:  # [phase, cycles] pairs, in CG's order
                 cycles[phase] = cycles.get(phase, 0.0) + value
         total = sum(cycles.values())
         tokens = float(group["size"].sum())
