@@ -155,12 +155,9 @@ def decode_cg_profile(
     s = instance.scores
     counters = np.zeros(len(PHASES) + 2, dtype=np.int64)
     _CG_PROFILE(decodes, counters, instance.theta, s.tau, s.cg_tables, _reduced_cost(reduced_cost), 0.0)
-    solution.stats[
-        "phase_cycles"
-    ] = [  # pairs: the records' JSON sorts a mapping's keys, and PHASES is in order
-        [phase, cycles]
-        for phase, cycles in zip(PHASES, (counters[: len(PHASES)] / decodes).tolist(), strict=True)
-    ]
+    cycles = (counters[: len(PHASES)] / decodes).tolist()
+    # [phase, cycles] pairs: the records' JSON sorts a mapping's keys, and PHASES is in CG's order
+    solution.stats["phase_cycles"] = [list(pair) for pair in zip(PHASES, cycles, strict=True)]
     solution.stats["profiled_decodes"] = decodes
     return solution
 
