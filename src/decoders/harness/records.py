@@ -54,8 +54,9 @@ CLOCK_STATS = frozenset(
     }
 )
 """The ``stats`` keys the runner writes that depend on the clock (times; how many timed calls fitted in a limit;
-whether a call compiled, which depends on numba's cache; a worker restarted cold after a timeout): two runs of the same variant on the same instances agree on every other field of a record but
-``seconds``. Comparisons of runs (a cluster run against a local one) leave these out."""
+whether a call compiled, which depends on numba's cache; a worker restarted cold after a timeout): two runs of
+the same variant on the same instances agree on every other field of a record but ``seconds``. Comparisons of
+runs (a cluster run against a local one) leave these out."""
 
 
 class RecordError(DecodersError, ValueError):
