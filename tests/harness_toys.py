@@ -8,6 +8,7 @@ real experiments are found through ``decoders.<experiment>.decoders``.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -24,14 +25,16 @@ MODULE = "harness_toys"
 class ToyInstance:
     """Scores to pick the best of, and ways to misbehave.
 
-    ``sleep``: seconds of non-cooperative work; ``fail``: raise; ``die``: exit the process; ``child_pid_file``:
-    first start a child process (``sleep 60``) and write its pid there, to check that killing reaches children.
+    ``sleep``: seconds of non-cooperative work; ``fail``: raise; ``die``: exit the process; ``sigkill``: be killed
+    by SIGKILL as the out-of-memory killer would; ``child_pid_file``: first start a child process (``sleep 60``)
+    and write its pid there, to check that killing reaches children.
     """
 
     scores: np.ndarray
     sleep: float = 0.0
     fail: bool = False
     die: bool = False
+    sigkill: bool = False
     child_pid_file: str | None = None
 
 
@@ -46,9 +49,11 @@ def _best(scores: np.ndarray) -> int:
 
 @register("toy", "argmax")
 def argmax(instance: ToyInstance, *, deadline: float | None = None, offset: float = 0.0) -> Solution:
-    """Exact argmax via a numba kernel (its first call compiles); honours ``sleep``, ``fail`` and ``die``."""
+    """Exact argmax via a numba kernel (its first call compiles); honours each way to misbehave."""
     if instance.die:
         os._exit(3)
+    if instance.sigkill:
+        os.kill(os.getpid(), signal.SIGKILL)
     if instance.fail:
         raise ValueError(f"toy failure on {len(instance.scores)} scores")
     if instance.child_pid_file is not None:

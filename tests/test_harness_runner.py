@@ -130,6 +130,19 @@ def _process_gone(pid: int) -> bool:
     return state in {"Z", "X"}
 
 
+def test_worker_killed_from_outside_stops_the_run_instead_of_recording_an_error():
+    """A worker killed by SIGKILL that the harness did not send (the out-of-memory killer, a user) is no answer
+    of the decoder's: the run stops with an error naming the instance, so that the job writes nothing and a
+    rerun decodes the shard again (as an uninterrupted run would have), where a decoder that exits by itself is
+    recorded as an error of its instance (test below)."""
+    instances = [("a", 3, _toy(3)), ("b", 1, _toy(1, sigkill=True)), ("c", 3, _toy(3))]
+    with pytest.raises(runner.WorkerError, match=r"killed by SIGKILL \(exit code -9\) during instance 'b'"):
+        _run("argmax", instances, isolate=True, time_limit=2.0, grace=3.0)
+    warm = [("a", 1, _toy(1)), ("m", 3, _toy(3, sigkill=True)), ("c", 5, _toy(5))]  # m: the warm-up instance
+    with pytest.raises(runner.WorkerError, match="during its warm-up, not by the harness"):
+        _run("argmax", warm, isolate=True, time_limit=2.0, grace=3.0)
+
+
 def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
     """A worker's start (interpreter, imports) is outside every clock, and so is its warm-up: a replacement
     worker compiles its kernels on the warm-up instance before it decodes again, within warm-up x the hard

@@ -29,3 +29,7 @@ class FetchError(DecodersError):
 
 class ConfigError(DecodersError):
     """A configuration value is missing, of the wrong type, or not one of the allowed values."""
+
+
+class CorruptedFileError(DecodersError):
+    """A file that an earlier job wrote is no longer what that job left (truncated or changed since)."""

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from decoders.errors import CorpusFormatError
 
@@ -56,8 +57,36 @@ def write_json_atomic(path: str | Path, obj: Any) -> None:
 
 
 def write_parquet_atomic(path: str | Path, frame: pd.DataFrame) -> None:
+    """``frame`` as parquet with a CRC per page, so that :func:`read_parquet` detects a garbled page."""
     with atomic_path(path) as tmp:
-        frame.to_parquet(tmp, index=False)
+        frame.to_parquet(tmp, index=False, write_page_checksum=True)
+
+
+def read_parquet(path: str | Path, **options: Any) -> pd.DataFrame:
+    """``pd.read_parquet`` that checks the pages' CRCs (where the writer stored them) and names the file when it
+    cannot be read (missing, truncated, garbled): CorpusFormatError."""
+    try:
+        return pd.read_parquet(path, page_checksum_verification=True, **options)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise CorpusFormatError(
+            path, None, f"not a readable parquet file (truncated or garbled?): {exc}"
+        ) from exc
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON value in ``path``; CorpusFormatError names a file that is not valid UTF-8 JSON (truncated or
+    garbled)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        return json.loads(text)
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise CorpusFormatError(
+            path, None, f"not a readable JSON file (truncated or garbled?): {exc}"
+        ) from exc
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
@@ -99,3 +128,72 @@ def load_npz(path: str | Path, keys: Sequence[str]) -> dict[str, np.ndarray]:
         raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise CorpusFormatError(path, None, f"not a readable .npz file: {exc}") from exc
+
+
+# Checksums of finished outputs. When a workflow job ends without an error, it records beside each of its
+# outputs the output's size and sha256 (decoders.workflow.start_script); a later job checks its inputs against
+# them before it reads any, so that a file truncated or changed after it was written (a disk error, an interrupted
+# copy, an edit) is caught by name, whatever its format, instead of being read as if complete.
+
+CHECKSUM_SUFFIX = ".sha256"
+
+
+def checksum_path(path: str | Path) -> Path:
+    """Where the checksum of ``path`` is kept: the hidden file ``.<name>.sha256`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}{CHECKSUM_SUFFIX}")
+
+
+def is_checksum_file(path: str | Path) -> bool:
+    name = Path(path).name
+    return name.startswith(".") and name.endswith(CHECKSUM_SUFFIX)
+
+
+def record_checksum(path: str | Path) -> str:
+    """Write the size and sha256 of ``path`` beside it (atomically); return the digest."""
+    path = Path(path)
+    digest = sha256_file(path)
+    write_text_atomic(checksum_path(path), f"{digest} {path.stat().st_size}\n")
+    return digest
+
+
+def checksum_mismatch(path: str | Path) -> str | None:
+    """What is wrong with ``path`` against its recorded checksum, or None when it matches or none is recorded.
+
+    A checksum file that cannot be parsed is itself reported (it is as untrustworthy as the file it vouches for).
+    """
+    path = Path(path)
+    recorded = checksum_path(path)
+    try:
+        text = recorded.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"its checksum file {recorded.name} cannot be read ({exc})"
+    fields = text.split()
+    if len(fields) != 2 or len(fields[0]) != 64 or not fields[1].isdigit():
+        return f"its checksum file {recorded.name} is garbled ({text[:80]!r})"
+    digest, size = fields[0], int(fields[1])
+    try:
+        actual_size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if actual_size != size:
+        cut = " (truncated)" if actual_size < size else ""
+        return f"{actual_size:,} bytes where the job that wrote it left {size:,}{cut}"
+    actual = sha256_file(path)
+    if actual != digest:
+        return (
+            f"sha256 {actual[:12]}... where the job that wrote it left {digest[:12]}... (same size: garbled)"
+        )
+    return None
+
+
+def move_aside(path: str | Path) -> Path:
+    """Rename a corrupted ``path`` to ``<name>.corrupt`` (replacing an earlier one) and drop its checksum, so
+    that Snakemake sees the file missing and its next run rebuilds it; return the new path."""
+    path = Path(path)
+    aside = path.with_name(f"{path.name}.corrupt")
+    os.replace(path, aside)
+    checksum_path(path).unlink(missing_ok=True)
+    return aside

@@ -14,7 +14,7 @@ import pandas as pd
 
 from decoders.bnb.model import prune_heads
 from decoders.bnb.pipeline import encode_split, load_splits, tags_of, train_parser
-from decoders.io import write_parquet_atomic
+from decoders.io import read_parquet, write_parquet_atomic
 from decoders.parsing.perceptron import LocalStructure
 
 
@@ -111,4 +111,4 @@ def errors_job(
 ) -> None:
     """The workflow's stage: every cross-validation error of a dataset's training split."""
     frames = load_splits(splits, dev_fraction=dev_fraction)
-    write_parquet_atomic(errors_out, cross_validation_errors(frames, pd.read_parquet(tags), **options))
+    write_parquet_atomic(errors_out, cross_validation_errors(frames, read_parquet(tags), **options))

@@ -10,7 +10,6 @@ fine tag (section 4.2's "simple mapping table"); other languages keep the treeba
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +26,7 @@ from decoders.bnb.model import NonLocalStructure, prune_heads, structure_of
 from decoders.bnb.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import write_instance_shards
-from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.io import read_json, read_parquet, write_json_atomic, write_parquet_atomic
 from decoders.parsing.eisner import eisner
 from decoders.parsing.features import Vocabulary
 from decoders.parsing.model import ParserModel, fixed_point
@@ -547,7 +546,7 @@ def train_job(
     frames = load_splits(splits, dev_fraction=dev_fraction)
     model, meta = train_parser(
         frames,
-        pd.read_parquet(tags),
+        read_parquet(tags),
         pruner=ParserModel.load(pruner) if pruner else None,
         start=ParserModel.load(start) if start else None,
         start_source=start or "<start model>",
@@ -567,7 +566,7 @@ def instances_job(
     **options: Any,
 ) -> None:
     frames = load_splits(splits, dev_fraction=dev_fraction)
-    oracle = build_instances(frames, pd.read_parquet(tags), source=tags, **options)
+    oracle = build_instances(frames, read_parquet(tags), source=tags, **options)
     write_parquet_atomic(oracle_out, oracle)
 
 
@@ -619,7 +618,7 @@ def learning_curve_job(
     frames = load_splits(splits, dev_fraction=dev_fraction)
     curve = learning_curve(
         frames,
-        pd.read_parquet(tags),
+        read_parquet(tags),
         shares=shares,
         source=tags,
         pruner=ParserModel.load(pruner) if pruner else None,
@@ -633,7 +632,7 @@ def factor_counts_job(
 ) -> None:
     frames = load_splits(splits, dev_fraction=dev_fraction)
     write_parquet_atomic(
-        counts_out, factor_counts(frames, pd.read_parquet(tags), language=language, source=tags)
+        counts_out, factor_counts(frames, read_parquet(tags), language=language, source=tags)
     )
 
 
@@ -647,7 +646,7 @@ def udpipe_train_job(
     **options: Any,
 ) -> None:
     frames = load_splits(splits, dev_fraction=dev_fraction)
-    training = train_udpipe_peer(frames, pd.read_parquet(tags), model_path=model_out, source=tags, **options)
+    training = train_udpipe_peer(frames, read_parquet(tags), model_path=model_out, source=tags, **options)
     write_json_atomic(training_out, training)
 
 
@@ -663,9 +662,9 @@ def udpipe_job(
     language: str,
 ) -> None:
     frames = load_splits(splits, dev_fraction=dev_fraction)
-    done = json.loads(Path(training).read_text())
+    done = read_json(training)
     records, summary = run_udpipe(
-        frames, pd.read_parquet(tags), model_path=model, training=done, language=language, source=tags
+        frames, read_parquet(tags), model_path=model, training=done, language=language, source=tags
     )
     write_parquet_atomic(records_out, records)
     write_json_atomic(summary_out, summary)

@@ -19,7 +19,7 @@ import pandas as pd
 from decoders.corpora import conll, elevant, textbooks, uner, wikispeedia, wsj
 from decoders.corpora.sentences import sentence_stats
 from decoders.errors import ConfigError
-from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.io import read_parquet, write_json_atomic, write_parquet_atomic
 
 log = logging.getLogger(__name__)
 
@@ -298,7 +298,7 @@ def prepare_elevant(
         mentions.append(ments)
     documents_frame = pd.concat(documents, ignore_index=True)
     mentions_frame = pd.concat(mentions, ignore_index=True)
-    titles = pd.read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
+    titles = read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
     mentions_frame["node"] = elevant.map_to_titles(mentions_frame, titles)
     details = elevant.elevant_stats(documents_frame, mentions_frame, mentions_frame["node"])
     write_parquet_atomic(outputs["documents"], documents_frame)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from decoders.errors import ConfigError, CorpusFormatError
@@ -127,8 +128,14 @@ def validate_sentences(frame: pd.DataFrame, *, source: str | Path = "<sentences>
 
 
 def read_sentences(path: str | Path) -> pd.DataFrame:
-    """Read a sentence table written with ``DataFrame.to_parquet``; list cells come back as Python lists."""
-    table = pq.read_table(path)
+    """Read a sentence table written with ``DataFrame.to_parquet``; list cells come back as Python lists.
+    CorpusFormatError names a file that cannot be read (truncated, or a page whose CRC fails)."""
+    try:
+        table = pq.read_table(path, page_checksum_verification=True)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise CorpusFormatError(path, None, f"not a readable parquet file (truncated or garbled?): {exc}") from exc
     frame = pd.DataFrame(
         {
             name: (table.column(name).to_pylist() if name in LIST_COLUMNS else table.column(name).to_pandas())

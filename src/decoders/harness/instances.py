@@ -1,7 +1,9 @@
 """Scored instance sets on disk: an experiment writes them in shards, each decode job reads one shard.
 
 ``results/instances/<experiment>/<dataset>/shard-<i>.pkl`` holds a list of ``(instance_id, size, instance)``
-(pickled: the files are made and read by this workflow only); ``index.tsv`` beside them lists every instance
+(pickled: the files are made and read by this workflow only), after a header with the pickle's sha256, so that a
+shard truncated or changed after it was written is refused by name (a pickle has no checksum of its own, and a
+changed byte inside an array would be read as another score); ``index.tsv`` beside them lists every instance
 id, size and shard in the set's order, so that the gather step knows what to expect without loading instances.
 Shards are balanced by instance size (:func:`decoders.harness.sharding.split_into_shards`).
 """
@@ -9,6 +11,7 @@ Shards are balanced by instance size (:func:`decoders.harness.sharding.split_int
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import pickle
 from collections.abc import Sequence
@@ -23,6 +26,9 @@ from decoders.io import atomic_path, write_text_atomic
 
 Instance = tuple[str, int, Any]
 
+SHARD_MAGIC = b"decoders instance shard 1\n"
+"""A shard file's first bytes; the sha256 of the pickle that follows comes next."""
+
 
 def write_instance_shards(
     instances: Sequence[Instance], shard_paths: Sequence[str | Path], index_path
@@ -35,8 +41,10 @@ def write_instance_shards(
     shards = split_into_shards(items, len(shard_paths), size=lambda item: item[1])
     shard_of = {}
     for number, (shard, path) in enumerate(zip(shards, shard_paths, strict=True)):
+        payload = pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)
         with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-            pickle.dump(shard, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(SHARD_MAGIC + hashlib.sha256(payload).digest())
+            handle.write(payload)
         shard_of.update({item[0]: number for item in shard})
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
@@ -46,12 +54,35 @@ def write_instance_shards(
 
 
 def read_instance_shard(path: str | Path) -> list[Instance]:
-    """The ``(instance_id, size, instance)`` list of one shard file; CorpusFormatError names a bad file."""
+    """The ``(instance_id, size, instance)`` list of one shard file; CorpusFormatError names a bad file.
+
+    A shard written before shards had a header (a bare pickle) is read unchecked.
+    """
+    data = Path(path).read_bytes()
+    payload = data
+    if data.startswith(SHARD_MAGIC):
+        header = len(SHARD_MAGIC) + hashlib.sha256().digest_size
+        payload = data[header:]
+        if len(data) < header or hashlib.sha256(payload).digest() != data[len(SHARD_MAGIC) : header]:
+            raise CorpusFormatError(
+                path,
+                None,
+                "not a readable instance shard (truncated or garbled?): its sha256 is not its header's",
+            )
+    elif not data.startswith(pickle.PROTO):
+        raise CorpusFormatError(
+            path, None, "not an instance shard: it starts with neither a header nor a pickle"
+        )
     try:
-        with open(path, "rb") as handle:
-            items = pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError) as exc:
-        raise CorpusFormatError(path, None, f"not an instance shard: {exc}") from exc
+        items = pickle.loads(payload)
+    except CorpusFormatError:
+        raise
+    except (
+        Exception
+    ) as exc:  # a garbled pickle fails in any of a dozen ways (UnpicklingError, ValueError, ...)
+        raise CorpusFormatError(
+            path, None, f"not a readable instance shard (truncated or garbled?): {type(exc).__name__}: {exc}"
+        ) from exc
     if not isinstance(items, list) or not all(isinstance(item, tuple) and len(item) == 3 for item in items):
         raise CorpusFormatError(path, None, "not an instance shard: expected a list of (id, size, instance)")
     return items

@@ -7,7 +7,6 @@ decoded exactly once.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,13 +14,14 @@ from typing import Any
 
 import pandas as pd
 
-from decoders.errors import ConfigError
+from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import Instance, read_instance_index, read_instance_shard, sample_ids
 from decoders.harness.protocol import get_evaluator
 from decoders.harness.provenance import collect_provenance, write_provenance
 from decoders.harness.records import write_records
 from decoders.harness.runner import run_instances
 from decoders.harness.sharding import gather_shards
+from decoders.io import read_json
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,8 @@ VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit", "exc
 def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
     """The parameters a variant's ``params_file`` holds; ConfigError names a missing or malformed file."""
     try:
-        params = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        params = read_json(path)
+    except (OSError, CorpusFormatError) as exc:
         raise ConfigError(f"{where}.params_file: cannot read {path}: {exc}") from exc
     if not isinstance(params, dict):
         raise ConfigError(f"{where}.params_file: {path} must hold a JSON object, not {type(params).__name__}")

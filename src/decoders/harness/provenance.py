@@ -17,7 +17,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from decoders.io import write_json_atomic
+from decoders.errors import CorpusFormatError
+from decoders.io import read_json, write_json_atomic
 from decoders.threads import THREAD_ENV_VARS
 from decoders.tier import current as current_tier
 
@@ -159,3 +160,15 @@ def collect_provenance(
 def write_provenance(path: str | Path, provenance: dict[str, Any]) -> None:
     """Write a provenance dict atomically as JSON."""
     write_json_atomic(path, provenance)
+
+
+def read_provenance(path: str | Path) -> dict[str, Any]:
+    """A provenance file written by :func:`write_provenance`; CorpusFormatError names a file that is not JSON
+    (truncated, garbled) or lacks one of :data:`PROVENANCE_KEYS`."""
+    provenance = read_json(path)
+    if not isinstance(provenance, dict):
+        raise CorpusFormatError(path, None, f"provenance must be a JSON object, not {type(provenance).__name__}")
+    missing = [key for key in PROVENANCE_KEYS if key not in provenance]
+    if missing:
+        raise CorpusFormatError(path, None, f"provenance lacks key(s) {', '.join(missing)}")
+    return provenance

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from decoders.errors import DecodersError
+from decoders.errors import CorpusFormatError, DecodersError
 from decoders.harness.protocol import STATUSES, Solution
-from decoders.io import write_parquet_atomic
+from decoders.io import read_parquet, write_parquet_atomic
 
 RECORD_COLUMNS: tuple[str, ...] = (
     "experiment",
@@ -182,8 +182,8 @@ def write_records(path: str | Path, frame: pd.DataFrame) -> None:
 def read_records(path: str | Path) -> pd.DataFrame:
     """Read and validate a record file written by :func:`write_records`."""
     try:
-        frame = pd.read_parquet(path)
-    except (OSError, ValueError) as exc:
+        frame = read_parquet(path)
+    except (OSError, CorpusFormatError) as exc:
         raise RecordError(f"{path}: cannot read result records: {exc}") from exc
     validate_records(frame, source=path)
     return frame

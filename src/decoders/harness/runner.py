@@ -77,7 +77,23 @@ serve_worker(inbox, outbox, setup)
 
 
 class WorkerError(DecodersError):
-    """The decoding worker could not be started (not: a decoder failed on an instance, which is recorded)."""
+    """The decoding worker could not be started, or was killed from outside (not: a decoder failed on an
+    instance, which is recorded)."""
+
+
+def killed_from_outside(instance_id: str | None, code: int | None) -> WorkerError:
+    """The error that ends a job whose worker was killed by SIGKILL that the harness did not send.
+
+    Such a kill is no answer of the decoder's: the kernel's out-of-memory killer, a cluster's memory limit or a
+    user sent it. Recording the instance as ``error`` would make a resumed run differ from an uninterrupted one,
+    so the job stops instead, writing nothing, and the next run decodes the shard again.
+    """
+    during = "its warm-up" if instance_id is None else f"instance {instance_id!r}"
+    return WorkerError(
+        f"the decoding worker was killed by SIGKILL (exit code {code}) during {during}, not by the harness: "
+        "by the out-of-memory killer (this job's memory, resources.rules.decode.mem_mb on a cluster) or by a "
+        "user; no records written; run snakemake again to decode the shard"
+    )
 
 
 def default_grace(time_limit: float) -> float:
@@ -336,6 +352,7 @@ class _Worker:
     threads: dict[str, Any]
     exit_code: int | None = None
     killed: bool = False
+    killed_from_outside: bool = False
 
     @classmethod
     def start(cls, setup: dict[str, Any]) -> _Worker:
@@ -382,6 +399,14 @@ class _Worker:
             self.to_worker.send(message)
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise _WorkerDied from exc
+
+    def died(self) -> int | None:
+        """Exit code of a worker whose pipe closed, waited for briefly before it is killed, so that a worker that
+        exited, or was killed by someone else, keeps its own code (see :attr:`killed_from_outside`)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=2.0)
+        self.killed_from_outside = not self.killed and self.process.returncode == -signal.SIGKILL
+        return self.kill()
 
     def kill(self) -> int | None:
         """Kill the worker and everything in its process group (once); return its exit code."""
@@ -662,7 +687,9 @@ def _run_isolated(
                     worker = _Worker.start(setup)
                     warm_workers, cold = False, True
                 allowance = 0.0
-            seconds, solution, alive = _decode_in(worker, instance, params, time_limit, hard_limit, timing)
+            seconds, solution, alive = _decode_in(
+                worker, instance, params, time_limit, hard_limit, timing, instance_id
+            )
             if cold:
                 solution.stats["harness_cold_start"] = True
             record(str(instance_id), int(size), instance, seconds, solution)
@@ -697,6 +724,9 @@ def _warm_up(
             return False
         return worker.receive(count * hard_limit + allowance) is not None
     except _WorkerDied:
+        code = worker.died()
+        if worker.killed_from_outside:
+            raise killed_from_outside(None, code) from None
         return False
 
 
@@ -707,6 +737,7 @@ def _decode_in(
     time_limit: float,
     hard_limit: float,
     timing: tuple[int, int] = (1, 0),
+    instance_id: str | None = None,
 ) -> tuple[float, Solution, bool]:
     """One decode call in ``worker``: (seconds, Solution, whether the worker is still usable).
 
@@ -722,7 +753,9 @@ def _decode_in(
         reply = worker.receive(hard_limit)
     except _WorkerDied:
         waited = 0.0 if clock is None else time.perf_counter() - clock
-        code = worker.kill()
+        code = worker.died()
+        if worker.killed_from_outside:
+            raise killed_from_outside(str(instance_id), code) from None
         return waited, error_solution(f"decoding worker died (exit code {code})"), False
     if reply is None:
         waited = time.perf_counter() - clock

@@ -6,11 +6,9 @@ Wikispeedia's degrees -> a synthetic Wikipedia-size graph -> planted instances a
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,7 +17,7 @@ import pandas as pd
 from decoders.corpora.wikispeedia import Graph, read_links
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.provenance import collect_provenance, write_provenance
-from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.io import read_json, read_parquet, write_json_atomic, write_parquet_atomic
 from decoders.linking.checks import INT32_MAX, check_span
 from decoders.linking.elevant_sets import elevant_instances
 from decoders.linking.nel import wikispeedia_instances
@@ -61,7 +59,7 @@ def build_wikispeedia_set(
     articles_path, graph_path: str, links_path, shard_paths, index_path, stats_path, *, options, seed: int
 ) -> None:
     """NEL instances from the articles' own hyperlinks (see :func:`decoders.linking.nel.wikispeedia_instances`)."""
-    articles = pd.read_parquet(articles_path)
+    articles = read_parquet(articles_path)
     graph = Graph.load(graph_path)
     links = read_links(links_path, articles)
     started = time.perf_counter()
@@ -95,11 +93,11 @@ def build_elevant_set(
     options,
 ) -> None:
     """Instances of the ELEVANT documents with >= 2 mentions mapped to Wikispeedia articles."""
-    articles = pd.read_parquet(articles_path)
+    articles = read_parquet(articles_path)
     graph = Graph.load(graph_path)
     instances, stats = elevant_instances(
-        pd.read_parquet(documents_path),
-        pd.read_parquet(mentions_path),
+        read_parquet(documents_path),
+        read_parquet(mentions_path),
         graph,
         str(graph_path),
         index=article_index(articles),
@@ -182,7 +180,7 @@ def scaling(
     )
     graph = Graph.load(graph_path)
     instances = [inst for path in shard_paths for _, _, inst in read_instance_shard(path)]
-    built = json.loads(Path(graph_stats).read_text(encoding="utf-8"))
+    built = read_json(graph_stats)
     name = f"synthetic-{graph.n_nodes}-{graph.n_edges}"
     size = {"graph": name, "nodes": graph.n_nodes, "edges": graph.n_edges}
     rows = [

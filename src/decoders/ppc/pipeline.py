@@ -14,7 +14,6 @@ epoch of best dev UAS kept, dev decoded over every arc. Decoding the test set is
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -26,7 +25,7 @@ import pandas as pd
 
 from decoders.errors import ConfigError
 from decoders.harness.instances import write_instance_shards
-from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.io import read_json, write_json_atomic, write_parquet_atomic
 from decoders.parsing.features import Vocabulary, arc_scores
 from decoders.parsing.model import ParserModel, fixed_point
 from decoders.parsing.mst import chu_liu_edmonds
@@ -335,7 +334,7 @@ def udpipe_job(
     write_json_atomic(
         summary_out,
         {
-            "training": json.loads(Path(training).read_text()),
+            "training": read_json(training),
             "test_sentences": len(test),
             "parse_seconds": seconds,
             "sentences_per_s": len(test) / seconds if seconds > 0 else float("nan"),

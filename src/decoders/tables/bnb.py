@@ -25,6 +25,7 @@ from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
 from decoders.bnb.settings import bnb_passes, bnb_references
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
+from decoders.io import read_json, read_parquet
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
 from decoders.tables.captions import caption
@@ -212,7 +213,7 @@ def gains_summary(table: pd.DataFrame) -> list[str]:
 def _oracle_pct(path: Path | None, column: str) -> float | None:
     if path is None:
         return None
-    oracle = pd.read_parquet(path)
+    oracle = read_parquet(path)
     return 100.0 * oracle[column].sum() / oracle["scored"].sum()
 
 
@@ -262,8 +263,8 @@ def table3(
             )
         if dataset in peers:
             records_path = peers[dataset]
-            peer = pd.read_parquet(records_path)
-            summary = json.loads(records_path.with_suffix(".json").read_text(encoding="utf-8"))
+            peer = read_parquet(records_path)
+            summary = read_json(records_path.with_suffix(".json"))
             row = paper.get("turboparser-full", {})
             rows.append(
                 {
@@ -285,7 +286,7 @@ def _peer_options(peers: Mapping[str, Path]) -> str:
     """The parser options each dataset's peer model was trained with, from their summaries."""
     options = []
     for dataset, path in peers.items():
-        summary = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        summary = read_json(path.with_suffix(".json"))
         options.append(f"{dataset} `{summary['training'].get('parser_options') or 'default options'}`")
     return "; ".join(options) or "not run"
 
@@ -380,7 +381,7 @@ def audit(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
 def tagging_table(summaries: Iterable[str | Path]) -> pd.DataFrame:
     rows = []
     for path in summaries:
-        summary = json.loads(Path(path).read_text(encoding="utf-8"))
+        summary = read_json(path)
         row = {"dataset": Path(path).parent.name, "tags": summary["mode"], "folds": summary["folds"]}
         for split, accuracy in summary["accuracy"].items():
             row[f"{split}_accuracy"] = accuracy
@@ -397,11 +398,11 @@ def training_table(histories: Iterable[str | Path], oracles: Mapping[str, Path])
     k; per dataset the projective oracle UAS of the test set (the most any projective parser can get)."""
     oracle_uas = {}
     for dataset, path in oracles.items():
-        oracle = pd.read_parquet(path)
+        oracle = read_parquet(path)
         oracle_uas[dataset] = 100.0 * oracle["oracle"].sum() / oracle["scored"].sum()
     rows = []
     for path in histories:
-        history = json.loads(Path(path).read_text(encoding="utf-8"))
+        history = read_json(path)
         dataset = Path(path).parent.name
         best, last = history["epochs"][history["best_epoch"] - 1], history["epochs"][-1]
         rows.append(
@@ -436,7 +437,7 @@ def read_factor_counts(path: str | Path) -> pd.DataFrame:
     """A factor-counts file, indexed by (split, pattern); CorpusFormatError naming it unless it is readable and
     holds one row of non-negative counts per split and hand-crafted pattern."""
     try:
-        counts = pd.read_parquet(path)
+        counts = read_parquet(path)
     except (OSError, ValueError) as exc:
         raise CorpusFormatError(path, None, f"cannot read the factor counts: {exc}") from exc
     missing = [column for column in FACTOR_COUNT_COLUMNS if column not in counts.columns]
@@ -481,10 +482,7 @@ def _curves(histories: Iterable[str | Path]) -> pd.DataFrame:
     passes count on from those of the model its training continued (``start_from``'s epochs)."""
     histories = [Path(path) for path in histories]
     loaded = {
-        (path.parent.name, path.name.removesuffix(".history.json")): json.loads(
-            path.read_text(encoding="utf-8")
-        )
-        for path in histories
+        (path.parent.name, path.name.removesuffix(".history.json")): read_json(path) for path in histories
     }
     rows = []
     for (dataset, model), history in loaded.items():
@@ -533,7 +531,7 @@ def learning_curve_table(paths: Iterable[str | Path]) -> pd.DataFrame:
     with each share's dev UAS gain over the previous share and that gain per doubling of the training set."""
     frames = []
     for path in paths:
-        curve = pd.read_parquet(path).sort_values("train_sentences")
+        curve = read_parquet(path).sort_values("train_sentences")
         gain = curve["dev_uas"].diff()
         doublings = np.log2(curve["train_sentences"] / curve["train_sentences"].shift())
         frames.append(
@@ -989,7 +987,7 @@ def _write_input_tables(
     """What the models are built from: the baseline's errors, the hand-crafted factors, the POS tags."""
     top = settings["error_analysis"].get("top", 40)
     patterns = [
-        error_patterns(pd.read_parquet(path), top).assign(dataset=Path(path).parent.name) for path in errors
+        error_patterns(read_parquet(path), top).assign(dataset=Path(path).parent.name) for path in errors
     ]
     write_table(
         rounded(pd.concat(patterns, ignore_index=True) if patterns else pd.DataFrame({"dataset": []})),
@@ -1057,7 +1055,7 @@ def _write_breakdown(
     breakdown: str | Path | None, records: pd.DataFrame, settings: Mapping[str, Any], tables: Path
 ) -> None:
     """The breakdown table from rule bnb_breakdown's parquet and the summary .json beside it."""
-    measured = None if breakdown is None else pd.read_parquet(breakdown)
+    measured = None if breakdown is None else read_parquet(breakdown)
     summary = (
         None
         if breakdown is None

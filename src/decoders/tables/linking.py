@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 
 from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import read_records
+from decoders.io import read_json, read_parquet
 from decoders.linking.cost import distance_cost
 from decoders.linking.sweep import parse_sweep_variant
 from decoders.papers import paper_rows, paper_value
@@ -195,7 +196,7 @@ def instances_table(instance_stats: Iterable[str | Path]) -> pd.DataFrame:
         }
     ]
     for path in instance_stats:
-        stats = json.loads(Path(path).read_text(encoding="utf-8"))
+        stats = read_json(path)
         flat = dict(stats.get("all", stats))
         flat.setdefault("instances", flat.get("docs_kept"))
         row = {"set": Path(path).parent.name}
@@ -350,7 +351,7 @@ OURS = {"numpy": "ours", "numpy+numba": "ours", "numba": "ours", "process": "our
 
 def scaling_table(measurements: str | Path) -> pd.DataFrame:
     """The scaling measurements: one row per (graph, implementation), the operations as columns."""
-    frame = pd.read_parquet(measurements)
+    frame = read_parquet(measurements)
     frame = frame.assign(library=frame["library"].map(lambda x: OURS.get(x, x)))
     keys = ["graph", "nodes", "edges", "library"]
     seconds = frame.dropna(subset=["seconds"]).pivot_table(
@@ -406,7 +407,7 @@ def write_linking_outputs(
         title="linking: instance sets",
         caption=caption("linking", "instances"),
     )
-    built = json.loads(Path(graph_stats).read_text(encoding="utf-8"))
+    built = read_json(graph_stats)
     synthetic = settings.get("synthetic") or {}
     scaling_frame = rounded(scaling_table(scaling))
     scaling_notes = [

@@ -25,6 +25,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from decoders.harness.records import read_records
+from decoders.io import read_json, read_parquet
 from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.tables.captions import caption
@@ -366,9 +367,9 @@ def _table1_row(
 def load_peer(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The UDPipe peer's per-sentence records and its summary (the .json beside them)."""
     path = Path(path)
-    records = pd.read_parquet(path)
+    records = read_parquet(path)
     records["instance_id"] = records["instance_id"].astype(str)
-    return records, json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    return records, read_json(path.with_suffix(".json"))
 
 
 def table1(
@@ -800,7 +801,7 @@ def write_ppc_outputs(
     """Every ppc table (Tables 1 and 2, PPC statistics, the audit, training) and figure (time vs length, BF's
     growth); ``histories``: the training histories, results/models/ppc/<dataset>/history.json."""
     records = load_runs(run_paths)
-    trained = {Path(p).parent.name: json.loads(Path(p).read_text(encoding="utf-8")) for p in histories}
+    trained = {Path(p).parent.name: read_json(p) for p in histories}
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     limit = (settings.get("harness") or {}).get("time_limit")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from decoders.config import experiment_names, load_yaml
 from decoders.errors import ConfigError
-from decoders.io import write_text_atomic
+from decoders.io import CHECKSUM_SUFFIX, write_text_atomic
 
 PAGE = "RESULTS.md"
 
@@ -62,7 +62,10 @@ def publish(results: str | Path, docs: str | Path, order: Sequence[str] = ()) ->
     if (results / "figures").is_dir():  # one folder per experiment: the new run's replace theirs only
         for folder in sorted(p for p in (results / "figures").iterdir() if p.is_dir()):
             shutil.rmtree(target / "figures" / folder.name, ignore_errors=True)
-            shutil.copytree(folder, target / "figures" / folder.name)
+            # the run's checksums (decoders.io.checksum_path) stay behind: they vouch for results/, not docs/
+            shutil.copytree(
+                folder, target / "figures" / folder.name, ignore=shutil.ignore_patterns(f"*{CHECKSUM_SUFFIX}")
+            )
     write_text_atomic(target / PAGE, text)
     write_text_atomic(docs / PAGE, index(docs))
     return target

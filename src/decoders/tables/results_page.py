@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from decoders.errors import ConfigError
+from decoders.harness.provenance import read_provenance
 from decoders.io import write_text_atomic
 from decoders.tier import QUICK_NOTE, is_quick
 
 
 def _provenance_summary(paths: Sequence[str | Path]) -> dict[str, str]:
     """Commit(s), date range, CPU and thread settings of the decode runs."""
-    runs = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+    runs = [read_provenance(p) for p in paths]
     commits = sorted(
         {f"{r['git_commit'] or 'unknown'}{' (dirty)' if r.get('git_dirty') else ''}" for r in runs}
     )

@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 
 from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import mark_exact, read_records
-from decoders.io import write_text_atomic
+from decoders.io import read_json, write_text_atomic
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -139,8 +139,8 @@ def units_table(scorer_stats: Iterable[str | Path], instance_stats: Iterable[str
         }
     ]
     for scorer_path, instance_path in zip(scorer_stats, instance_stats, strict=True):
-        scorer = json.loads(Path(scorer_path).read_text(encoding="utf-8"))
-        instances = json.loads(Path(instance_path).read_text(encoding="utf-8"))
+        scorer = read_json(scorer_path)
+        instances = read_json(instance_path)
         all_units = scorer["all_units"]
         rows.append(
             {
@@ -270,7 +270,7 @@ def write_titles_outputs(
             )
         )
     for search in beam_searches:
-        found = json.loads(Path(search).read_text(encoding="utf-8"))
+        found = read_json(search)
         notes.append(
             f"{Path(search).parent.name}: smallest beam width optimal on all {found['titles_with_certified_optimum']}"
             f" certified titles: {found['width']} (paper: {paper_value('titles.text.smallest_beam_all_optimal')})"

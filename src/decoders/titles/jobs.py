@@ -18,7 +18,7 @@ import pandas as pd
 from decoders.checks import check_int
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.records import read_records
-from decoders.io import write_json_atomic
+from decoders.io import read_parquet, write_json_atomic
 from decoders.papers import paper_value
 from decoders.titles import pipeline
 from decoders.titles.beam import beam_search, reaches, smallest_optimal_width
@@ -35,8 +35,8 @@ def train_scorer(
     _paths(train=train, test=test, model_out=model_out, stats_out=stats_out)
     check_mapping(options, "options")
     seed = check_int(seed, "seed", minimum=0)
-    train_units = pd.read_parquet(train)
-    test_units = pd.read_parquet(test)
+    train_units = read_parquet(train)
+    test_units = read_parquet(test)
     all_units = pd.concat([train_units, test_units], ignore_index=True)
     model = pipeline.train(train_units, all_units, {**options, "seed": seed})
     model.save(model_out)
@@ -61,7 +61,7 @@ def build_instance_set(
     _paths(test=test, model_path=model_path, index=index, stats_out=stats_out)
     _path_list(shard_paths, "shard_paths")
     model = pipeline.TitleModel.load(model_path)
-    units = pd.read_parquet(test)
+    units = read_parquet(test)
     instances = pipeline.build_instances(model, units)
     write_instance_shards(instances, shard_paths, index)
     sizes = pd.DataFrame(

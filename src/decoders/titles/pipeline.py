@@ -79,7 +79,9 @@ class TitleModel:
         """Read a model written by :meth:`save`; CorpusFormatError when the file holds something else."""
         try:
             model = pickle.loads(Path(path).read_bytes())
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError) as error:
+        except FileNotFoundError:
+            raise
+        except Exception as error:  # a garbled pickle fails in any of a dozen ways
             raise CorpusFormatError(path, None, f"not a pickled title model ({error})") from None
         if not isinstance(model, cls):
             raise CorpusFormatError(path, None, f"holds a {type(model).__name__}, not a TitleModel")
