@@ -268,3 +268,38 @@ def test_old_shards_without_the_pruner_are_named(models, tmp_path):
         pickle.dump(old, handle)
     with pytest.raises(CorpusFormatError, match="shard-0.pkl.*lacks pruner.*rebuild"):
         read_instance_shard(shard)
+
+
+@pytest.mark.parametrize("load", [bnb_decoders.load_model, bnb_decoders.load_pruner])
+@pytest.mark.parametrize("bad", [np.zeros(3), None, 5, ["model.npz"], b"model.npz"])
+def test_model_loaders_refuse_what_is_not_a_path(load, bad):
+    """Found here: an array gave the cache's ``TypeError: unhashable type``, None and numbers ``open``'s."""
+    with pytest.raises(ValueError, match=r"path must be a path \(str or os.PathLike\)"):
+        load(bad)
+
+
+def test_model_loaders_share_one_entry_per_path(models):
+    from pathlib import Path
+
+    bnb_decoders.load_model.cache_clear()
+    path = models[1]["first"]
+    assert bnb_decoders.load_model(Path(path)) is bnb_decoders.load_model(str(path))
+    assert bnb_decoders.load_model.cache_info().currsize == 1
+
+
+def test_evaluate_and_verify_refuse_wrong_objects():
+    from decoders.parsing.features import N_ATTRIBUTES
+
+    tokens = np.ones((N_ATTRIBUTES, 3), dtype=np.int64)
+    allowed = np.ones((3, 3), dtype=bool)
+    allowed[:, 0] = False
+    np.fill_diagonal(allowed, False)
+    instance = ParseInstance(tokens, np.array([-1, 0, 1]), np.ones(2, dtype=bool), allowed, "m.npz")
+    solution = Solution([0, 1], 0.0, 0.0, "optimal", {})
+    for check in (bnb_decoders.evaluate, bnb_decoders.verify):
+        with pytest.raises(ValueError, match="instance must be a ParseInstance; got str"):
+            check("instance", solution)
+        with pytest.raises(ValueError, match="solution must be a Solution; got dict"):
+            check(instance, {"structure": [0, 1]})
+    with pytest.raises(ValueError, match="solution.structure must hold 2 heads"):
+        bnb_decoders.evaluate(instance, Solution([0], 0.0, 0.0, "optimal", {}))

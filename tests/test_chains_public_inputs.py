@@ -644,3 +644,13 @@ def test_instances_cannot_be_changed_after_their_checks():
     labels, score = _viterbi(INSTANCE.theta, INSTANCE.scores.tau)
     expected_labels, expected_score = viterbi(THETA, TAU)
     assert labels.tolist() == expected_labels.tolist() and score == expected_score
+
+
+@pytest.mark.parametrize(("n", "n_labels", "named"), [(2, "3", "n_labels"), (2, None, "n_labels"),
+                                                      (2, math.nan, "n_labels"), ("2", 3, "n"), (2.0, 3, "n")])  # fmt: skip
+def test_check_labels_refuses_counts_that_are_not_integers(n, n_labels, named):
+    """Found here: a string or None n_labels gave ``TypeError: unsupported operand type(s) for -``, NaN passed."""
+    from decoders.chains.checks import check_labels
+
+    with pytest.raises(ValueError, match=f"^{named} must be an integer"):
+        check_labels(np.array([0, 1]), n, n_labels)

@@ -882,3 +882,21 @@ def test_heuristics_past_a_deadline_still_return_a_valid_structure(name):
     assert solution.status == "feasible" and solution.bound is None
     vertices = INSTANCE.chosen_vertices(solution.structure)
     assert solution.objective == distance_cost(INSTANCE, vertices, "maximal")
+
+
+@pytest.mark.parametrize("bad", [5, None, 1.5, object()])
+def test_graph_rows_refuses_instances_that_are_not_a_sequence(bad):
+    """Found here: a number or None gave ``TypeError: ... object is not iterable``."""
+    from decoders.linking.scaling import graph_rows
+
+    with pytest.raises(ValueError, match="instances must be a sequence of LinkingInstance"):
+        graph_rows("toy", GRAPH, bad)
+
+
+@pytest.mark.parametrize("bad", [np.zeros(3), None, 3, b"graph.npz"])
+def test_graph_paths_must_be_paths(bad):
+    from decoders.linking.instance import graph_order, load_graph
+
+    for call in (load_graph, graph_order):
+        with pytest.raises(ValueError, match=re.escape("path must be a path (str or os.PathLike)")):
+            call(bad)

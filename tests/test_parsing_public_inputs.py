@@ -547,3 +547,118 @@ def test_model_weights_past_the_exact_range_are_refused(tmp_path):
     instance = ParseInstance(TOKENS, HEADS, np.ones(N, dtype=bool), allowed, str(path))
     with pytest.raises(DecodersError, match="big.npz"):
         bnb_decoders.decode_bnb(instance)
+
+
+# --------------------------------------------------------------------------- wrong types (audit findings)
+
+
+def _bad_calls():
+    from decoders.bnb.factors import pattern_counts, sentence_factors
+    from decoders.parsing.model import ParserModel
+    from decoders.parsing.perceptron import LocalStructure, train
+    from decoders.parsing.pruning import train_head_classifier
+
+    def trained(**changes):
+        args = {"sentences": [(TOKENS, HEADS)], "structure": LocalStructure(1), "epochs": 1, "size": SIZE, "seed": 0,
+                "progress": False, **changes}  # fmt: skip
+        return train(**args)
+
+    def head_classifier(**changes):
+        args = {"sentences": [(TOKENS, HEADS)], "dev": [(TOKENS, HEADS)], "size": SIZE, "epochs": 1,
+                "learning_rate": 0.1, "seed": 0, "progress": False, **changes}  # fmt: skip
+        return train_head_classifier(**args)
+
+    return {
+        "max_tree_features groups": (lambda: max_tree_features(N, 5), "groups must be names"),
+        "max_tree_features group": (lambda: max_tree_features(N, ("nope",)), "groups must be names"),
+        "max_tree_features order": (lambda: max_tree_features(N, (), order=4), "order must be 1, 2 or 3"),
+        "max_tree_features order bool": (
+            lambda: max_tree_features(N, (), order=True),
+            "order must be 1, 2 or 3",
+        ),
+        "max_tree_features order array": (
+            lambda: max_tree_features(N, (), np.zeros(2)),
+            "order must be 1, 2 or 3",
+        ),
+        "check_exact_range groups": (lambda: check_exact_range(1.0, N, None, 2, "m"), "groups must be names"),
+        "check_exact_range order": (
+            lambda: check_exact_range(1.0, N, (), "2", "m"),
+            "order must be 1, 2 or 3",
+        ),
+        "lexicon_ids": (lambda: lexicon_ids(["w:a"]), "ids must be a vocabulary's mapping"),
+        "pattern_counts sentences": (lambda: pattern_counts(5, LEXICON_IDS), "sentences must be a sequence"),
+        "pattern_counts pair": (lambda: pattern_counts([TOKENS], LEXICON_IDS), r"sentences\[0\] must be a"),
+        "sentence_factors groups": (
+            lambda: sentence_factors(TOKENS, WEIGHTS, ALLOWED, None, LEXICON_IDS),
+            "groups must be names",
+        ),
+        "sentence_factors group": (
+            lambda: sentence_factors(TOKENS, WEIGHTS, ALLOWED, ([1],), LEXICON_IDS),
+            "groups must be names",
+        ),
+        "NonLocalStructure group": (lambda: NonLocalStructure(([1],)), "unknown factor group"),
+        "NonLocalStructure step_rule": (lambda: NonLocalStructure((), step_rule=np.zeros(2)), "step_rule"),
+        "branch_and_bound step_rule": (
+            lambda: branch_and_bound(backbone(), factors(), step_rule=["paper"]),
+            "step_rule",
+        ),
+        "branch_and_bound incumbent floats": (
+            lambda: branch_and_bound(backbone(), factors(), incumbent=HEADS + 0.5),
+            "incumbent must be an integer",
+        ),
+        "branch_and_bound incumbent inf": (
+            lambda: branch_and_bound(backbone(), factors(), incumbent=np.full(4, np.inf)),
+            "incumbent must be",
+        ),
+        "branch_and_bound incumbent object": (
+            lambda: branch_and_bound(backbone(), factors(), incumbent=object()),
+            "incumbent must be",
+        ),
+        "Vocabulary": (lambda: Vocabulary(5), "ids must map strings"),
+        "Vocabulary string": (lambda: Vocabulary("w:a"), "ids must map strings"),
+        "ParserModel vocabulary": (lambda: model(vocabulary={"w:a": 5}), "vocabulary must be a Vocabulary"),
+        "ParserModel structure": (lambda: model(structure="order 1"), "structure must be a dict"),
+        "ParserModel meta": (lambda: model(meta=None), "meta must be a dict"),
+        "ParserModel running": (lambda: model(running=1.0), "running weights"),
+        "ParserModel.load array": (lambda: ParserModel.load(np.zeros(3)), "path must be a path"),
+        "ParserModel.load None": (lambda: ParserModel.load(None), "path must be a path"),
+        "LocalStructure bool": (lambda: LocalStructure(True), "order must be 1, 2 or 3"),
+        "LocalStructure array": (lambda: LocalStructure(np.ones(2)), "order must be 1, 2 or 3"),
+        "train structure": (lambda: trained(structure="eisner"), "structure must be a Structure"),
+        "train seed": (lambda: trained(seed="0"), "seed must be an integer"),
+        "train seed float": (lambda: trained(seed=1.5), "seed must be an integer"),
+        "train sentences": (lambda: trained(sentences=5), "sentences must be a sequence"),
+        "train step_below": (lambda: trained(step_below=2), "step_below must be a"),
+        "train step_below boundary": (lambda: trained(step_below=(1.5, 2)), "step_below's boundary"),
+        "train initial": (lambda: trained(initial=[object()] * SIZE), "initial must hold real numbers"),
+        "train evaluate": (lambda: trained(evaluate=1.0), "evaluate must be a function"),
+        "train average": (lambda: trained(initial=np.zeros(SIZE), average="avg"), "average must be"),
+        "train_head_classifier seed": (lambda: head_classifier(seed=True), "seed must be an integer"),
+        "train_head_classifier sentences": (
+            lambda: head_classifier(sentences=None),
+            "sentences must be a sequence",
+        ),
+        "train_head_classifier pair": (lambda: head_classifier(dev=[TOKENS]), r"dev\[0\] must be a"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_bad_calls()))
+def test_wrong_types_are_refused_naming_the_argument(case):
+    call, message = _bad_calls()[case]
+    with pytest.raises((ValueError, DecodersError), match=message):
+        call()
+
+
+@pytest.mark.parametrize("passed", [-math.inf, -1.0, math.inf])
+def test_branch_and_bound_takes_any_deadline_check_deadline_takes(passed):
+    """+inf is no deadline and -inf one already passed, as for every other decoder (check_deadline); NaN and
+    non-numbers stay refused."""
+    result = branch_and_bound(backbone(), factors(), grid=1.0, deadline=passed)
+    assert result.status == "optimal" if passed == math.inf else result.status in ("feasible", "optimal")
+    for bad, message in (
+        (math.nan, "deadline is NaN"),
+        ("1", "deadline must be None"),
+        (True, "deadline must"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            branch_and_bound(backbone(), factors(), grid=1.0, deadline=bad)

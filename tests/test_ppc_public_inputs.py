@@ -100,10 +100,18 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: lp.brute_force(_arc(), _dense(), polytope="martins"), "unknown polytope"),
         (lambda: lp.brute_force(_arc(), _dense(), cycle_cuts=1), "cycle_cuts must be true or false"),
         (lambda: lp.brute_force(_arc(), _dense(2)), r"part ids g\[\d+\] is 3, outside 0..2"),
+        (lambda: lp.brute_force(_arc(), _dense(), deadline=float("nan")), "deadline is NaN"),
+        (lambda: lp.brute_force(_arc(), _dense(), deadline="5"), "deadline must be None or a time"),
+        (lambda: lp.brute_force(_arc(), _dense(), deadline=True), "deadline must be None or a time"),
+        (lambda: lp.brute_force(_arc(), "scores"), "scores must be GrandparentScores"),
+        (lambda: lp.brute_force(_arc(1), _dense(1), polytope=["all"]), "unknown polytope"),
+        (lambda: lp.brute_force(_arc(), _dense(), rows=np.zeros(2)), "rows must be one of"),
     ],
     "lp.violated_cycles": [
         (lambda: lp.violated_cycles(np.zeros((3, 4))), "finite square"),
         (lambda: lp.violated_cycles(_with(np.zeros((3, 3)), (0, 1), np.nan)), "finite square"),
+        (lambda: lp.violated_cycles(np.zeros((3, 3)), tolerance=float("nan")), "tolerance must be finite"),
+        (lambda: lp.violated_cycles(np.zeros((3, 3)), tolerance="0"), "tolerance must be a number"),
     ],
     "lp.parse_price_cut": [
         (lambda: lp.parse_price_cut(np.zeros((4, 3)), _dense()), "square"),
@@ -111,19 +119,35 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: lp.parse_price_cut(_arc(), _nan_scores()), "the score nan"),
         (lambda: lp.parse_price_cut(_arc(), _dense(), columns_per_word=0), "columns_per_word"),
         (lambda: lp.parse_price_cut(_arc(), _dense(), start="leaf"), "start must be one of"),
+        (lambda: lp.parse_price_cut(_arc(), _dense(), deadline=float("nan")), "deadline is NaN"),
+        (lambda: lp.parse_price_cut(_arc(), _dense(), deadline="5"), "deadline must be None or a time"),
+        (lambda: lp.parse_price_cut(_arc(), _dense(), tighten=1), "tighten must be true or false"),
+        (lambda: lp.parse_price_cut(_arc(), _dense(), primal="no"), "primal must be true or false"),
+        (lambda: lp.parse_price_cut(_arc(), _grandparent_model().index), "scores must be GrandparentScores"),
     ],
     "lp.integer_program": [
         (lambda: lp.integer_program(np.zeros((4, 3)), _dense()), "square"),
         (lambda: lp.integer_program(_with(_arc(), (0, 1), np.nan), _dense()), r"\[0, 1\] is nan"),
         (lambda: lp.integer_program(_arc(), _nan_scores()), "the score nan"),
+        (lambda: lp.integer_program(_arc(), _dense(), deadline=float("nan")), "deadline is NaN"),
+        (lambda: lp.integer_program(_arc(), _dense(), deadline="5"), "deadline must be None or a time"),
+        (lambda: lp.integer_program(_arc(), None), "scores must be GrandparentScores"),
     ],
     "lp.audit": [
         (lambda: lp.audit(np.zeros((4, 3)), _dense(), lp.brute_force(_arc(), _dense())), "square"),
         (lambda: lp.audit(_arc(), _dense(), "result"), "result must be an LPResult"),
         (lambda: lp.audit(_arc(4), _dense(4), lp.brute_force(_arc(), _dense())), "result is of a sentence"),
         (lambda: lp.audit(_arc(), _nan_scores(), lp.brute_force(_arc(), _dense())), "the score nan"),
+        (
+            lambda: lp.audit(_arc(), object(), lp.brute_force(_arc(), _dense())),
+            "scores must be GrandparentScores",
+        ),
     ],
-    "model.Lexicon": "built from sentence tables and encodes any strings (unseen ones as UNKNOWN): no ids taken",
+    "model.Lexicon": [
+        (lambda: model.Lexicon(5), "ids must be 5 dicts"),
+        (lambda: model.Lexicon([{}]), "ids must be 5 dicts"),
+        (lambda: model.Lexicon("abcde"), "ids must be 5 dicts"),
+    ],
     "model.SentenceAttributes": [
         (
             lambda: model.SentenceAttributes(
@@ -166,10 +190,19 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: model.part_keys(_attributes(), [[0]], [1], [2]), "part ids g must be 1-dimensional"),
         (lambda: model.part_keys(_attributes(), [0.5], [1], [2]), "part ids g must be an integer array"),
         (lambda: model.part_keys(_attributes(), [0, 1], [1], [2]), "one length"),
+        (
+            lambda: model.part_keys(np.zeros(3), [0], [1], [2]),
+            "tokens must be SentenceAttributes; got ndarray",
+        ),
+        (lambda: model.part_keys(None, [0], [1], [2]), "tokens must be SentenceAttributes; got NoneType"),
     ],
     "model.part_ids": [
         (lambda: model.part_ids(N, [0], [9], [2]), r"part ids p\[0\] is 9"),
         (lambda: model.part_ids(N, [0], [np.nan], [2]), "part ids p must be an integer array"),
+        (lambda: model.part_ids("2", [0], [1], [2]), "n must be an integer, got '2'"),
+        (lambda: model.part_ids(float("nan"), [0], [1], [2]), "n must be an integer, got nan"),
+        (lambda: model.part_ids(True, [0], [1], [0]), "n must be an integer, got True"),
+        (lambda: model.part_ids(-1, [0], [1], [2]), "n must be an integer >= 0"),
     ],
     "model.GrandparentIndex": [
         (lambda: model.GrandparentIndex(np.array([3, 1], dtype=np.int64)), "strictly increasing"),
@@ -204,6 +237,31 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
             "weights must be finite",
         ),
         (lambda: model.GrandparentParser.load("/nonexistent/grandparent.npz"), "no grandparent parser"),
+        (lambda: model.GrandparentParser.load(np.zeros(3)), "path must be a path"),
+        (
+            lambda: model.GrandparentParser(np.zeros(64), 1, None, model.Lexicon(), _index(), 2),
+            "vocabulary must be",
+        ),
+        (
+            lambda: model.GrandparentParser(np.zeros(64), 1, _vocabulary(), "lex", _index(), 2),
+            "lexicon must be",
+        ),
+        (
+            lambda: model.GrandparentParser(np.zeros(64), 0, _vocabulary(), model.Lexicon(), _index(), 2),
+            "denominator",
+        ),
+        (
+            lambda: model.GrandparentParser(np.zeros(64), 1, _vocabulary(), model.Lexicon(), "index", 2),
+            "index must",
+        ),
+        (
+            lambda: model.GrandparentParser([0.0] * 64, 1, _vocabulary(), model.Lexicon(), _index(), 2),
+            "numerator",
+        ),
+        (
+            lambda: model.GrandparentParser(np.zeros(64), 1, _vocabulary(), model.Lexicon(), _index(), "2"),
+            "bits",
+        ),
     ],
     "training.Encoded": "a pair of encoded arrays; the LPs and the instance check them where they are used",
     "training.every_arc": [
@@ -242,17 +300,32 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         ),  # fmt: skip
     ],
     "decoders.load_parser": [
-        (lambda: _decoders().load_parser("/nonexistent/gp.npz"), "no grandparent parser")
+        (lambda: _decoders().load_parser("/nonexistent/gp.npz"), "no grandparent parser"),
+        (lambda: _decoders().load_parser(np.zeros(3)), "path must be a path"),
+        (lambda: _decoders().load_parser(None), "path must be a path"),
     ],
-    "decoders.load_first_order": "reads a model file (missing or wrong files: tested in test_ppc_pipeline)",
+    "decoders.load_first_order": [
+        (lambda: _decoders().load_first_order("/nonexistent/mst.npz"), "no parser model"),
+        (lambda: _decoders().load_first_order(np.zeros(3)), "path must be a path"),
+        (lambda: _decoders().load_first_order(7), "path must be a path"),
+    ],
     "decoders.decode_mst": "takes a PPCInstance, checked at construction",
     "decoders.decode_full_lp": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
     "decoders.decode_ppc": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
     "decoders.decode_ilp": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
     "decoders.decode_ppc_audit": "takes a PPCInstance, checked at construction",
-    "decoders.tree_score": "heads are checked before the models are read: test_tree_score_refuses_bad_heads",
-    "decoders.evaluate": "takes a Solution the harness verified (decoders.verify) first",
-    "decoders.verify": "the harness's check of a Solution: every bad structure is its subject (test_ppc_pipeline)",
+    "decoders.tree_score": [
+        (lambda: _decoders().tree_score("instance", [-1, 0]), "instance must be a PPCInstance")
+    ],
+    "decoders.evaluate": [
+        (lambda: _decoders().evaluate(None, _solution([0, 1])), "instance must be a PPCInstance"),
+        (lambda: _decoders().evaluate(_instance(), "solution"), "solution must be a Solution"),
+        (lambda: _decoders().evaluate(_instance(), _solution([0])), "solution.structure must hold 2 heads"),
+    ],
+    "decoders.verify": [
+        (lambda: _decoders().verify(np.zeros(3), _solution([0, 1])), "instance must be a PPCInstance"),
+        (lambda: _decoders().verify(_instance(), {"structure": [0, 1]}), "solution must be a Solution"),
+    ],
     "pipeline.encode": "reads prepared sentence tables (their errors name the table: test_ppc_pipeline)",
     "pipeline.uas_of": [(lambda: _pipeline().uas_of([np.zeros(2)], []), "zip")],
     "pipeline.prune": "called by the pipeline on encoded sentences and trained weights",
@@ -263,6 +336,23 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
     "pipeline.udpipe_train_job": "a Snakemake job; UDPipe errors name the file (test_parsing_udpipe)",
     "pipeline.udpipe_job": "a Snakemake job; UDPipe errors name the file (test_parsing_udpipe)",
 }
+
+
+def _vocabulary():
+    from decoders.parsing.features import Vocabulary
+
+    return Vocabulary()
+
+
+def _instance() -> PPCInstance:
+    tokens = np.ones((_n_attributes(), 3), np.int64)
+    return PPCInstance(tokens, _attributes(2), np.array([-1, 0, 1]), np.ones(2, bool), "m", "f")
+
+
+def _solution(structure):
+    from decoders.harness.protocol import Solution
+
+    return Solution(structure, 0.0, 0.0, "optimal", {})
 
 
 def _n_attributes() -> int:

@@ -712,3 +712,14 @@ def test_wrong_types_where_an_instance_or_a_solution_is_expected():
         TitleInstance(**fields(words="abc"))
     with pytest.raises(ValueError, match="TitleInstance.reference"):
         TitleInstance(**fields(reference=None))
+
+
+@pytest.mark.parametrize("key", ["p0", "intercept", "slope"])
+@pytest.mark.parametrize("bad", ["0.5", None, True, np.zeros(2), math.nan, math.inf])
+def test_good_turing_refuses_scalars_that_are_not_finite_numbers(key, bad):
+    """Found here: a string or None p0, intercept or slope gave a raw TypeError, an array numpy's "truth value
+    of an array is ambiguous", and True passed as 1."""
+    from decoders.titles.language_model import GoodTuring
+
+    with pytest.raises(ValueError, match=f"GoodTuring.{key} must be"):
+        GoodTuring(**_good_turing_fields(**{key: bad}))

@@ -10,8 +10,11 @@ call, outside the kernels' loops.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+import os
+import reprlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -103,6 +106,21 @@ def check_texts(values: Any, name: str) -> list[str]:
     return values
 
 
+def check_sequence(values: Any, name: str) -> list:
+    """Any iterable but a string, bytes or a mapping (which would be read letter by letter or key by key) as a
+    list; anything else (a number, None) is a ValueError naming the argument."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise ValueError(f"{name} must be a sequence; got {type(values).__name__}")
+    return list(values)
+
+
+def check_pair(value: Any, name: str, what: str = "(tokens, heads)") -> tuple:
+    """``value`` as a tuple of two (a list or tuple of length 2), else a ValueError naming it."""
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise ValueError(f"{name} must be a {what} pair; got {type(value).__name__}")
+    return tuple(value)
+
+
 def check_deadline(value: Any, name: str = "deadline") -> float | None:
     """A decoder's deadline: None (no deadline), or an absolute :func:`time.perf_counter` value; ``+inf`` is
     None, ``-inf`` (or any time past) has already passed; NaN and anything not a number are a ValueError."""
@@ -114,3 +132,36 @@ def check_deadline(value: Any, name: str = "deadline") -> float | None:
     if np.isnan(value):
         raise ValueError(f"{name} is NaN; a deadline is a time.perf_counter() value (or None)")
     return None if value == np.inf else value
+
+
+def check_path(value: Any, name: str = "path") -> str:
+    """A file path (a str or an :class:`os.PathLike` giving one) as a str; anything else (an array, None, a
+    number, bytes) is a ValueError naming the argument, never the cache's or ``open``'s TypeError."""
+    path = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(path, str):
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {reprlib.repr(value)}")
+    return path
+
+
+_Loaded = TypeVar("_Loaded")
+
+
+def cached_by_path(
+    maxsize: int, name: str = "path"
+) -> Callable[[Callable[[str], _Loaded]], Callable[[Any], _Loaded]]:
+    """``functools.lru_cache(maxsize)`` of a loader of one path argument, keyed by the path as
+    :func:`check_path` gives it (so a wrong argument is a ValueError naming ``name``, not ``unhashable type``,
+    and ``Path(p)`` and ``p`` share an entry); ``cache_clear`` and ``cache_info`` as the cache's."""
+
+    def decorate(load: Callable[[str], _Loaded]) -> Callable[[Any], _Loaded]:
+        cached = functools.lru_cache(maxsize=maxsize)(load)
+
+        @functools.wraps(load)
+        def checked(path: Any) -> _Loaded:
+            return cached(check_path(path, name))
+
+        checked.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        checked.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        return checked
+
+    return decorate

@@ -29,6 +29,7 @@ from decoders.bnb.audit import solve_exact
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, check_exact_range, prune_heads, structure_of
 from decoders.bnb.search import STEP_RULES
+from decoders.checks import cached_by_path
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.protocol import Solution, register
 from decoders.parsing.model import ParserModel
@@ -41,13 +42,13 @@ EXPERIMENT = "bnb"
 VERIFY_ENUMERATE = 7
 
 
-@lru_cache(maxsize=4)
+@cached_by_path(maxsize=4)
 def load_model(path: str) -> tuple[ParserModel, LocalStructure | NonLocalStructure]:
     model = ParserModel.load(path)
     return model, structure_of(model.structure, model.vocabulary)
 
 
-@lru_cache(maxsize=4)
+@cached_by_path(maxsize=4)
 def load_pruner(path: str) -> np.ndarray:
     """The pruner's weights (the head classifier's numerator: the pruning keeps each word's k best heads, so the
     denominator does not matter), read once per process."""
@@ -247,8 +248,19 @@ def _score(instance: ParseInstance, heads: np.ndarray) -> float:
     return float(model.numerator[structure.features(instance.tokens, heads, size)].sum())
 
 
+def _check_arguments(instance: Any, solution: Any) -> None:
+    """ValueError naming ``instance`` unless it is a ParseInstance, and ``solution`` unless it is a Solution."""
+    if not isinstance(instance, ParseInstance):
+        raise ValueError(f"instance must be a ParseInstance; got {type(instance).__name__}")
+    if not isinstance(solution, Solution):
+        raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
+
+
 def evaluate(instance: ParseInstance, solution: Solution) -> dict[str, int]:
     """Correct heads and scored words (UAS without punctuation)."""
+    _check_arguments(instance, solution)
+    if solution.structure is None or len(solution.structure) != instance.n:
+        raise ValueError(f"solution.structure must hold {instance.n} heads")
     heads = np.asarray(solution.structure, dtype=np.int64)
     correct = int(np.count_nonzero((heads == instance.gold[1:]) & instance.scored))
     return {"correct": correct, "total": int(np.count_nonzero(instance.scored))}
@@ -259,6 +271,7 @@ def verify(instance: ParseInstance, solution: Solution) -> str | None:
     tree over the allowed arcs; its score recomputed from the model's features equals the objective exactly
     (integer weights); the bound equals the objective; and, up to :data:`VERIFY_ENUMERATE` words, no projective
     tree over the allowed arcs scores more. Returns None when everything holds, else the reason."""
+    _check_arguments(instance, solution)
     structure = solution.structure
     if structure is None or len(structure) != instance.n:
         return f"structure must hold {instance.n} heads"

@@ -27,11 +27,14 @@ positive factor score). Only candidates with a non-zero score become factors.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numba
 import numpy as np
 
 from decoders.bnb.search import Factors
-from decoders.checks import check_ids, check_int, check_range
+from decoders.checks import check_ids, check_int, check_pair, check_range, check_sequence
 from decoders.parsing.checks import (
     check_allowed,
     check_heads,
@@ -105,8 +108,21 @@ _OPEN, _CLOSE = 18, 19
 _MONTH = (20, len(LEXICON))
 
 
+def _check_groups(groups: Any, name: str = "groups") -> tuple[str, ...]:
+    """``groups`` as a tuple of names of :data:`GROUPS` (a list or tuple, not a string), else a ValueError."""
+    if (
+        isinstance(groups, str)
+        or not isinstance(groups, tuple | list)
+        or any(not isinstance(group, str) or group not in GROUP_ID for group in groups)
+    ):
+        raise ValueError(f"{name} must be names of factor groups {list(GROUPS)}, got {groups!r}")
+    return tuple(groups)
+
+
 def lexicon_ids(ids: dict[str, int]) -> np.ndarray:
     """:data:`LEXICON`'s ids in a vocabulary's ``ids`` (-1 for a key it lacks)."""
+    if not isinstance(ids, Mapping):
+        raise ValueError(f"ids must be a vocabulary's mapping of keys to ids; got {type(ids).__name__}")
     return np.array([ids.get(key, -1) for key in LEXICON], dtype=np.int64)
 
 
@@ -470,8 +486,7 @@ def sentence_factors(
     tokens = check_tokens(tokens, N_ATTRIBUTES)
     weights = check_weights(weights, finite=False)
     allowed = check_allowed(allowed, n=tokens.shape[1] - 1)
-    if isinstance(groups, str) or any(name not in GROUP_ID for name in groups):
-        raise ValueError(f"groups must be names of factor groups {list(GROUPS)}, got {groups!r}")
+    groups = _check_groups(groups)
     lexicon = check_lexicon(lexicon)
     all_heads, all_mods, all_sizes, all_scores, all_groups = [], [], [], [], []
     for name in groups:
@@ -539,7 +554,8 @@ def pattern_counts(sentences, lexicon: np.ndarray) -> dict[str, dict[str, int]]:
     candidates over every arc (``candidates``) and the factors the gold tree fires (``fired``)."""
     lexicon = check_lexicon(lexicon)
     counts = {name: {"candidates": 0, "fired": 0} for name in PATTERNS}
-    for tokens, tree in sentences:
+    for index, pair in enumerate(check_sequence(sentences, "sentences")):
+        tokens, tree = check_pair(pair, f"sentences[{index}]", "(tokens, tree)")
         tokens = check_tokens(tokens, N_ATTRIBUTES)
         n = tokens.shape[1] - 1
         tree = check_heads(tree, "tree", n=n)

@@ -13,6 +13,7 @@ from decoders.bnb.factors import (
     GROUP_ID,
     LEXICON,
     PATTERNS,
+    _check_groups,
     check_lexicon,
     fired_features,
     lexicon_ids,
@@ -66,7 +67,7 @@ class NonLocalStructure:
     def __post_init__(self) -> None:
         if not isinstance(self.groups, tuple):
             raise ValueError(f"groups must be a tuple of factor group names, got {self.groups!r}")
-        unknown = [name for name in self.groups if name not in GROUP_ID]
+        unknown = [name for name in self.groups if not isinstance(name, str) or name not in GROUP_ID]
         if unknown:
             raise ValueError(f"unknown factor group(s) {unknown}; known: {sorted(GROUP_ID)}")
         if not isinstance(self.lexicon, tuple) or len(self.lexicon) not in (0, len(LEXICON)):
@@ -82,7 +83,7 @@ class NonLocalStructure:
         check_int(self.max_nodes, "max_nodes", minimum=1)
         if self.max_open_bytes is not None:
             check_int(self.max_open_bytes, "max_open_bytes", minimum=1)
-        if self.step_rule not in STEP_RULES:
+        if not isinstance(self.step_rule, str) or self.step_rule not in STEP_RULES:
             raise ValueError(f"unknown step_rule {self.step_rule!r}; known: {list(STEP_RULES)}")
         if not isinstance(self.fixing, bool):
             raise ValueError(f"fixing must be True or False, got {self.fixing!r}")
@@ -248,6 +249,9 @@ def max_tree_features(n: int, groups: tuple[str, ...] = (), order: int = 2) -> i
     features per factor (:data:`decoders.bnb.factors.FACTOR_FEATURES`). A tree's score is a sum of that many
     weights, so ``max |w|`` times it bounds every partial sum."""
     n = check_int(n, "n", minimum=0)
+    groups = _check_groups(groups)
+    if isinstance(order, bool) or not isinstance(order, int | np.integer) or order not in (1, 2, 3):
+        raise ValueError(f"order must be 1, 2 or 3, got {order!r}")
     per_word = _max_arc_features(n) + {1: 0, 2: 3 * 2 * N_PART_TEMPLATES, 3: _THIRD_ORDER_PER_WORD}[order]
     return n * per_word + sum(FACTOR_FEATURES[name] * _FIRED[name](n) for name in groups)
 

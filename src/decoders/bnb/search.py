@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from decoders.checks import check_finite, check_float, check_ids, check_int, check_range
+from decoders.checks import check_deadline, check_finite, check_float, check_ids, check_int, check_range
 from decoders.parsing.checks import check_arc_scores, check_cube
 from decoders.parsing.eisner import _eisner, _tree_score
 from decoders.parsing.second_order import _second_order, _second_order_max_marginals, _second_order_score
@@ -569,7 +569,8 @@ def branch_and_bound(
     ``timeout``) only if no tree was found while one may exist. Checked at entry (ValueError naming the
     argument): the backbone and factors (:class:`Backbone`, :class:`Factors`, the factors' arcs against the
     sentence), the limits (``max_iterations``, ``max_nodes`` and ``max_open_bytes`` integers >= 1,
-    ``lower_bound_alternations`` >= 0), ``epsilon`` finite >= 0, ``deadline`` finite, and with ``grid`` (> 0) the
+    ``lower_bound_alternations`` >= 0), ``epsilon`` finite >= 0, ``deadline`` (:func:`decoders.checks.check_deadline`: a number, not NaN; ``+inf`` is
+    none), and with ``grid`` (> 0) the
     exact range the grid certificate needs: every score a multiple of ``grid`` and ``backbone.magnitude() +
     sum_c |phi_c| < 2^53 grid``, a bound on every partial sum of a tree's score (each word's largest part scores
     plus every factor's), so that tree scores are exact."""
@@ -619,7 +620,7 @@ def _checked_arguments(
     if not isinstance(factors, Factors):
         raise ValueError(f"factors must be Factors, got {type(factors).__name__}")
     factors.check(backbone.n)
-    if step_rule not in STEP_RULES:
+    if not isinstance(step_rule, str) or step_rule not in STEP_RULES:
         raise ValueError(f"unknown step_rule {step_rule!r}; known: {list(STEP_RULES)}")
     epsilon = check_float(epsilon, "epsilon", minimum=0.0)
     max_iterations = check_int(max_iterations, "max_iterations", minimum=1)
@@ -627,8 +628,7 @@ def _checked_arguments(
     lower_bound_alternations = check_int(lower_bound_alternations, "lower_bound_alternations", minimum=0)
     if max_open_bytes is not None:
         max_open_bytes = check_int(max_open_bytes, "max_open_bytes", minimum=1)
-    if deadline is not None:
-        deadline = check_float(deadline, "deadline")
+    deadline = check_deadline(deadline)
     if not isinstance(fixing, bool):
         raise ValueError(f"fixing must be True or False, got {fixing!r}")
     if grid is not None:
@@ -641,7 +641,7 @@ def _checked_incumbent(incumbent: np.ndarray | None, side: int) -> np.ndarray | 
     """The incumbent as int64 heads; ValueError unless it is a single-rooted projective tree."""
     if incumbent is None:
         return None
-    incumbent = np.asarray(incumbent, dtype=np.int64)
+    incumbent = check_ids(incumbent, "incumbent")
     error = f"shape {incumbent.shape}, not ({side},)" if incumbent.shape != (side,) else tree_error(incumbent)
     if error is None and not is_projective(incumbent):
         error = "not projective"

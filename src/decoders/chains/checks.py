@@ -134,6 +134,8 @@ def check_chain(theta: Any, tau: Any, *, feasible: bool = True) -> tuple[np.ndar
 
 def check_labels(labels: Any, n: int, n_labels: int, name: str = "labels") -> np.ndarray:
     """``labels`` as int64 label ids, one per token (shape ``(n,)``), each in ``0..n_labels - 1``."""
+    n = check_int(n, "n", minimum=0)
+    n_labels = check_int(n_labels, "n_labels", minimum=0)
     labels = check_ids(labels, name, ndim=1)
     if labels.shape != (n,):
         raise ValueError(f"{name} must hold one label id per token ({n}); got shape {labels.shape}")

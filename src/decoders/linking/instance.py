@@ -26,18 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from decoders.checks import check_int
+from decoders.checks import check_int, check_path
 from decoders.corpora.wikispeedia import Graph
 from decoders.linking.checks import check_positions, check_sets, integer_array
 
 
 def _path(path, name: str) -> str:
-    """A graph path as a string (a ``str`` or ``os.PathLike``)."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str):
-        raise ValueError(f"{name} must be a path (str or os.PathLike), got {path!r}")
-    return path
+    """A graph path as a string (a ``str`` or ``os.PathLike``): :func:`decoders.checks.check_path`."""
+    return check_path(path, name)
 
 
 @lru_cache(maxsize=2)

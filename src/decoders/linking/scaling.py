@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -95,7 +95,7 @@ def graph_rows(
     them, ``repeats`` >= 1); the clock times the kernels alone."""
     name = check_text(name, "name")
     graph = check_graph(graph)
-    if isinstance(instances, str | bytes | LinkingInstance):
+    if isinstance(instances, str | bytes | LinkingInstance) or not isinstance(instances, Iterable):
         raise ValueError(f"instances must be a sequence of LinkingInstance, got {type(instances).__name__}")
     instances = [check_instance(inst, graph.n_nodes, f"instances[{i}]") for i, inst in enumerate(instances)]
     source = check_vertex(source, "source", graph.n_nodes)

@@ -23,7 +23,7 @@ hp.mw.cp, hp.mp.cw, hw.cw, mw.cw.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numba
 import numpy as np
@@ -58,6 +58,8 @@ class Vocabulary:
     """String -> id per attribute namespace; ids from :data:`_FIRST_ID` on, unseen strings -> :data:`UNKNOWN`."""
 
     def __init__(self, ids: dict[str, int] | None = None):
+        if ids is not None and not isinstance(ids, Mapping):
+            raise ValueError(f"ids must map strings to ids >= {_FIRST_ID}; got {type(ids).__name__}")
         self.ids: dict[str, int] = dict(ids or {})
         bad = [
             (key, value)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from decoders.checks import check_finite
+from decoders.checks import check_finite, check_path
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
 from decoders.parsing.features import Vocabulary
@@ -76,8 +76,15 @@ class ParserModel:
             raise ValueError(f"denominator must be a positive integer, got {self.denominator!r}")
         if self.denominator < 1:
             raise ValueError(f"denominator must be a positive integer, got {self.denominator}")
+        if not isinstance(self.vocabulary, Vocabulary):
+            raise ValueError(f"vocabulary must be a Vocabulary, got {type(self.vocabulary).__name__}")
+        for name in ("structure", "meta"):
+            if not isinstance(getattr(self, name), dict):
+                raise ValueError(f"{name} must be a dict, got {type(getattr(self, name)).__name__}")
         if self.running is not None and (
-            self.running.shape != self.numerator.shape
+            not isinstance(self.running, np.ndarray)
+            or not np.issubdtype(self.running.dtype, np.number)
+            or self.running.shape != self.numerator.shape
             or not np.isfinite(self.running).all()
             or not np.array_equal(self.running, np.rint(self.running))
         ):
@@ -99,6 +106,7 @@ class ParserModel:
     @classmethod
     def load(cls, path: str | Path) -> ParserModel:
         """Read a model written by :meth:`save`; CorpusFormatError names a missing, bad or inconsistent file."""
+        path = check_path(path, "path")
         if not Path(path).is_file():
             raise CorpusFormatError(path, None, "no parser model at this path")
         arrays = load_npz(path, _ARRAYS)

@@ -24,7 +24,7 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from decoders.checks import check_finite, check_int
+from decoders.checks import check_finite, check_int, check_pair, check_sequence, float_array
 from decoders.parsing.checks import check_allowed, check_heads, check_tokens
 from decoders.parsing.eisner import _eisner
 from decoders.parsing.features import N_ATTRIBUTES, arc_scores, second_order_scores, tree_features
@@ -90,7 +90,11 @@ class LocalStructure:
     order: int
 
     def __post_init__(self) -> None:
-        if self.order not in (1, 2, 3):
+        if (
+            isinstance(self.order, bool)
+            or not isinstance(self.order, int | np.integer)
+            or self.order not in (1, 2, 3)
+        ):
             raise ValueError(f"order must be 1, 2 or 3, got {self.order!r}")
 
     def decode(
@@ -205,8 +209,24 @@ def train(
     if isinstance(size, bool) or not isinstance(size, int | np.integer) or size <= 0 or size & (size - 1):
         raise ValueError(f"the weight vector's size must be a power of two, got {size}")
     check_int(epochs, "epochs", minimum=1)
-    sentences = [_check_example(example, index) for index, example in enumerate(sentences)]
-    boundary, rate = step_below if step_below is not None else (0, 1)
+    check_int(seed, "seed", minimum=0)
+    if not callable(getattr(structure, "features", None)) or not any(
+        callable(getattr(structure, name, None)) for name in ("decode", "decode_relaxed")
+    ):
+        raise ValueError(
+            f"structure must be a Structure (decode and features); got {type(structure).__name__}"
+        )
+    if evaluate is not None and not callable(evaluate):
+        raise ValueError(f"evaluate must be a function of the averaged weights or None; got {evaluate!r}")
+    if average is not None and not isinstance(average, AveragedWeights):
+        raise ValueError(f"average must be AveragedWeights or None; got {type(average).__name__}")
+    sentences = [
+        _check_example(example, index) for index, example in enumerate(check_sequence(sentences, "sentences"))
+    ]
+    boundary, rate = (
+        check_pair(step_below, "step_below", "(boundary, step)") if step_below is not None else (0, 1)
+    )
+    check_int(boundary, "step_below's boundary", minimum=0)
     if isinstance(rate, bool) or not isinstance(rate, int | np.integer) or rate < 1:
         raise ValueError(f"step_below's step must be an integer >= 1, got {rate!r}")
     rng = np.random.default_rng(seed)
@@ -247,7 +267,7 @@ def _starting_weights(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """The running weights, the sums ``u`` and the step ``c`` to start from: zero weights, or ``initial``, or the
     state of the training that ended at ``initial`` with the averaged weights ``average``."""
-    weights = np.zeros(size) if initial is None else np.array(initial, dtype=float)
+    weights = np.zeros(size) if initial is None else np.array(float_array(initial, "initial"), dtype=float)
     if weights.shape != (size,):
         raise ValueError(f"initial weights must have shape ({size},), got {weights.shape}")
     check_finite(weights, "initial")

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from decoders.checks import check_float, check_int
+from decoders.checks import check_float, check_int, check_pair, check_sequence
 from decoders.parsing.checks import check_arc_scores, check_heads, check_scored, check_tokens, check_weights
 from decoders.parsing.features import N_ATTRIBUTES, _arc_features, _max_arc_features, arc_scores
 
@@ -143,10 +143,15 @@ def train_head_classifier(
         raise ValueError(
             f"the head classifier's learning_rate must be a positive number, got {learning_rate!r}"
         )
+    check_int(seed, "seed", minimum=0)
+    sentences, dev = check_sequence(sentences, "sentences"), check_sequence(dev, "dev")
     if not dev:
         raise ValueError("the head classifier needs dev sentences to pick its epoch")
-    sentences = [_check_example(*pair, f" of sentences[{i}]") for i, pair in enumerate(sentences)]
-    dev = [_check_example(*pair, f" of dev[{i}]") for i, pair in enumerate(dev)]
+    sentences = [
+        _check_example(*check_pair(pair, f"sentences[{i}]"), f" of sentences[{i}]")
+        for i, pair in enumerate(sentences)
+    ]
+    dev = [_check_example(*check_pair(pair, f"dev[{i}]"), f" of dev[{i}]") for i, pair in enumerate(dev)]
     rng = np.random.default_rng(seed)
     weights = np.zeros(size)
     train_words = sum(tokens.shape[1] - 1 for tokens, _ in sentences)

@@ -22,10 +22,11 @@ tree read from the solution (its arcs when integral, else the MST of the fractio
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
+from decoders.checks import cached_by_path
 from decoders.errors import ConfigError
 from decoders.harness.protocol import Solution, register
 from decoders.parsing.features import arc_scores
@@ -51,12 +52,12 @@ EXPERIMENT = "ppc"
 VERIFY_ENUMERATE = 6
 
 
-@lru_cache(maxsize=4)
+@cached_by_path(maxsize=4)
 def load_parser(path: str) -> GrandparentParser:
     return GrandparentParser.load(path)
 
 
-@lru_cache(maxsize=4)
+@cached_by_path(maxsize=4)
 def load_first_order(path: str) -> ParserModel:
     model = ParserModel.load(path)
     if model.structure.get("kind") != "mst":
@@ -234,8 +235,17 @@ def decode_ppc_audit(
     return solution
 
 
+def _check_arguments(instance: Any, solution: Any = None) -> None:
+    """ValueError naming ``instance`` unless it is a PPCInstance, and ``solution`` unless it is a Solution."""
+    if not isinstance(instance, PPCInstance):
+        raise ValueError(f"instance must be a PPCInstance; got {type(instance).__name__}")
+    if solution is not None and not isinstance(solution, Solution):
+        raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
+
+
 def tree_score(instance: PPCInstance, heads: np.ndarray) -> float:
     """The grandparent model's exact score of a tree (full head array): its arcs plus its grandparent parts."""
+    _check_arguments(instance)
     heads = np.asarray(heads)
     n = instance.n
     if heads.shape != (n + 1,) or heads.dtype.kind not in "iu":
@@ -253,6 +263,9 @@ def tree_score(instance: PPCInstance, heads: np.ndarray) -> float:
 
 def evaluate(instance: PPCInstance, solution: Solution) -> dict[str, int]:
     """Correct heads and scored words (UAS without punctuation)."""
+    _check_arguments(instance, solution)
+    if solution.structure is None or len(solution.structure) != instance.n:
+        raise ValueError(f"solution.structure must hold {instance.n} heads")
     heads = np.asarray(solution.structure, dtype=np.int64)
     correct = int(np.count_nonzero((heads == instance.gold[1:]) & instance.scored))
     return {"correct": correct, "total": int(np.count_nonzero(instance.scored))}
@@ -263,6 +276,7 @@ def verify(instance: PPCInstance, solution: Solution) -> str | None:
     ``mst`` records (no ``parts_added``) its first-order score is the objective and the bound, and up to
     :data:`VERIFY_ENUMERATE` words no arborescence scores more; for LP records the bound is not below the
     objective, and an integral solution's tree scores the objective (relative 1e-6: LP tolerances)."""
+    _check_arguments(instance, solution)
     structure = solution.structure
     if structure is None or len(structure) != instance.n:
         return f"structure must hold {instance.n} heads"

@@ -65,6 +65,7 @@ import highspy
 import networkx as nx
 import numpy as np
 
+from decoders.checks import check_deadline, check_float
 from decoders.parsing.checks import check_arc_scores
 from decoders.parsing.mst import _chu_liu_edmonds
 from decoders.ppc.model import part_ids
@@ -132,9 +133,22 @@ class GrandparentScores(Protocol):
         ...
 
 
+def _check_scores(scores: object, *, bounds: bool = False) -> None:
+    """ValueError naming ``scores`` unless it has the :class:`GrandparentScores` methods the caller needs
+    (``score``; with ``bounds`` also ``child_bounds`` and ``parent_bounds``, which pricing reads)."""
+    needed = ("score", "child_bounds", "parent_bounds") if bounds else ("score",)
+    missing = [name for name in needed if not callable(getattr(scores, name, None))]
+    if missing:
+        raise ValueError(
+            f"scores must be GrandparentScores (with {', '.join(needed)}); got {type(scores).__name__}, "
+            f"without {', '.join(missing)}"
+        )
+
+
 def checked_scores(scores: GrandparentScores, parts: np.ndarray) -> np.ndarray:
     """``scores.score`` of the parts ``(k, 3)``, checked: one finite number per part (a ValueError names the
     part otherwise)."""
+    _check_scores(scores)
     values = np.asarray(scores.score(parts[:, 0], parts[:, 1], parts[:, 2]), dtype=float)
     if values.shape != (len(parts),):
         raise ValueError(f"scores.score returned shape {values.shape} for {len(parts)} parts")
@@ -626,10 +640,14 @@ def brute_force(
     optimum of the LP with every cycle inequality (a tighter relaxation: its objective is at most the full
     LP's), certified over the rows in the model (the others hold at the solution); ``stats['cycle_cuts']``
     counts the rows added."""
-    if rows not in ROW_SETS:
+    if not isinstance(polytope, str) or polytope not in POLYTOPES:
+        raise ValueError(f"unknown polytope {polytope!r}; known: {list(POLYTOPES)}")
+    if not isinstance(rows, str) or rows not in ROW_SETS:
         raise ValueError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     if not isinstance(cycle_cuts, bool):
         raise ValueError(f"cycle_cuts must be true or false; got {cycle_cuts!r}")
+    deadline = check_deadline(deadline)
+    _check_scores(scores)
     arc = check_arc_scores(arc, "arc")
     n = arc.shape[0] - 1
     if n == 0:
@@ -668,6 +686,7 @@ def violated_cycles(z: np.ndarray, tolerance: float = FEASIBILITY) -> list[np.nd
     word's head values sum to 1 (OneHead), ``sum_{h, m in S} z_hm = |S| - (the value entering S)``, so the sets
     are found exactly by a minimum cut from the root to each word not yet in a found set (capacities ``z``): every
     word of some violated set is in one returned."""
+    tolerance = check_float(tolerance, "tolerance", minimum=0.0)
     z = np.asarray(z, dtype=float)
     if z.ndim != 2 or z.shape[0] != z.shape[1] or not np.isfinite(z).all():
         raise ValueError(f"z must be a finite square (n + 1, n + 1) array; got shape {z.shape}")
@@ -735,7 +754,9 @@ def parse_price_cut(
     ``stats`` hold the seconds of each phase: ``seconds_lp`` (HiGHS), ``seconds_pricing`` (bounds, candidates,
     reduced costs), ``seconds_scoring`` (the model's exact scores), ``seconds_cuts``, ``seconds_update`` (adding
     columns and rows) and ``seconds_setup`` (the pairs' bounds, the first model and its parts)."""
-    _check_pricing_options(start, rows, columns_per_word)
+    _check_pricing_options(start, rows, columns_per_word, tighten=tighten, no_gp=no_gp, primal=primal)
+    deadline = check_deadline(deadline)
+    _check_scores(scores, bounds=True)
     arc = check_arc_scores(arc, "arc")
     n = arc.shape[0] - 1
     if n == 0:
@@ -782,11 +803,15 @@ def parse_price_cut(
         model.tighten_tolerances()  # solved, but the certificate left a gap at the default tolerances
 
 
-def _check_pricing_options(start: str, rows: str, columns_per_word: float | None) -> None:
-    """Check :func:`parse_price_cut`'s ``start``, ``rows`` and ``columns_per_word``, a ValueError naming each."""
-    if start not in STARTS:
+def _check_pricing_options(start: str, rows: str, columns_per_word: float | None, **flags: bool) -> None:
+    """Check :func:`parse_price_cut`'s ``start``, ``rows``, ``columns_per_word`` and true-or-false ``flags``, a
+    ValueError naming each."""
+    for name, flag in flags.items():
+        if not isinstance(flag, bool):
+            raise ValueError(f"{name} must be true or false; got {flag!r}")
+    if not isinstance(start, str) or start not in STARTS:
         raise ValueError(f"start must be one of {list(STARTS)}; got {start!r}")
-    if rows not in ROW_SETS:
+    if not isinstance(rows, str) or rows not in ROW_SETS:
         raise ValueError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     if columns_per_word is not None and not (
         isinstance(columns_per_word, int | float)
@@ -988,6 +1013,7 @@ def integer_program(
     (every part scored): then ``optimal`` rests on HiGHS closing its MIP gap and on the tree's exact score
     matching the MIP objective; the bound is the smaller of the LP's certified bound and the MIP's dual bound.
     ``stats['ilp_solved']`` says whether the MIP ran; ``pricing``: :func:`parse_price_cut`'s options."""
+    deadline = check_deadline(deadline)
     relaxed = parse_price_cut(arc, scores, deadline=deadline, **pricing)
     if relaxed.status != "optimal" or relaxed.integral or (relaxed.heads[1:] < 0).any():
         return replace(relaxed, stats={**relaxed.stats, "ilp_solved": False})
@@ -1057,6 +1083,7 @@ def audit(arc: np.ndarray, scores: GrandparentScores, result: LPResult) -> dict[
     most 0 (up to tolerances) mean no column and no row was missing; ``largest_score``: the largest |score| of an
     arc or part, what the solver's tolerances are relative to."""
     arc = check_arc_scores(arc, "arc")
+    _check_scores(scores)
     if not isinstance(result, LPResult):
         raise ValueError(f"result must be an LPResult; got {type(result).__name__}")
     if result.arc_values is not None and result.arc_values.shape != arc.shape:

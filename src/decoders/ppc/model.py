@@ -27,7 +27,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from decoders.checks import check_ids, check_range
+from decoders.checks import check_ids, check_int, check_path, check_range
 from decoders.errors import CorpusFormatError
 from decoders.io import load_npz, save_npz
 from decoders.parsing.checks import check_heads
@@ -64,6 +64,15 @@ class Lexicon:
     """String -> id per attribute; ids from :data:`_FIRST_ID`, unseen strings -> :data:`UNKNOWN`."""
 
     def __init__(self, ids: Sequence[dict[str, int]] | None = None):
+        if ids is not None and (
+            isinstance(ids, str | bytes)
+            or not isinstance(ids, Sequence)
+            or len(ids) != len(ATTRIBUTES)
+            or not all(isinstance(table, dict) for table in ids)
+        ):
+            raise ValueError(
+                f"ids must be {len(ATTRIBUTES)} dicts (one per attribute) or None; got {ids!r:.80}"
+            )
         self.ids = [dict(table) for table in ids] if ids is not None else [{} for _ in ATTRIBUTES]
 
     @classmethod
@@ -166,6 +175,8 @@ def part_keys(
     tokens: SentenceAttributes, g: np.ndarray, p: np.ndarray, c: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every feature key of the parts ``(g[k], p[k], c[k])``: (keys, part index of each key)."""
+    if not isinstance(tokens, SentenceAttributes):
+        raise ValueError(f"tokens must be SentenceAttributes; got {type(tokens).__name__}")
     g, p, c = part_ids(tokens.n, g, p, c)
     relation = _relation(g, p, c)
     zero = np.zeros(len(g), dtype=np.int64)
@@ -192,6 +203,7 @@ def part_keys(
 def part_ids(n: int, g, p, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``g``, ``p``, ``c`` as C-contiguous int64 arrays of one length, checked: one-dimensional integers, each a
     token of the sentence (``0..n``); a ValueError names the argument otherwise."""
+    n = check_int(n, "n", minimum=0)
     out = [
         np.ascontiguousarray(check_range(check_ids(x, f"part ids {name}", ndim=1), f"part ids {name}", 0, n))
         for name, x in (("g", g), ("p", p), ("c", c))
@@ -442,12 +454,30 @@ class GrandparentParser:
     bounds: GrandparentBounds | None = None
 
     def __post_init__(self) -> None:
+        numerator = self.numerator
+        if not isinstance(numerator, np.ndarray) or numerator.ndim != 1 or numerator.dtype.kind not in "iuf":
+            raise ValueError(
+                f"numerator must be a one-dimensional array of numbers; got {type(numerator).__name__}"
+            )
+        check_int(self.bits, "bits")
         if not 1 <= self.bits <= 30:
             raise ValueError(f"bits must lie in 1..30, got {self.bits}")
+        if not isinstance(self.index, GrandparentIndex):
+            raise ValueError(f"index must be a GrandparentIndex; got {type(self.index).__name__}")
         if len(self.numerator) < (1 << self.bits) + len(self.index):
             raise ValueError("the weight vector has no room for the grandparent features")
         if not np.isfinite(self.numerator).all():
             raise ValueError("weights must be finite")
+        check_int(self.denominator, "denominator", minimum=1)
+        for name, kind in (("vocabulary", Vocabulary), ("lexicon", Lexicon)):
+            if not isinstance(getattr(self, name), kind):
+                raise ValueError(
+                    f"{name} must be a {kind.__name__}; got {type(getattr(self, name)).__name__}"
+                )
+        if not isinstance(self.meta, dict):
+            raise ValueError(f"meta must be a dict; got {type(self.meta).__name__}")
+        if self.bounds is not None and not isinstance(self.bounds, GrandparentBounds):
+            raise ValueError(f"bounds must be GrandparentBounds or None; got {type(self.bounds).__name__}")
         if self.bounds is None:
             self.bounds = GrandparentBounds.build(self.index, self.grandparent_weights)
 
@@ -486,6 +516,7 @@ class GrandparentParser:
     @classmethod
     def load(cls, path: str | Path) -> GrandparentParser:
         """Read a model written by :meth:`save`; CorpusFormatError names a missing, bad or inconsistent file."""
+        path = check_path(path, "path")
         if not Path(path).is_file():
             raise CorpusFormatError(path, None, "no grandparent parser at this path")
         arrays = load_npz(path, _FILE_ARRAYS)

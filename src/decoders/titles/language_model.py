@@ -30,7 +30,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from decoders.checks import check_finite, check_ids, check_range, check_text, check_texts, float_array
+from decoders.checks import (
+    check_finite,
+    check_float,
+    check_ids,
+    check_range,
+    check_text,
+    check_texts,
+    float_array,
+)
 from decoders.corpora.textbooks import words
 
 __all__ = [
@@ -107,11 +115,10 @@ class GoodTuring:
         if turing.dtype != np.bool_:
             raise ValueError(f"GoodTuring.turing must be boolean; got dtype {turing.dtype}")
         check_range(n_r, "GoodTuring.n_r", 1, np.iinfo(np.int64).max)
+        for key in ("p0", "intercept", "slope"):
+            check_float(getattr(self, key), f"GoodTuring.{key}")
         if not 0.0 <= self.p0 <= 1.0 or ((arrays["p"] < 0) | (arrays["p"] > 1)).any():
             raise ValueError("GoodTuring.p0 and GoodTuring.p must be probabilities (in [0, 1])")
-        for key in ("intercept", "slope"):
-            if not np.isfinite(getattr(self, key)):
-                raise ValueError(f"GoodTuring.{key} must be finite; got {getattr(self, key)!r}")
 
     def _rows(self, counts: np.ndarray) -> np.ndarray:
         counts = np.asarray(counts, dtype=np.int64)
