@@ -128,8 +128,12 @@ def job_dir(tmp_path):
 def test_a_job_that_ends_well_records_its_outputs_checksums(job_dir):
     stale = checksum_path(job_dir / "out.txt")
     stale.write_text("0" * 64 + " 1\n")  # an earlier run's: dropped when the job starts
+    partial = [job_dir / ".out.txt.abc123.part", job_dir / "..out.txt.sha256.abc123.part"]
+    for path in partial:  # the temporary files of a killed run's atomic writes: removed when the job starts
+        path.write_text("half")
     result = run_job(job_dir, "ok")
     assert result.returncode == 0, result.stderr
+    assert not any(path.exists() for path in partial)
     assert checksum_mismatch(job_dir / "out.txt") is None and stale.read_text().split()[1] == "5"
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from decoders.config import load_config
+from decoders.io import is_checksum_file
 
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.workflow
@@ -341,12 +342,13 @@ def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):
 
 
 def raw_files(workdir: Path) -> dict[str, tuple[int, int, int]]:
-    """data/raw's files (the verified store included) with inode, size and modification time."""
+    """data/raw's files (the verified store included, the checksums each job records beside its outputs not) with
+    inode, size and modification time."""
     raw = workdir / "data" / "raw"
     return {
         str(p.relative_to(raw)): (p.stat().st_ino, p.stat().st_size, p.stat().st_mtime_ns)
         for p in sorted(raw.rglob("*"))
-        if p.is_file()
+        if p.is_file() and not is_checksum_file(p)
     }
 
 

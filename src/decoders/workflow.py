@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import glob
 import logging
 import sys
 from collections.abc import Iterable
@@ -52,8 +53,13 @@ def start_script(snakemake: Any) -> logging.Logger:
             default_hook(kind, error, traceback)
 
     outputs = [Path(path) for path in snakemake.output]
-    for path in outputs:  # an earlier run's checksum would vouch for a file this job is about to rewrite
+    for path in outputs:
+        # an earlier run's checksum would vouch for a file this job is about to rewrite, and a killed run of this
+        # job may have left the temporary file of an atomic write (decoders.io.atomic_path) beside it
         checksum_path(path).unlink(missing_ok=True)
+        for name in (path.name, checksum_path(path).name):
+            for partial in path.parent.glob(f".{glob.escape(name)}.*.part"):
+                partial.unlink(missing_ok=True)
 
     def record_outputs() -> None:
         if not failed and all(path.is_file() for path in outputs):

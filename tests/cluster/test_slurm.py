@@ -20,14 +20,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from slurm import ACCOUNT, SlurmCluster  # noqa: E402
-
-from decoders.harness.records import without_clock  # noqa: E402
-from decoders.tables.chains import CLOCK_COLUMNS  # noqa: E402
+from workflow_runs import VARIANT_RUNS, assert_nothing_left_to_do, assert_same_results, chains_run_command  # noqa: E402
 
 BIN = Path(sys.executable).parent
 TARGET = "results/tables/chains/table1.csv"
-VARIANT_RUNS = ["wsj/viterbi", "wsj/cg", "wsj/cg-01", "wsj/cg-alpha", "wsj~features/crfsuite"]
-TABLES = ["table1", "table2a", "table2b", "cg_statistics", "speed_by_length", "peer", "figure2"]
 # Snakemake jobs of the target, and the SLURM jobs they become: each variant's two decode shards and its
 # gather form one group job (--group-components decode=1 keeps a group within this node's CPUs).
 SNAKEMAKE_JOBS = 22
@@ -43,24 +39,7 @@ pytestmark = [
 
 
 def snakemake_command(repo_root: Path, workdir: Path, mirror: Path, *args: str) -> list[str]:
-    configs = [
-        repo_root / "config.yaml",
-        repo_root / "tests/workflow/config.yaml",
-        Path(__file__).with_name("config.yaml"),
-    ]
-    return [
-        str(BIN / "snakemake"),
-        "--snakefile",
-        str(repo_root / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        *map(str, configs),
-        "--config",
-        f"mirror={mirror}",
-        *args,
-        TARGET,
-    ]
+    return [*chains_run_command(repo_root, workdir, mirror, *args), TARGET]
 
 
 def cluster_args(repo_root: Path) -> list[str]:
@@ -133,36 +112,8 @@ def sacct_jobs(cluster: SlurmCluster, run_id: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["job_id", "state", "comment"])
 
 
-def records(workdir: Path, run: str) -> pd.DataFrame:
-    """A gathered variant run without what depends on the clock (records.CLOCK_STATS)."""
-    return without_clock(pd.read_parquet(workdir / "results" / "runs" / "chains" / f"{run}.parquet"))
-
-
-def table(workdir: Path, name: str) -> pd.DataFrame:
-    frame = pd.read_csv(workdir / "results" / "tables" / "chains" / f"{name}.csv")
-    return frame.drop(columns=[c for c in frame.columns if CLOCK_COLUMNS.search(c)])
-
-
-def assert_same_results(local: Path, cluster: Path) -> None:
-    for run in VARIANT_RUNS:
-        pd.testing.assert_frame_equal(records(local, run), records(cluster, run), obj=run)
-    for name in TABLES:
-        pd.testing.assert_frame_equal(table(local, name), table(cluster, name), obj=name)
-
-
 def assert_no_partial_outputs(workdir: Path, repo_root: Path, mirror: Path, env: dict[str, str]) -> None:
-    """No temporary files of atomic writes are left, and Snakemake finds nothing incomplete or missing."""
-    assert sorted(workdir.rglob("*.part")) == []
-    result = subprocess.run(
-        snakemake_command(repo_root, workdir, mirror, "--dry-run", "--cores", "1"),
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Nothing to be done" in result.stdout + result.stderr, result.stdout
+    assert_nothing_left_to_do(snakemake_command(repo_root, workdir, mirror), workdir, env=env)
 
 
 def test_cluster_run_equals_local_run(local_run, cluster_run, cluster, repo_root, mirror):
