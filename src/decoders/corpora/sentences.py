@@ -135,7 +135,9 @@ def read_sentences(path: str | Path) -> pd.DataFrame:
     except FileNotFoundError:
         raise
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise CorpusFormatError(path, None, f"not a readable parquet file (truncated or garbled?): {exc}") from exc
+        raise CorpusFormatError(
+            path, None, f"not a readable parquet file (truncated or garbled?): {exc}"
+        ) from exc
     frame = pd.DataFrame(
         {
             name: (table.column(name).to_pylist() if name in LIST_COLUMNS else table.column(name).to_pandas())

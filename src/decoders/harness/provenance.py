@@ -167,7 +167,9 @@ def read_provenance(path: str | Path) -> dict[str, Any]:
     (truncated, garbled) or lacks one of :data:`PROVENANCE_KEYS`."""
     provenance = read_json(path)
     if not isinstance(provenance, dict):
-        raise CorpusFormatError(path, None, f"provenance must be a JSON object, not {type(provenance).__name__}")
+        raise CorpusFormatError(
+            path, None, f"provenance must be a JSON object, not {type(provenance).__name__}"
+        )
     missing = [key for key in PROVENANCE_KEYS if key not in provenance]
     if missing:
         raise CorpusFormatError(path, None, f"provenance lacks key(s) {', '.join(missing)}")

@@ -81,14 +81,13 @@ class WorkerError(DecodersError):
     instance, which is recorded)."""
 
 
-def killed_from_outside(instance_id: str | None, code: int | None) -> WorkerError:
+def killed_from_outside(during: str, code: int | None) -> WorkerError:
     """The error that ends a job whose worker was killed by SIGKILL that the harness did not send.
 
     Such a kill is no answer of the decoder's: the kernel's out-of-memory killer, a cluster's memory limit or a
     user sent it. Recording the instance as ``error`` would make a resumed run differ from an uninterrupted one,
     so the job stops instead, writing nothing, and the next run decodes the shard again.
     """
-    during = "its warm-up" if instance_id is None else f"instance {instance_id!r}"
     return WorkerError(
         f"the decoding worker was killed by SIGKILL (exit code {code}) during {during}, not by the harness: "
         "by the out-of-memory killer (this job's memory, resources.rules.decode.mem_mb on a cluster) or by a "
@@ -374,7 +373,9 @@ class _Worker:
             worker.to_worker.send(setup)
             reply = worker.receive(STARTUP_TIMEOUT)
         except _WorkerDied:
-            code = worker.kill()
+            code = worker.died()
+            if worker.killed_from_outside:
+                raise killed_from_outside("its start-up", code) from None
             raise WorkerError(f"decoding worker exited during start-up (exit code {code})") from None
         if reply is None:
             worker.kill()
@@ -726,7 +727,7 @@ def _warm_up(
     except _WorkerDied:
         code = worker.died()
         if worker.killed_from_outside:
-            raise killed_from_outside(None, code) from None
+            raise killed_from_outside("its warm-up", code) from None
         return False
 
 
@@ -755,7 +756,7 @@ def _decode_in(
         waited = 0.0 if clock is None else time.perf_counter() - clock
         code = worker.died()
         if worker.killed_from_outside:
-            raise killed_from_outside(str(instance_id), code) from None
+            raise killed_from_outside(f"instance {instance_id!r}", code) from None
         return waited, error_solution(f"decoding worker died (exit code {code})"), False
     if reply is None:
         waited = time.perf_counter() - clock
