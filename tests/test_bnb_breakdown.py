@@ -4,6 +4,7 @@ of NonLocalStructure.solve into scoring and search, the table, and bad settings.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -280,3 +281,61 @@ def test_the_job_writes_its_files_and_the_table_accounts_for_the_factor(toy, tmp
     assert factors.iloc[-1] == pytest.approx(factors.iloc[-2] / (first * space))
     empty, notes, _ = bnb_tables.breakdown_table(None, None, records, settings)
     assert empty.empty and "no `breakdown` entry" in notes[0]
+
+
+def test_public_functions_name_a_bad_argument(toy, tmp_path):
+    """Found here: wrong objects gave AttributeErrors ('ndarray' object has no attribute 'structure'), a string
+    estimate a TypeError, None shards 'NoneType' object is not iterable, and feature_counts handed arrays of any
+    shape to its compiled kernels unchecked."""
+    paths, items = toy
+    model = ParserModel.load(paths["full"])
+    structure = breakdown.configured_structure(model, PARAMS)
+    instance = items[0][2]
+    weights = model.numerator
+    arc = np.zeros((instance.n + 1, instance.n + 1))
+    for call, words in [
+        (lambda: breakdown.template_counts("comb"), "groups must be a sequence of strings"),
+        (lambda: breakdown.template_counts([5]), r"groups\[0\] must be a string"),
+        (lambda: breakdown.configured_structure(np.zeros(2), PARAMS), "model must be a ParserModel"),
+        (lambda: breakdown.configured_structure(model, [1]), "params must be a mapping"),
+        (lambda: breakdown.split_seconds("1", {}, "rest"), "measured must be a number"),
+        (lambda: breakdown.split_seconds(1.0, {"a": "x"}, "rest"), r"estimates\['a'\] must be a number"),
+        (lambda: breakdown.split_seconds(1.0, {"a": np.nan}, "rest"), r"estimates\['a'\] must be finite"),
+        (lambda: breakdown.split_seconds(1.0, [0.5], "rest"), "estimates must be a mapping"),
+        (lambda: breakdown.summarize(None, model, structure), "frame must be a pandas DataFrame"),
+        (lambda: breakdown.read_instance_set(tmp_path / "index.tsv", None), "shards must be a sequence"),
+        (lambda: breakdown.read_instance_set(5, []), "index must be a path"),
+        (
+            lambda: breakdown.feature_counts(
+                structure, instance.tokens[:, :2], weights, instance.allowed, arc
+            ),
+            "allowed must have shape",
+        ),  # fmt: skip
+        (
+            lambda: breakdown.feature_counts(structure, instance.tokens, weights, instance.allowed, arc[:2]),
+            "arc must be a square",
+        ),  # fmt: skip
+        (lambda: breakdown.feature_counts("s", instance.tokens, weights, instance.allowed, arc), "structure"),
+        (
+            lambda: breakdown.measure_sentence(
+                instance, structure, weights, None, time_limit=math.nan, repeats=1
+            ),
+            "time_limit must be a number of seconds > 0",
+        ),  # fmt: skip
+        (
+            lambda: breakdown.measure_sentence(None, structure, weights, None, time_limit=1, repeats=1),
+            "instance must be a ParseInstance",
+        ),  # fmt: skip
+        (
+            lambda: breakdown.measure_breakdown(None, model, None, PARAMS, time_limit=1),
+            "items must be a sequence",
+        ),
+        (
+            lambda: breakdown.breakdown_job(
+                "i", ["s"], "m", None, "r", 7, set_name="x", variant="bnb", params={}, time_limit=1
+            ),
+            "summary_out must be a path",
+        ),  # fmt: skip
+    ]:
+        with pytest.raises((ValueError, ConfigError), match=words):
+            call()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import pickle
 import time
 from dataclasses import replace
@@ -13,6 +14,7 @@ import pytest
 from parsing_toys import train_toy_models
 
 from decoders.bnb import decoders as bnb_decoders
+from decoders.bnb.audit import solve_exact
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads
 from decoders.errors import ConfigError, CorpusFormatError
@@ -303,3 +305,42 @@ def test_evaluate_and_verify_refuse_wrong_objects():
             check(instance, {"structure": [0, 1]})
     with pytest.raises(ValueError, match="solution.structure must hold 2 heads"):
         bnb_decoders.evaluate(instance, Solution([0], 0.0, 0.0, "optimal", {}))
+
+
+def test_cp_sat_past_its_deadline_claims_no_bound(models):
+    """Found here: a deadline already passed (-inf, or any past time) still ran CP-SAT for a millisecond, which
+    stopped during presolve and reported the response's default bound 0.0 as the upper bound of a timeout, under
+    an optimum of thousands; a short time limit did the same."""
+    vocab, paths = models
+    _, _, instance = _instances(vocab, paths["bnb"], paths["first"])[3]
+    best = bnb_decoders.decode_cp_sat(instance)
+    assert best.status == "optimal" and best.objective > 0
+    for deadline in (-math.inf, time.perf_counter() - 1.0):
+        solution = bnb_decoders.decode_cp_sat(instance, deadline=deadline)
+        assert solution.status == "timeout" and solution.structure is None and solution.bound is None
+    model, structure = bnb_decoders.load_model(instance.model)
+    backbone, factors = structure.parts(instance.tokens, model.numerator, bnb_decoders.pruned_arcs(instance))
+    for limit in (1e-6, 1e-3):
+        result = solve_exact(backbone, factors, time_limit=limit)
+        if result.status != "optimal":
+            assert math.isnan(result.bound) or result.bound >= best.objective, result
+    for bad in (0, -1.0, -math.inf):
+        with pytest.raises(ValueError, match="time_limit must be > 0"):
+            solve_exact(backbone, factors, time_limit=bad)
+    with pytest.raises(ValueError, match="backbone must be a Backbone; got ndarray"):
+        solve_exact(np.zeros((3, 3)), factors, time_limit=1.0)
+    with pytest.raises(ValueError, match="factors must be Factors; got list"):
+        solve_exact(backbone, [], time_limit=1.0)
+
+
+def test_bnb_parameters_of_the_wrong_type_are_named(models):
+    """Found here: epsilon=True was taken as 1.0, and a step_rule that is an array gave numpy's "truth value of
+    an array is ambiguous"."""
+    vocab, paths = models
+    _, _, instance = _instances(vocab, paths["bnb"], paths["first"])[0]
+    for bad in ({"epsilon": True}, {"epsilon": math.nan}, {"epsilon": "0"}, {"step_rule": np.zeros(2)},
+                {"step_rule": ["paper"]}):  # fmt: skip
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            bnb_decoders.decode_bnb(instance, **bad)
+    with pytest.raises(ConfigError, match="has no parameter 'max_iteration'"):
+        get_decoder("bnb", "bnb")(instance, max_iteration=5)

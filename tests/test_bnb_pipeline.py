@@ -13,7 +13,7 @@ import pytest
 from decoders.bnb import decoders as bnb_decoders
 from decoders.bnb import pipeline
 from decoders.bnb.model import structure_of
-from decoders.errors import ConfigError, CorpusFormatError
+from decoders.errors import ConfigError, CorpusFormatError, DecodersError
 from decoders.harness.instances import read_instance_index, read_instance_shard
 from decoders.harness.protocol import Solution
 from decoders.harness.records import make_record, records_frame
@@ -662,3 +662,77 @@ def test_factor_groups_kept_to_a_language_leave_the_others_models():
     assert bnb_models(bnb, "gsd") == ["baseline", "full"]
     del bnb["factor_languages"]  # none given: every group on every dataset
     assert bnb_models(bnb, "gsd") == ["baseline", "hand-crafted", "full"]
+
+
+def test_settings_readers_name_a_bad_setting_or_model():
+    """Found here: a bnb setting that is not a mapping, a model it lacks or a missing key gave a raw KeyError,
+    TypeError or AttributeError from bnb_start, bnb_passes, bnb_epochs, bnb_groups, bnb_models, bnb_references
+    and problems."""
+    from decoders.bnb import settings
+
+    bnb = {"models": {"first": {"order": 1}}, "epochs": 2}
+    assert settings.bnb_epochs(bnb, "first") == 2
+    for call, words in [
+        (lambda: settings.bnb_start([1], "first"), r"experiments.bnb \(bnb\) must be a mapping"),
+        (lambda: settings.bnb_passes({"models": None}, "first"), "experiments.bnb.models must be a mapping"),
+        (lambda: settings.bnb_epochs(bnb, "second"), "model 'second' is not one of experiments.bnb.models"),
+        (lambda: settings.bnb_epochs(bnb, ["first"]), "model must be a string"),
+        (lambda: settings.bnb_groups(bnb, 5, "first"), "dataset must be a string"),
+        (lambda: settings.bnb_models(bnb, None), "dataset must be a string"),
+        (lambda: settings.bnb_references(bnb), "experiments.bnb lacks the setting 'table2'"),
+        (lambda: settings.problems(bnb), "experiments.bnb lacks the setting"),
+        (lambda: settings.problems(None), "must be a mapping"),
+    ]:
+        with pytest.raises(ConfigError, match=words):
+            call()
+
+
+def test_pipeline_functions_name_a_bad_argument(prepared, tmp_path):
+    """Found here: frames that are not a mapping of the three splits, a table that is not a DataFrame, paths
+    that are not paths and a missing dev_fraction gave raw KeyErrors, TypeErrors and IndexErrors."""
+    from decoders.bnb import errors
+    from decoders.parsing.treebank import load_splits
+
+    frames = load_splits(prepared, dev_fraction=0.2)
+    table = pd.DataFrame({"split": [], "sent_id": [], "tags": [], "coarse": []})
+    common = {"language": "en", "tagger": TAGGER, "folds": 2, "min_count": 1, "seed": 0}
+    for call, words in [
+        (lambda: pipeline.tag_splits([1], mode="gold", **common), "frames must be a mapping"),
+        (lambda: pipeline.tag_splits({}, mode="gold", **common), "frames lacks the split"),
+        (lambda: pipeline.tag_splits({**frames, "dev": None}, mode="gold", **common), r"frames\['dev'\]"),
+        (lambda: pipeline.tag_splits(frames, mode=np.zeros(2), **common), "mode must be a string"),
+        (lambda: pipeline.tag_splits(frames, mode="gold", **{**common, "seed": -1}), "seed must be"),
+        (lambda: pipeline.tags_of(None, "train", frames["train"], "t"), "table must be a pandas DataFrame"),
+        (lambda: pipeline.train_vocabulary(frames, table, 5), "source must be a string"),
+        (lambda: pipeline.factor_counts(frames, [1], language="en"), "table must be a pandas DataFrame"),
+        (lambda: pipeline.oracle_correct(None, None), "sentence must be a ParseSentence"),
+        (lambda: pipeline.learning_curve(frames, table, shares=0.5), "shares must be a sequence"),
+        (
+            lambda: pipeline.write_tags(table, [1], tmp_path / "t", tmp_path / "s"),
+            "summary must be a mapping",
+        ),
+        (lambda: pipeline.write_tags(table, {}, None, tmp_path / "s"), "tags_path must be a path"),
+        (lambda: pipeline.tags_job(prepared, tmp_path / "t", tmp_path / "s", **common), "needs dev_fraction"),
+        (lambda: pipeline.tags_job([1], tmp_path / "t", tmp_path / "s"), "splits must be a mapping"),
+        (lambda: pipeline.tags_job({"train": 5}, tmp_path / "t", tmp_path / "s"), r"splits\['train'\]"),
+        (
+            lambda: pipeline.train_job(prepared, None, "m", "h", pruner=None, dev_fraction=0.2),
+            "tags must be a",
+        ),
+        (lambda: pipeline.instances_job(prepared, "t", True, dev_fraction=0.2), "oracle_out must be a path"),
+        (lambda: pipeline.factor_counts_job(prepared, "t", 3, dev_fraction=0.2, language="en"), "counts_out"),
+        (
+            lambda: pipeline.udpipe_job(prepared, "t", "m", "t", "r", 0, dev_fraction=0.2, language="en"),
+            "summary_out must be a path",
+        ),  # fmt: skip
+        (lambda: errors.error_patterns([1]), "errors must be a pandas DataFrame"),
+        (lambda: errors.errors_job(prepared, 1.5, "e", dev_fraction=0.2), "tags must be a path"),
+        (
+            lambda: errors.cross_validation_errors(
+                None, table, language="en", folds=2, epochs=1, bits=8, k=None, seed=0
+            ),
+            "frames must be a mapping",
+        ),  # fmt: skip
+    ]:
+        with pytest.raises((ValueError, DecodersError), match=words):
+            call()

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from decoders.bnb.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
+from decoders.errors import ConfigError
 
 SPEC = {"method": "ssvm", "lambda_e": 0.1, "lambda_t": 0.1, "epochs": 5, "learning_rate": 0.1}
 
@@ -48,3 +49,30 @@ def test_coarse_tags_of_ptb_tags():
         "``",
         "-LRB-",
     ]
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: coarse_of(None), "tag must be a string"),
+        (lambda: coarse_of(["NN"]), "tag must be a string"),
+        (lambda: tag_accuracy([["DT"]], [["DT"], ["NN"]]), "predicted has 1 sentences, gold 2"),
+        (lambda: tag_accuracy([["DT", "NN"]], [["DT"]]), r"predicted\[0\] has 2 tags, gold\[0\] 1"),
+        (lambda: tag_accuracy(5, [["DT"]]), "predicted must be a sequence"),
+        (lambda: tag_accuracy([["DT"]], [None]), r"gold\[0\] must be a sequence"),
+        (lambda: train_tagger(_frame([(["a"], ["DT"])]), {"epochs": 1}, min_count=1, seed=0), "'method'"),
+        (lambda: train_tagger([1], SPEC, min_count=1, seed=0), "frame must be a pandas DataFrame"),
+        (lambda: train_tagger(_frame([(["a"], ["DT"])]), SPEC, min_count="1", seed=0), "min_count"),
+        (lambda: jackknife_tags(_frame([(["a"], ["DT"])] * 3), [1], folds=2, min_count=1, seed=0), "spec"),
+        (
+            lambda: jackknife_tags(_frame([(["a"], ["DT"])] * 3), SPEC, folds="2", min_count=1, seed=0),
+            "folds",
+        ),
+        (lambda: predict_tags("model", [["a"]]), "model must be a ChainModel"),
+    ],
+)
+def test_bad_arguments_are_named(call, words):
+    """Found here: a tag that is not a string gave a TypeError or AttributeError, a spec without its method a
+    KeyError, sentences of unequal lengths zip()'s unnamed ValueError."""
+    with pytest.raises((ValueError, ConfigError), match=words):
+        call()

@@ -654,3 +654,29 @@ def test_check_labels_refuses_counts_that_are_not_integers(n, n_labels, named):
 
     with pytest.raises(ValueError, match=f"^{named} must be an integer"):
         check_labels(np.array([0, 1]), n, n_labels)
+
+
+def test_pipeline_steps_name_a_path_that_is_not_one():
+    """Found here: an array or None where a step takes a path gave pathlib's TypeError from deep inside."""
+    from decoders.chains import pipeline
+
+    spec = {"method": "perceptron"}
+    calls = [
+        (
+            lambda: pipeline.train_model(
+                np.zeros(2), spec, min_count=1, seed=0, model_out="m", history_out="h"
+            ),
+            "train must be a path",
+        ),  # fmt: skip
+        (
+            lambda: pipeline.train_model("t", spec, min_count=1, seed=0, model_out=None, history_out="h"),
+            "model_out must be a path",
+        ),  # fmt: skip
+        (lambda: pipeline.train_crfsuite_model(5, "m", {}), "train must be a path"),
+        (lambda: pipeline.build_instances(None, "m", ["s"], "i"), "test must be a path"),
+        (lambda: pipeline.build_instances("t", "m", ["s"], True), "index_path must be a path"),
+        (lambda: pipeline.build_instances("t", "m", [np.zeros(2)], "i"), r"shard_paths\[0\]"),
+    ]
+    for call, words in calls:
+        with pytest.raises(ValueError, match=words):
+            call()

@@ -224,3 +224,23 @@ def test_non_utf8_line(tmp_path: Path) -> None:
     path.write_bytes(json.dumps(_doc(0)).encode() + b'\n{"id": 1, "title": "\xe9"}\n')
     with pytest.raises(CorpusFormatError, match="line 2: not valid UTF-8"):
         read_benchmark(path, "latin1")
+
+
+def test_elevant_functions_name_a_wrong_argument() -> None:
+    """Found here: each gave pathlib's TypeError, unicodedata's or an AttributeError from deep inside."""
+    from decoders.corpora import elevant
+
+    frame = pd.DataFrame({"a": [1]})
+    for call, words in [
+        (lambda: elevant.read_documents(None, "kore50"), "path must be a path"),
+        (lambda: elevant.read_benchmark("x.jsonl", 5), "benchmark must be a string"),
+        (lambda: elevant.normalise_title(None), "title must be a string"),
+        (lambda: elevant.map_to_titles([1], pd.Series(dtype=str)), "mentions must be a pandas DataFrame"),
+        (lambda: elevant.map_to_titles(frame, ["Star"]), "titles must be a Series"),
+        (
+            lambda: elevant.elevant_stats(frame, None, pd.Series(dtype=str)),
+            "mentions must be a pandas DataFrame",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            call()

@@ -672,3 +672,39 @@ def test_real_units_match_the_reference(books, section_id):
     assert unit["body"].endswith(tail)
     if inner is not None:
         assert any(line.startswith(inner) for line in unit["body"].split("\n"))
+
+
+def test_textbook_functions_name_a_wrong_argument() -> None:
+    """Found here: a text that is not a string gave re's or str's TypeError, a path that is not one pathlib's,
+    a frame that is not one an AttributeError."""
+    from decoders.corpora import textbooks, textbooks_latex, textbooks_markdown, textbooks_text
+
+    for call, message in [
+        (lambda: textbooks.words(None), "text must be a string"),
+        (lambda: textbooks.content_words(["a"]), "text must be a string"),
+        (lambda: textbooks.read_textbook("ods", "book.tex"), "paths must be a sequence"),
+        (lambda: textbooks.read_textbook(5, []), "source must be a string"),
+        (lambda: textbooks.select_units([1]), "df must be a pandas DataFrame"),
+        (lambda: textbooks.select_units(pd.DataFrame(), min_body_words="100"), "min_body_words"),
+        (lambda: textbooks.split_units(pd.DataFrame(), train_fraction=float("nan")), "train_fraction"),
+        (lambda: textbooks.textbook_stats(None), "df must be a pandas DataFrame"),
+        (lambda: textbooks_latex.latex_units(None), "path must be a path"),
+        (lambda: textbooks_latex.latex_units("a.tex", hash_code=1), "hash_code must be true or false"),
+        (lambda: textbooks_markdown.markdown_units(3), "path must be a path"),
+        (lambda: textbooks_text.read_text(True), "path must be a path"),
+        (lambda: textbooks_text.code_text(5), "code must be a string"),
+        (lambda: textbooks_text.math_text(None), "math_source must be a string"),
+        (lambda: textbooks_text.tidy(b"x"), "text must be a string"),
+        (lambda: textbooks_text.tidy_paragraph(1.5), "text must be a string"),
+        (lambda: textbooks_text.tidy_title([]), "text must be a string"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_read_text_takes_a_string_path(tmp_path: Path) -> None:
+    """Found here: read_text("file.md") failed with 'str' object has no attribute 'suffix'."""
+    from decoders.corpora.textbooks_text import read_text
+
+    (tmp_path / "a.md").write_text("text", encoding="utf-8")
+    assert read_text(str(tmp_path / "a.md")) == read_text(tmp_path / "a.md") == "text"

@@ -598,3 +598,66 @@ def test_invalid_utf8_names_the_file(tmp_path: Path) -> None:
         handle.writestr("dependency_treebank/wsj_0001.dp", "K\xf6ln\tNNP\t0\n".encode("latin-1"))
     with pytest.raises(CorpusFormatError, match=r"zip::dependency_treebank/wsj_0001\.dp: not valid UTF-8"):
         read_wsj(archive)
+
+
+@pytest.mark.parametrize("bad", [None, 5, True, 1.5, [b"x"], {"path": "x"}])
+def test_readers_name_a_path_that_is_not_one(tmp_path: Path, bad) -> None:
+    """Found here: each gave pathlib's or open()'s TypeError ("expected str, bytes or os.PathLike object"), and a
+    bool or an int was opened as a file descriptor (True read stdout's)."""
+    import numpy as np
+
+    from decoders.corpora import conll, sentences, uner, wsj
+
+    frame = pd.DataFrame({"sent_id": []})
+    for call, name in [
+        (lambda: conll.read_conllu(bad), "path"),
+        (lambda: conll.read_conllx(bad), "path"),
+        (lambda: conll.read_cdt_sources(bad), "path"),
+        (lambda: conll.assign_cdt_documents(frame, bad), "sources_tsv"),
+        (lambda: conll.verify_cdt_sources(bad, "s.tsv"), "conll_path"),
+        (lambda: conll.split_cdt(frame, bad), "sources_tsv_path"),
+        (lambda: sentences.read_sentences(bad), "path"),
+        (lambda: sentences.file_stem(bad), "path"),
+        (lambda: uner.read_iob2(bad), "path"),
+        (lambda: wsj.read_wsj(bad), "dependency_zip"),
+        (lambda: wsj.read_wsj("d.zip", np.zeros(2)), "treebank_zip"),
+        (lambda: wsj.compare_with_treebank(frame, bad), "treebank_zip"),
+    ]:
+        with pytest.raises(ValueError, match=f"{name} must be a path"):
+            call()
+
+
+def test_corpus_functions_name_a_wrong_argument(tmp_path: Path) -> None:
+    """Found here: a frame that is not one gave AttributeErrors, a sentence id that is not a string a TypeError,
+    a prepare step's inputs without a role a KeyError, its limit or sample anything."""
+    from decoders.corpora import conll, prepare, sentences, uner, wsj
+
+    frame = pd.DataFrame({"a": [1]})
+    for call, words, error in [
+        (lambda: sentences.doc_id_from_sent_id(5, "d"), "sent_id must be a string", ValueError),
+        (lambda: sentences.sentence_frame(5), "rows must be a sequence", ValueError),
+        (lambda: sentences.sentence_frame([5]), r"rows\[0\] must be a mapping", ValueError),
+        (lambda: sentences.validate_sentences([1]), "frame must be a pandas DataFrame", ValueError),
+        (lambda: sentences.sentence_stats(None), "frame must be a pandas DataFrame", ValueError),
+        (lambda: sentences.split_by_document("f", 0.1), "frame must be a pandas DataFrame", ValueError),
+        (lambda: conll.read_conllu("x.conllu", tags_from=["upos"]), "tags_from must be a string", ValueError),
+        (lambda: conll.split_cdt(frame, "s.tsv", test_sentences=0), "test_sentences", ValueError),
+        (lambda: uner.join_uner_ud(frame, None), "ud must be a pandas DataFrame", ValueError),
+        (
+            lambda: uner.join_uner_ud(frame, frame, max_dropped_fraction="1"),
+            "max_dropped_fraction",
+            ValueError,
+        ),
+        (lambda: wsj.split_wsj([1]), "frame must be a pandas DataFrame", ValueError),
+        (lambda: prepare.sample_split(frame, -1, 0), "size must be an integer >= 1", ValueError),
+        (lambda: prepare.sample_split(frame, 1, "0"), "seed must be an integer", ValueError),
+        (lambda: prepare.prepare_conllu("d", {}, {}), "d: inputs has no 'train'", ConfigError),
+        (lambda: prepare.prepare_conllu("d", ["x"], {}), "inputs must be a mapping", ValueError),
+        (lambda: prepare.prepare_conllu(5, {}, {}), "dataset must be a string", ValueError),
+        (lambda: prepare.prepare_conllx("d", {"treebank": "t"}, {}, limit=0), "limit must be", ValueError),
+        (lambda: prepare.prepare_wsj("d", {}, {}, sample={"test": "5"}), r"sample\['test'\]", ValueError),
+        (lambda: prepare.prepare_uner("d", {}, {}, seed=-1), "seed must be an integer >= 0", ValueError),
+        (lambda: prepare.prepare_wikispeedia("d", {}, {}), "d: inputs has no 'articles'", ConfigError),
+    ]:
+        with pytest.raises(error, match=words):
+            call()

@@ -349,3 +349,25 @@ def test_plaintext_not_a_tar(tmp_path: Path) -> None:
     articles = read_articles(_write(tmp_path / "articles.tsv", "A\n"))
     with pytest.raises(CorpusFormatError, match="not a readable tar"):
         read_plaintext(_write(tmp_path / "bad.tar.gz", "plain text"), articles, progress=False)
+
+
+def test_wikispeedia_functions_name_a_wrong_argument() -> None:
+    """Found here: each gave pathlib's, numpy's or tarfile's TypeError, or an AttributeError."""
+    from decoders.corpora import wikispeedia
+
+    frame = pd.DataFrame({"a": [1]})
+    for call, words in [
+        (lambda: wikispeedia.read_articles(None), "articles_tsv must be a path"),
+        (lambda: wikispeedia.read_links(np.zeros(2), frame), "links_tsv must be a path"),
+        (lambda: wikispeedia.read_links("links.tsv", [1]), "articles must be a pandas DataFrame"),
+        (lambda: wikispeedia.read_plaintext(5, frame), "tar_path must be a path"),
+        (
+            lambda: wikispeedia.undirected_lcc(-1, np.zeros((0, 2), np.int64)),
+            "n_nodes must be an integer >= 0",
+        ),
+        (lambda: wikispeedia.undirected_lcc(3, [[0, 1]]), "links must be a ndarray"),
+        (lambda: wikispeedia.graph_stats(frame, np.zeros((0, 2)), None), "graph must be a Graph"),
+        (lambda: wikispeedia.Graph.load(None), "path must be a path"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            call()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import harness_toys
 import numpy as np
@@ -127,6 +128,32 @@ def test_every_decoder_of_every_experiment_refuses_what_is_not_its_instance(expe
     for name in known_decoders(experiment):
         with pytest.raises(ValueError, match="instance must be a"):
             get_decoder(experiment, name)(None)
+
+
+@pytest.mark.parametrize("experiment", ["titles", "chains", "linking", "bnb", "ppc"])
+def test_every_decoder_of_every_experiment_names_a_parameter_it_does_not_take(experiment):
+    """Found here: a misspelt key of a variant's params reached the decoder as Python's TypeError ("got an
+    unexpected keyword argument"), and a second positional argument likewise."""
+    for name in known_decoders(experiment):
+        decoder = get_decoder(experiment, name)
+        with pytest.raises(ConfigError, match=re.escape(f"decoder {name!r} has no parameter 'bogus'; its")):
+            decoder(None, bogus=1)
+        with pytest.raises(ConfigError, match="only positional argument"):
+            decoder(None, 5)
+
+
+def test_solution_names_an_objective_or_bound_that_is_not_a_number():
+    """Found here: Solution(objective="1") or a list bound gave float()'s raw ValueError or TypeError, and an
+    array status numpy's "truth value of an array is ambiguous"."""
+    for bad in ("1", [1.0], np.zeros(2), True):
+        with pytest.raises(ValueError, match="Solution.objective must be a number"):
+            Solution([0], bad)
+        with pytest.raises(ValueError, match="Solution.bound must be a number"):
+            Solution([0], 0.0, bad)
+    with pytest.raises(ValueError, match="Solution.status must be one of"):
+        Solution([0], 0.0, status=np.zeros(2))
+    kept = Solution([0], np.float32(1.5), np.asarray(2.0), "optimal")
+    assert (kept.objective, kept.bound) == (1.5, 2.0)
 
 
 # --- records --------------------------------------------------------------------------------------------------
@@ -362,3 +389,125 @@ def test_params_file_is_merged_and_bad_files_are_named(tmp_path):
     bad.write_text("[1, 2]")
     with pytest.raises(ConfigError, match="must hold a JSON object, not list"):
         read_params_file(bad, "experiments.x.variants.y")
+
+
+# --- bad arguments of the harness's public functions ----------------------------------------------------------
+
+
+def _harness_bad_calls(tmp_path):
+    """(call, a regex of the error's words) per bad argument of a public harness or io function: each a ValueError
+    or DecodersError naming the argument (found here: each was a raw TypeError, AttributeError, KeyError or
+    numpy error, a silent wrong answer, or - a bool or an int where a path goes - a file descriptor read and
+    closed: read_instance_index(True) closed the process's stdout)."""
+    from decoders import io
+    from decoders.harness import instances, jobs, provenance, records, sharding
+
+    frame = _frame([_row("viterbi", "s1")])
+    index = tmp_path / "index.tsv"
+    index.write_text("instance_id\tsize\tshard\ns1\t3\t0\n")
+    shard = tmp_path / "shard-0.pkl"
+    instances.write_instance_shards([("s1", 3, None)], [shard], index)
+    spec = {"decoder": "viterbi"}
+    decode = {
+        "experiment": "chains", "dataset": "ewt", "variant": "v", "spec": spec, "instances": shard,
+        "records": tmp_path / "r.parquet", "provenance": tmp_path / "p.json", "harness": {"time_limit": 1},
+        "seed": 0, "config": {},
+    }  # fmt: skip
+    return [
+        (lambda: instances.read_instance_index(True), "path must be a path"),
+        (lambda: instances.read_instance_index(np.zeros(2)), "path must be a path"),
+        (lambda: instances.read_instance_shard(3), "path must be a path"),
+        (lambda: instances.write_instance_shards(5, [shard], index), "instances must be a sequence"),
+        (lambda: instances.write_instance_shards([("s1", 3)], [shard], index), r"instances\[0\] must be an"),
+        (
+            lambda: instances.write_instance_shards([("s1", "3", None)], [shard], index),
+            r"instances\[0\] size",
+        ),
+        (
+            lambda: instances.write_instance_shards([("s1", 3, None)], str(shard), index),
+            "shard_paths must be a",
+        ),
+        (lambda: instances.write_instance_shards([("s1", 3, None)], [None], index), r"shard_paths\[0\]"),
+        (lambda: instances.write_instance_shards([("s1", 3, None)], [shard], 7), "index_path must be a path"),
+        (lambda: instances.sample_ids(["a", "b"], -1, 0), "sample must be an integer >= 0"),
+        (lambda: instances.sample_ids(["a", "b"], "1", 0), "sample must be an integer"),
+        (lambda: instances.sample_ids(["a", "b"], 1, "x"), "seed must be an integer"),
+        (lambda: instances.sample_ids(None, 1, 0), "ids must be a sequence"),
+        (lambda: sharding.shard_of("3", 2), "index must be an integer"),
+        (lambda: sharding.shard_of(1.5, 2), "index must be an integer"),
+        (lambda: sharding.shard_of(-1, 2), "index must be an integer >= 0"),
+        (lambda: sharding.split_into_shards(5, 2), "items must be a sequence"),
+        (lambda: sharding.split_into_shards([1, 2], 2, size=3), "size must be None or a function"),
+        (lambda: sharding.split_into_shards([1, 2], 2, size=lambda item: math.nan), r"size\(items\[0\]\)"),
+        (lambda: sharding.split_into_shards([1, 2], 2, size=lambda item: "big"), r"size\(items\[0\]\)"),
+        (lambda: sharding.gather_shards(None), "shards must be a sequence"),
+        (lambda: sharding.gather_shards([np.zeros(2)]), r"shards\[0\] must be a path"),
+        (lambda: sharding.gather_shards([frame], expected_ids="s1"), "expected_ids must be a sequence"),
+        (lambda: records.validate_records(np.zeros(2)), "frame must be a pandas DataFrame"),
+        (lambda: records.write_records(tmp_path / "x.parquet", {"a": 1}), "frame must be a pandas DataFrame"),
+        (lambda: records.write_records(None, frame), "path must be a path"),
+        (lambda: records.read_records(5), "path must be a path"),
+        (lambda: records.without_clock(None), "frame must be a record frame"),
+        (lambda: records.mark_exact(frame, ["viterbi"]), "reference_variant must be a string"),
+        (lambda: records.mark_exact(frame, "viterbi", rtol=math.nan), "rtol must be finite"),
+        (lambda: records.records_frame(5), "records must be a sequence"),
+        (lambda: records.records_frame([5]), r"records\[0\] must be a mapping"),
+        (lambda: _make({"params": [1]}), "params must be a mapping"),
+        (lambda: _make({"size": "3"}), "size must be an integer"),
+        (lambda: _make({"seconds": math.nan}), "seconds must be finite"),
+        (lambda: _make({"seconds": -1.0}), "seconds must be >= 0"),
+        (lambda: _make({"solution": {"structure": [0]}}), "solution must be a Solution"),
+        (lambda: _make({"evaluation": [1]}), "evaluation must be a mapping"),
+        (lambda: provenance.collect_provenance(seed="7", config={}), "seed must be an integer"),
+        (lambda: provenance.collect_provenance(seed=7, config=[1]), "config must be a mapping"),
+        (lambda: provenance.collect_provenance(seed=7, config={}, extra=[1]), "extra must be a mapping"),
+        (lambda: provenance.collect_provenance(seed=7, config={}, repo_dir=3), "repo_dir must be a path"),
+        (lambda: provenance.config_hash(np.zeros(2)), "config must be a mapping"),
+        (lambda: provenance.package_versions("numpy"), "names must be a sequence of strings"),
+        (lambda: provenance.git_state(np.zeros(2)), "directory must be a path"),
+        (lambda: provenance.write_provenance(None, {}), "path must be a path"),
+        (lambda: provenance.write_provenance(tmp_path / "p.json", [1]), "provenance must be a mapping"),
+        (lambda: provenance.read_provenance(True), "path must be a path"),
+        (lambda: jobs.read_params_file(None, "experiments.x.variants.y"), "path must be a path"),
+        (lambda: jobs.variant_sample([1], "experiments.x.variants.y"), r"\(spec\) must be a mapping"),
+        (lambda: jobs.decode_shard(**{**decode, "spec": None}), r"\(spec\) must be a mapping"),
+        (lambda: jobs.decode_shard(**{**decode, "harness": None}), "harness must be a mapping"),
+        (lambda: jobs.decode_shard(**{**decode, "seed": "0"}), "seed must be an integer"),
+        (lambda: jobs.decode_shard(**{**decode, "instances": np.zeros(2)}), "instances must be a path"),
+        (
+            lambda: jobs.decode_shard(**{**decode, "spec": {**spec, "params": [1]}}),
+            "params: must be a mapping",
+        ),
+        (lambda: jobs.gather_runs(5, index, tmp_path / "o.parquet"), "shards must be a sequence"),
+        (lambda: jobs.gather_runs([], True, tmp_path / "o.parquet"), "index must be a path"),
+        (lambda: jobs.gather_runs([], index, tmp_path / "o.parquet", sample=-2), "sample must be an integer"),
+        (lambda: io.sha256_file(True), "path must be a path"),
+        (lambda: io.read_json(1), "path must be a path"),
+        (lambda: io.read_parquet(np.zeros(2)), "path must be a path"),
+        (lambda: io.load_npz(None, ["a"]), "path must be a path"),
+        (lambda: io.write_text_atomic(tmp_path / "t", 5), "text must be a string"),
+        (lambda: io.write_bytes_atomic(tmp_path / "b", "text"), "data must be bytes"),
+        (lambda: io.sha256_bytes(None), "data must be bytes"),
+        (lambda: io.write_parquet_atomic(tmp_path / "f.parquet", [1]), "frame must be a pandas DataFrame"),
+        (lambda: io.save_npz(tmp_path / "a.npz", [1]), "arrays must be a mapping"),
+        (lambda: io.checksum_mismatch(None), "path must be a path"),
+    ]
+
+
+def _make(changes):
+    args = {
+        "experiment": "chains", "dataset": "ewt", "variant": "v", "params": {}, "instance_id": "s1", "size": 3,
+        "seconds": 0.5, "solution": Solution([0], 1.0),
+    }  # fmt: skip
+    return make_record(**{**args, **changes})
+
+
+def test_harness_functions_name_a_bad_argument(tmp_path, capfd):
+    from decoders.errors import DecodersError
+
+    for call, words in _harness_bad_calls(tmp_path):
+        with pytest.raises((ValueError, DecodersError)) as caught:
+            call()
+        assert caught.match(words), (words, str(caught.value))
+    print("stdout still open")  # read_instance_index(True) used to close file descriptor 1
+    assert "stdout still open" in capfd.readouterr().out

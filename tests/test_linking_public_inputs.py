@@ -36,6 +36,7 @@ from public_inputs import (
 )
 
 from decoders.corpora.wikispeedia import Graph
+from decoders.errors import DecodersError
 from decoders.harness.protocol import Solution, get_decoder
 from decoders.linking.instance import LinkingInstance
 from decoders.linking.overlay import Overlay, overlay_from_edges
@@ -900,3 +901,54 @@ def test_graph_paths_must_be_paths(bad):
     for call in (load_graph, graph_order):
         with pytest.raises(ValueError, match=re.escape("path must be a path (str or os.PathLike)")):
             call(bad)
+
+
+def test_jobs_name_a_path_or_option_that_is_wrong():
+    """Found here: an array, None or a number where a job takes a path gave numpy's or pathlib's TypeError
+    ("expected str, bytes or os.PathLike object"), options that are not a mapping an AttributeError, a
+    synthetic graph's options without nodes a KeyError."""
+    from decoders.linking import jobs
+
+    out = str(_DIR / "out")
+    calls = [
+        (lambda: jobs.build_synthetic_graph(np.zeros(2), out, out, options={}, seed=0), "degrees_graph"),
+        (lambda: jobs.build_synthetic_graph(GRAPH_PATH, None, out, options={}, seed=0), "graph_out"),
+        (lambda: jobs.build_synthetic_graph(GRAPH_PATH, out, out, options=[1], seed=0), "options must be a"),
+        (
+            lambda: jobs.build_synthetic_graph(GRAPH_PATH, out, out, options={}, seed=0),
+            "need nodes and edges",
+        ),
+        (lambda: jobs.build_synthetic_graph(GRAPH_PATH, out, out, options={}, seed="0"), "seed must be"),
+        (
+            lambda: jobs.build_synthetic_set(GRAPH_PATH, out, out, out, options={}, seed=0),
+            "shard_paths must be",
+        ),
+        (
+            lambda: jobs.build_synthetic_set(GRAPH_PATH, [3], out, out, options={}, seed=0),
+            r"shard_paths\[0\]",
+        ),
+        (
+            lambda: jobs.build_wikispeedia_set(5, GRAPH_PATH, out, [out], out, out, options={}, seed=0),
+            "articles_path must be a path",
+        ),  # fmt: skip
+        (
+            lambda: jobs.build_elevant_set(out, None, out, GRAPH_PATH, [out], out, out, options={}),
+            "mentions_path must be a path",
+        ),  # fmt: skip
+        (
+            lambda: jobs.scaling(
+                GRAPH_PATH, out, [out], GRAPH_PATH, out, True, options={}, seed=0, config={}
+            ),
+            "provenance must be a path",
+        ),  # fmt: skip
+        (
+            lambda: jobs.scaling(
+                GRAPH_PATH, out, [out], GRAPH_PATH, out, out, options={}, seed=0, config=None
+            ),
+            "config must be a mapping",
+        ),  # fmt: skip
+        (lambda: Graph.load(np.zeros(2)), "path must be a path"),
+    ]
+    for call, words in calls:
+        with pytest.raises((ValueError, DecodersError), match=words):
+            call()

@@ -310,9 +310,20 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: _decoders().load_first_order(7), "path must be a path"),
     ],
     "decoders.decode_mst": "takes a PPCInstance, checked at construction",
-    "decoders.decode_full_lp": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
-    "decoders.decode_ppc": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
-    "decoders.decode_ilp": "takes a PPCInstance, checked at construction; bad parameters: test_ppc_pipeline",
+    "decoders.decode_full_lp": [  # found here: an array polytope or rows gave numpy's "truth value ... ambiguous"
+        (lambda: _decoders().decode_full_lp(_instance(), polytope=np.zeros(2)), "polytope must be one of"),
+        (lambda: _decoders().decode_full_lp(_instance(), rows=np.zeros(2)), "rows must be one of"),
+        (lambda: _decoders().decode_full_lp(_instance(), polytopes="all"), "has no parameter 'polytopes'"),
+    ],
+    "decoders.decode_ppc": [
+        (lambda: _decoders().decode_ppc(_instance(), start=np.zeros(2)), "start must be one of"),
+        (lambda: _decoders().decode_ppc(_instance(), rows=np.array(["paper"])), "rows must be one of"),
+        (lambda: _decoders().decode_ppc(_instance(), columns_per_word=np.nan), "columns_per_word"),
+    ],
+    "decoders.decode_ilp": [
+        (lambda: _decoders().decode_ilp(_instance(), start=np.zeros(2)), "start must be one of"),
+        (lambda: _decoders().decode_ilp(_instance(), 5), "only positional argument"),
+    ],
     "decoders.decode_ppc_audit": "takes a PPCInstance, checked at construction",
     "decoders.tree_score": [
         (lambda: _decoders().tree_score("instance", [-1, 0]), "instance must be a PPCInstance")
@@ -326,15 +337,78 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: _decoders().verify(np.zeros(3), _solution([0, 1])), "instance must be a PPCInstance"),
         (lambda: _decoders().verify(_instance(), {"structure": [0, 1]}), "solution must be a Solution"),
     ],
-    "pipeline.encode": "reads prepared sentence tables (their errors name the table: test_ppc_pipeline)",
-    "pipeline.uas_of": [(lambda: _pipeline().uas_of([np.zeros(2)], []), "zip")],
-    "pipeline.prune": "called by the pipeline on encoded sentences and trained weights",
-    "pipeline.train_parsers": "bad settings name the config key (test_ppc_pipeline)",
-    "pipeline.choose_epoch": [(lambda: _pipeline().choose_epoch([{"dev_uas": 1.0}], -1), "epoch_tolerance")],
-    "pipeline.train_job": "a Snakemake job over files: bad settings name the config key (test_ppc_pipeline)",
-    "pipeline.instances_job": "a Snakemake job over files the workflow wrote",
-    "pipeline.udpipe_train_job": "a Snakemake job; UDPipe errors name the file (test_parsing_udpipe)",
-    "pipeline.udpipe_job": "a Snakemake job; UDPipe errors name the file (test_parsing_udpipe)",
+    "pipeline.encode": [
+        (lambda: _pipeline().encode({"words": []}, _vocabulary(), None), "frame must be a pandas DataFrame"),
+    ],
+    "pipeline.uas_of": [
+        (lambda: _pipeline().uas_of([np.zeros(2)], []), "predicted has 1 head arrays, data 0"),
+        (lambda: _pipeline().uas_of(5, []), "predicted must be a sequence"),
+        (
+            lambda: _pipeline().uas_of([np.zeros(2)], [(None, np.zeros(3), np.ones(3, bool))]),
+            r"predicted\[0\]",
+        ),
+    ],
+    "pipeline.prune": [
+        (lambda: _pipeline().prune(np.zeros((3, 3)), np.zeros(8), 2), "tokens must be a Encoded"),
+        (
+            lambda: _pipeline().prune(training.Encoded(None, None), np.zeros(8), 0),
+            "k must be an integer >= 1",
+        ),
+    ],
+    "pipeline.train_parsers": [  # bad settings name the config key (test_ppc_pipeline); bad frames here
+        (
+            lambda: _pipeline().train_parsers(None, bits=8, epochs=1, train_k=None, seed=0, first_order={}),
+            "frames must be a mapping",
+        ),
+        (
+            lambda: _pipeline().train_parsers(
+                {"train": None}, bits=8, epochs=1, train_k=None, seed=0, first_order={}
+            ),
+            r"frames\['train'\] must be a pandas DataFrame",
+        ),
+    ],
+    "pipeline.choose_epoch": [
+        (lambda: _pipeline().choose_epoch([{"dev_uas": 1.0}], -1), "epoch_tolerance"),
+        (lambda: _pipeline().choose_epoch([], 0.5), "epochs must hold at least one"),
+        (lambda: _pipeline().choose_epoch([{"dev_uas": 1.0}], 0.5), r"epochs\[0\] must be a mapping"),
+        (lambda: _pipeline().choose_epoch(3, 0.5), "epochs must be a sequence"),
+    ],
+    "pipeline.train_job": [
+        (
+            lambda: _pipeline().train_job(["t.parquet"], "f", "m", "h", dev_fraction=0.1),
+            "splits must be a mapping",
+        ),
+        (
+            lambda: _pipeline().train_job({"train": None}, "f", "m", "h", dev_fraction=0.1),
+            r"splits\['train'\]",
+        ),
+        (
+            lambda: _pipeline().train_job({}, np.zeros(2), "m", "h", dev_fraction=0.1),
+            "first_out must be a path",
+        ),
+    ],
+    "pipeline.instances_job": [
+        (
+            lambda: _pipeline().instances_job({}, "f", "m", "shard.pkl", "i", dev_fraction=0.1),
+            "shard_paths must",
+        ),
+        (
+            lambda: _pipeline().instances_job({}, "f", "m", ["s"], None, dev_fraction=0.1),
+            "index_path must be",
+        ),
+    ],
+    "pipeline.udpipe_train_job": [
+        (
+            lambda: _pipeline().udpipe_train_job({}, "m", "t", dev_fraction=0.1, parser_options=1, seed=0),
+            "parser_options must be a string",
+        ),
+    ],
+    "pipeline.udpipe_job": [
+        (
+            lambda: _pipeline().udpipe_job({}, "m", "t", "r", True, dev_fraction=0.1),
+            "summary_out must be a path",
+        ),
+    ],
 }
 
 

@@ -434,3 +434,27 @@ def test_bnb_figures_bin_lengths_and_leave_out_thin_bins(tmp_path):
     assert binned["size"].tolist() == [5.0, 15.0] and binned["value"].tolist() == [2.5, 6.5]
     by_length(records, settings, tmp_path / "f5.png", "dp_calls", "mean DP calls")
     assert (tmp_path / "f5.png").stat().st_size > 0
+
+
+def test_writers_name_a_wrong_argument(tmp_path):
+    """Found here: shown_number(5) failed ('int' object has no attribute 'is_integer'), a string a TypeError; the
+    writers gave AttributeErrors and pathlib's TypeError for what is not a frame, a figure or a path."""
+    from decoders.tables.writers import rounded, save_figure, shown_number, write_table
+
+    assert shown_number(5) == "5" and shown_number(np.int64(7)) == "7" and shown_number(None) == ""
+    assert shown_number(0.123456) == "0.1235" and shown_number(float("nan")) == ""
+    for call, words in [
+        (lambda: shown_number("1.5"), "value must be a real number"),
+        (lambda: shown_number(True), "value must be a real number"),
+        (lambda: shown_number(np.zeros(2)), "value must be a real number"),
+        (lambda: write_table([1], tmp_path / "t", title="T"), "frame must be a pandas DataFrame"),
+        (lambda: write_table(pd.DataFrame(), None, title="T"), "stem must be a path"),
+        (lambda: write_table(pd.DataFrame(), tmp_path / "t", title=5), "title must be a string"),
+        (lambda: write_table(pd.DataFrame(), tmp_path / "t", title="T", notes="a note"), "notes must be a"),
+        (lambda: write_table(pd.DataFrame(), tmp_path / "t", title="T", caption="c"), "caption must be a"),
+        (lambda: save_figure(None, tmp_path / "f.png"), "fig must be a matplotlib Figure"),
+        (lambda: rounded(None), "frame must be a pandas DataFrame"),
+        (lambda: rounded(pd.DataFrame(), digits="4"), "digits must be an integer"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            call()

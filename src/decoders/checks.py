@@ -11,9 +11,10 @@ call, outside the kernels' loops.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import reprlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -114,6 +115,14 @@ def check_sequence(values: Any, name: str) -> list:
     return list(values)
 
 
+def check_mapping(value: Any, name: str) -> Mapping:
+    """``value`` as it is when it is a mapping (a dict, a config section), else a ValueError naming it (never
+    ``'list' object has no attribute 'get'`` from deep inside)."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must be a mapping; got {type(value).__name__}")
+    return value
+
+
 def check_pair(value: Any, name: str, what: str = "(tokens, heads)") -> tuple:
     """``value`` as a tuple of two (a list or tuple of length 2), else a ValueError naming it."""
     if not isinstance(value, tuple | list) or len(value) != 2:
@@ -163,5 +172,121 @@ def cached_by_path(
         checked.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
         checked.cache_info = cached.cache_info  # type: ignore[attr-defined]
         return checked
+
+    return decorate
+
+
+def check_frame(value: Any, name: str) -> pd.DataFrame:
+    """``value`` when it is a :class:`pandas.DataFrame`, else a ValueError naming it."""
+    if not isinstance(value, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame; got {type(value).__name__}")
+    return value
+
+
+def check_frames(value: Any, name: str) -> Mapping:
+    """A mapping of split names to DataFrames (``frames["train"]``...), else a ValueError naming the entry."""
+    for key, frame in check_mapping(value, name).items():
+        check_frame(frame, f"{name}[{key!r}]")
+    return value
+
+
+#: the splits of a parsing or tagging dataset (:data:`decoders.parsing.treebank.SPLITS`)
+SPLIT_NAMES = ("train", "dev", "test")
+
+
+def check_splits(value: Any, name: str) -> Mapping:
+    """A mapping of the splits train, dev and test to DataFrames (what ``load_splits`` returns), else a
+    ValueError naming the argument or the split that is missing or not a frame (never a KeyError)."""
+    check_frames(value, name)
+    missing = [split for split in SPLIT_NAMES if split not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the split(s) {', '.join(missing)}; got {sorted(map(str, value))}")
+    return value
+
+
+def check_paths(value: Any, name: str) -> list[str]:
+    """A sequence of paths (a single path is not one: it would be read letter by letter)."""
+    return [check_path(path, f"{name}[{i}]") for i, path in enumerate(check_sequence(value, name))]
+
+
+def check_path_mapping(value: Any, name: str) -> Mapping:
+    """A mapping of names to paths (the ``splits`` of a Snakemake job: split name -> parquet file)."""
+    for key, path in check_mapping(value, name).items():
+        check_path(path, f"{name}[{key!r}]")
+    return value
+
+
+#: What :func:`checked` can check an argument as: each takes ``(value, name)`` and raises a ValueError naming it.
+CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "path": check_path,
+    "paths": check_paths,
+    "path_mapping": check_path_mapping,
+    "mapping": check_mapping,
+    "frame": check_frame,
+    "frames": check_frames,
+    "splits": check_splits,
+    "text": check_text,
+    "texts": check_texts,
+    "sequence": check_sequence,
+    "int": check_int,
+    "count": lambda value, name: check_int(value, name, minimum=0),
+    "positive": lambda value, name: check_int(value, name, minimum=1),
+    "number": check_float,
+    "flag": lambda value, name: _check_flag(value, name),
+}
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be true or false; got {value!r}")
+    return bool(value)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+#: the kinds whose check iterates over the argument: a generator is made a list first, and that list passed on
+_ITERATED = frozenset({"sequence", "paths", "texts", "sequence?", "paths?", "texts?"})
+
+
+def checked(**kinds: str | type | tuple[type, ...]) -> Callable[[_F], _F]:
+    """Decorator of a public function: before it runs, each argument named in ``kinds`` is checked as the kind
+    given (a key of :data:`CHECKS`, ending in ``?`` when None is allowed too, or a class or tuple of classes the
+    argument must be an instance of), a ValueError naming the argument; an argument left at its default (None,
+    most often) is not checked. The arguments are passed on as given (a generator checked element by element is
+    passed on as the list it gave), so a valid call behaves as before; the checks run once per call, in Python,
+    never inside a compiled kernel."""
+
+    def decorate(func: _F) -> _F:
+        signature = inspect.signature(func)
+        unknown = set(kinds) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"checked: {func.__qualname__} has no argument(s) {sorted(unknown)}")
+        defaults = {name: p.default for name, p in signature.parameters.items()}
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            consumed = False
+            for name, kind in kinds.items():
+                if name not in bound.arguments or bound.arguments[name] is defaults[name]:
+                    continue
+                value = bound.arguments[name]
+                if kind in _ITERATED and isinstance(value, Iterator):  # checking would consume a generator
+                    value = bound.arguments[name] = list(value)
+                    consumed = True
+                if isinstance(kind, str) and kind.endswith("?"):  # "int?": None or an int
+                    if value is not None:
+                        CHECKS[kind[:-1]](value, name)
+                elif isinstance(kind, str):
+                    CHECKS[kind](value, name)
+                elif not isinstance(value, kind):
+                    expected = " or ".join(
+                        "None" if k is type(None) else k.__name__
+                        for k in (kind if isinstance(kind, tuple) else (kind,))
+                    )
+                    raise ValueError(f"{name} must be a {expected}; got {type(value).__name__}")
+            return func(*bound.args, **bound.kwargs) if consumed else func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
 
     return decorate

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from decoders.checks import check_mapping, check_path
 from decoders.errors import CorpusFormatError
 
 _UMASK = os.umask(0)
@@ -28,8 +29,10 @@ os.umask(_UMASK)
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds."""
-    path = Path(path)
+    """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds. A ``path`` that is
+    no path (None, a number, an array) is a ValueError naming it (:func:`decoders.checks.check_path`), here and in
+    every reader below, not ``open``'s TypeError or a number read as a file descriptor."""
+    path = Path(check_path(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     os.close(fd)
@@ -43,11 +46,14 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    _check_bytes(data)
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string; got {type(text).__name__}")
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
@@ -58,6 +64,8 @@ def write_json_atomic(path: str | Path, obj: Any) -> None:
 
 def write_parquet_atomic(path: str | Path, frame: pd.DataFrame) -> None:
     """``frame`` as parquet with a CRC per page, so that :func:`read_parquet` detects a garbled page."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame; got {type(frame).__name__}")
     with atomic_path(path) as tmp:
         frame.to_parquet(tmp, index=False, write_page_checksum=True)
 
@@ -65,6 +73,7 @@ def write_parquet_atomic(path: str | Path, frame: pd.DataFrame) -> None:
 def read_parquet(path: str | Path, **options: Any) -> pd.DataFrame:
     """``pd.read_parquet`` that checks the pages' CRCs (where the writer stored them) and names the file when it
     cannot be read (missing, truncated, garbled): CorpusFormatError."""
+    path = check_path(path)
     try:
         return pd.read_parquet(path, page_checksum_verification=True, **options)
     except FileNotFoundError:
@@ -78,6 +87,7 @@ def read_parquet(path: str | Path, **options: Any) -> pd.DataFrame:
 def read_json(path: str | Path) -> Any:
     """The JSON value in ``path``; CorpusFormatError names a file that is not valid UTF-8 JSON (truncated or
     garbled)."""
+    path = check_path(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
         return json.loads(text)
@@ -91,13 +101,19 @@ def read_json(path: str | Path) -> Any:
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open(check_path(path), "rb") as handle:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
 
 
+def _check_bytes(data: Any) -> None:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ValueError(f"data must be bytes; got {type(data).__name__}")
+
+
 def sha256_bytes(data: bytes) -> str:
+    _check_bytes(data)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -112,12 +128,14 @@ def _json_default(value: Any) -> Any:
 
 def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     """np.savez_compressed into an open temporary file (a path would get ``.npz`` appended), then rename."""
+    check_mapping(arrays, "arrays")
     with atomic_path(path) as tmp, open(tmp, "wb") as handle:
         np.savez_compressed(handle, **arrays)
 
 
 def load_npz(path: str | Path, keys: Sequence[str]) -> dict[str, np.ndarray]:
     """The named arrays of an .npz file; CorpusFormatError if it cannot be read or lacks one of them."""
+    path = check_path(path)
     try:
         with np.load(path, allow_pickle=False) as data:
             missing = [key for key in keys if key not in data.files]
@@ -140,18 +158,18 @@ CHECKSUM_SUFFIX = ".sha256"
 
 def checksum_path(path: str | Path) -> Path:
     """Where the checksum of ``path`` is kept: the hidden file ``.<name>.sha256`` beside it."""
-    path = Path(path)
+    path = Path(check_path(path))
     return path.with_name(f".{path.name}{CHECKSUM_SUFFIX}")
 
 
 def is_checksum_file(path: str | Path) -> bool:
-    name = Path(path).name
+    name = Path(check_path(path)).name
     return name.startswith(".") and name.endswith(CHECKSUM_SUFFIX)
 
 
 def record_checksum(path: str | Path) -> str:
     """Write the size and sha256 of ``path`` beside it (atomically); return the digest."""
-    path = Path(path)
+    path = Path(check_path(path))
     digest = sha256_file(path)
     write_text_atomic(checksum_path(path), f"{digest} {path.stat().st_size}\n")
     return digest
@@ -162,7 +180,7 @@ def checksum_mismatch(path: str | Path) -> str | None:
 
     A checksum file that cannot be parsed is itself reported (it is as untrustworthy as the file it vouches for).
     """
-    path = Path(path)
+    path = Path(check_path(path))
     recorded = checksum_path(path)
     try:
         text = recorded.read_text(encoding="utf-8")
@@ -192,7 +210,7 @@ def checksum_mismatch(path: str | Path) -> str | None:
 def move_aside(path: str | Path) -> Path:
     """Rename a corrupted ``path`` to ``<name>.corrupt`` (replacing an earlier one) and drop its checksum, so
     that Snakemake sees the file missing and its next run rebuilds it; return the new path."""
-    path = Path(path)
+    path = Path(check_path(path))
     aside = path.with_name(f"{path.name}.corrupt")
     os.replace(path, aside)
     checksum_path(path).unlink(missing_ok=True)

@@ -100,11 +100,15 @@ def solve_exact(backbone: Backbone, factors: Factors, *, time_limit: float, work
 
 def _check_audit_arguments(backbone: Backbone, factors: Factors, time_limit: float, workers: int) -> None:
     """solve_exact's entry checks (ValueError): a second-order Backbone, its Factors, the limits."""
-    if not isinstance(backbone, Backbone) or not isinstance(factors, Factors):
-        raise ValueError("solve_exact takes a Backbone and Factors")
+    if not isinstance(backbone, Backbone):
+        raise ValueError(f"backbone must be a Backbone; got {type(backbone).__name__}")
+    if not isinstance(factors, Factors):
+        raise ValueError(f"factors must be Factors; got {type(factors).__name__}")
     factors.check(backbone.n)
     if isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or math.isnan(time_limit):
         raise ValueError(f"time_limit must be a number of seconds, got {time_limit!r}")
+    if time_limit <= 0:
+        raise ValueError(f"time_limit must be > 0 seconds (+inf: none), got {time_limit!r}")
     check_int(workers, "workers", minimum=1)
     if backbone.sib is None:
         raise ValueError("the audit needs the second-order backbone")
@@ -240,16 +244,28 @@ def _read_answer(solver: cp_model.CpSolver, code: int, z: dict, n: int, stats: d
 
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         status = "infeasible" if code == cp_model.INFEASIBLE else "timeout"
-        bound = _integral(solver.best_objective_bound) if code == cp_model.UNKNOWN else math.nan
+        bound = _solver_bound(solver) if code == cp_model.UNKNOWN else math.nan
         return AuditResult(None, math.nan, bound, status, stats)
     heads = np.full(n + 1, -1, dtype=np.int64)
     for (h, m), var in z.items():
         if solver.boolean_value(var):
             heads[m] = h
-    status = "optimal" if code == cp_model.OPTIMAL else "timeout"
-    return AuditResult(
-        heads, _integral(solver.objective_value), _integral(solver.best_objective_bound), status, stats
-    )
+    if code == cp_model.OPTIMAL:
+        return AuditResult(heads, _integral(solver.objective_value), _integral(solver.best_objective_bound),
+                           "optimal", stats)  # fmt: skip
+    objective = _integral(solver.objective_value)
+    bound = _solver_bound(solver)
+    return AuditResult(heads, objective, bound if bound >= objective else math.nan, "timeout", stats)
+
+
+def _solver_bound(solver: cp_model.CpSolver) -> float:
+    """CP-SAT's upper bound on the optimum when it stopped unproved, or NaN when it has none: stopped by its time
+    limit during presolve (before the search loaded a variable) it reports the response's default 0.0, which
+    bounds nothing (found here: a passed deadline gave every cp-sat timeout the bound 0 under optima in the
+    thousands)."""
+    if solver.response_proto.num_booleans == 0:
+        return math.nan
+    return _integral(solver.best_objective_bound)
 
 
 def _depths(heads: np.ndarray) -> np.ndarray:

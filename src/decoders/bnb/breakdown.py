@@ -51,13 +51,16 @@ from decoders.bnb.factors import (
 )
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, halves, prune_heads, structure_of
-from decoders.bnb.search import _check_grid, _eliminate, _Problem, _solve, _subgradient
+from decoders.bnb.search import Backbone, Factors, _check_grid, _eliminate, _Problem, _solve, _subgradient
+from decoders.checks import check_float, checked
 from decoders.errors import ConfigError
 from decoders.harness.instances import read_instance_index, read_instance_shard
 from decoders.harness.runner import _compile_timer, warmup_index
 from decoders.io import write_json_atomic, write_parquet_atomic
+from decoders.parsing.checks import check_allowed, check_arc_scores, check_tokens
 from decoders.parsing.features import (
     INNER,
+    N_ATTRIBUTES,
     N_FIXED_TEMPLATES,
     N_PART_TEMPLATES,
     OUTER,
@@ -94,6 +97,7 @@ COMPONENTS = (
 # templates and feature counts
 
 
+@checked(groups="texts")
 def template_counts(groups: Sequence[str]) -> dict[str, int]:
     """Feature templates per part type as :mod:`decoders.parsing.features` and :mod:`decoders.bnb.factors` define
     them (template ids; each is hashed twice, plain and with the arc's direction and distance or the factor's
@@ -167,6 +171,7 @@ def _factor_feature_counts(tokens, weights, group, heads, mods) -> np.ndarray:
     return totals
 
 
+@checked(structure=NonLocalStructure)
 def feature_counts(
     structure: NonLocalStructure,
     tokens: np.ndarray,
@@ -175,7 +180,12 @@ def feature_counts(
     arc: np.ndarray,
 ) -> dict[str, int]:
     """The hashed features one sentence's scoring extracts over the ``allowed`` arcs (``arc``: their scores), and
-    how many of them have a non-zero weight in the model: per arc, per second-order part, per candidate factor."""
+    how many of them have a non-zero weight in the model: per arc, per second-order part, per candidate factor.
+    Each array is checked against the sentence (ValueError naming it), before the kernels read them unchecked."""
+    tokens = check_tokens(tokens, N_ATTRIBUTES)
+    n = tokens.shape[1] - 1
+    allowed = check_allowed(allowed, n=n)
+    arc = check_arc_scores(arc, "arc", n=n)
     base, extra = halves(weights)
     heads, mods = np.nonzero(allowed)
     indices, _ = _arcs_features(tokens, heads.astype(np.int64), mods.astype(np.int64), base.shape[0])
@@ -224,6 +234,14 @@ def _median_seconds(function, repeats: int, prepare=None) -> float:
     return statistics.median(times)
 
 
+@checked(
+    structure=NonLocalStructure,
+    backbone=Backbone,
+    factors=Factors,
+    repeats="positive",
+    calls="positive",
+    fixing="flag",
+)
 def unit_seconds(
     structure: NonLocalStructure,
     backbone,
@@ -285,6 +303,12 @@ def _setup(structure: NonLocalStructure, backbone, factors) -> None:
     _Problem(backbone, factors, structure.grid, structure.step_rule)
 
 
+@checked(
+    instance=ParseInstance,
+    structure=NonLocalStructure,
+    repeats="positive",
+    every_unit="flag",
+)
 def measure_sentence(
     instance: ParseInstance,
     structure: NonLocalStructure,
@@ -299,6 +323,8 @@ def measure_sentence(
     after the start, as the harness sets it), the search's counters, the scoring's kernels timed again, the search's
     unit estimates (:func:`unit_seconds`; the fixing pass's only when the search made one, or ``every_unit``: the
     warm-up compiles every kernel) and the features it extracts (:func:`feature_counts`)."""
+    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or not time_limit > 0:
+        raise ValueError(f"time_limit must be a number of seconds > 0; got {time_limit!r}")
     tokens = instance.tokens
     start = time.perf_counter()
     allowed = _unpruned(instance.n) if pruner is None else prune_heads(tokens, pruner, instance.k)
@@ -350,6 +376,7 @@ def measure_sentence(
     return row
 
 
+@checked(instance=ParseInstance, big=np.ndarray, first_big="flag")
 def paper_space_seconds(
     instance: ParseInstance, weights: np.ndarray, big: np.ndarray, first_big: bool
 ) -> tuple[float, float]:
@@ -392,6 +419,7 @@ def _check_options(
         raise ConfigError(f"breakdown: time_limit must be a number of seconds > 0; got {time_limit!r}")
 
 
+@checked(model=ParserModel, params="mapping")
 def configured_structure(model: ParserModel, params: Mapping[str, Any]) -> NonLocalStructure:
     """The model's B&B structure with a ``bnb`` variant's search parameters (ConfigError for a model that is not a
     B&B model or a parameter ``decode_bnb`` does not take or refuses)."""
@@ -409,6 +437,9 @@ def configured_structure(model: ParserModel, params: Mapping[str, Any]) -> NonLo
     return replace(structure, **settings)
 
 
+@checked(
+    items="sequence", model=ParserModel, pruner=(np.ndarray, type(None)), params="mapping", progress="flag"
+)
 def measure_breakdown(
     items: Sequence[tuple[str, int, ParseInstance]],
     model: ParserModel,
@@ -476,11 +507,14 @@ def measure_breakdown(
     return frame
 
 
+@checked(measured="number", estimates="mapping", rest="text")
 def split_seconds(
     measured: float, estimates: Mapping[str, float], rest: str
 ) -> tuple[dict[str, float], float]:
     """``estimates`` (non-negative seconds) and ``rest``, the measured time they leave; estimates that exceed the
     measured time are scaled down to it (returned: the scale, 1 when they fit)."""
+    for name, value in estimates.items():
+        check_float(value, f"estimates[{name!r}]")
     if any(value < 0 for value in estimates.values()) or measured < 0:
         raise ValueError(f"seconds must be >= 0: measured {measured}, estimates {dict(estimates)}")
     total = sum(estimates.values())
@@ -490,6 +524,7 @@ def split_seconds(
     return parts, scale
 
 
+@checked(frame="frame", model=ParserModel, structure=NonLocalStructure)
 def summarize(frame: pd.DataFrame, model: ParserModel, structure: NonLocalStructure) -> dict[str, Any]:
     """The set's totals: seconds per component (:data:`COMPONENTS`, summing to the measured total), counters,
     features per scored arc, templates and weights, and the weight-space measurement."""
@@ -572,6 +607,7 @@ def summarize(frame: pd.DataFrame, model: ParserModel, structure: NonLocalStruct
     }
 
 
+@checked(index="path", shards="paths")
 def read_instance_set(index: str | Path, shards: Sequence[str | Path]) -> list[tuple[str, int, Any]]:
     """Every ``(instance_id, size, instance)`` of an instance set, in its index's order."""
     by_id = {item[0]: item for path in shards for item in read_instance_shard(path)}
@@ -582,6 +618,17 @@ def read_instance_set(index: str | Path, shards: Sequence[str | Path]) -> list[t
     return [by_id[i] for i in order]
 
 
+@checked(
+    index="path",
+    shards="paths",
+    model="path",
+    pruner="path?",
+    records_out="path",
+    summary_out="path",
+    set_name="text",
+    variant="text",
+    params="mapping",
+)
 def breakdown_job(
     index: str,
     shards: Sequence[str],

@@ -197,9 +197,14 @@ def search_settings(
         isinstance(max_open_mb, bool) or not isinstance(max_open_mb, int) or max_open_mb < 1
     ):
         raise ConfigError(f"max_open_mb must be an integer >= 1 or null; got {max_open_mb!r}")
-    if not isinstance(epsilon, int | float) or not math.isfinite(epsilon) or epsilon < 0:
+    if (
+        isinstance(epsilon, bool)
+        or not isinstance(epsilon, int | float)
+        or not math.isfinite(epsilon)
+        or epsilon < 0
+    ):
         raise ConfigError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
-    if step_rule not in STEP_RULES:
+    if not isinstance(step_rule, str) or step_rule not in STEP_RULES:
         raise ConfigError(f"step_rule must be one of {list(STEP_RULES)}; got {step_rule!r}")
     if not isinstance(fixing, bool):
         raise ConfigError(f"fixing must be true or false; got {fixing!r}")
@@ -235,6 +240,8 @@ def decode_cp_sat(
     allowed = pruned_arcs(instance)
     backbone, factors = structure.parts(instance.tokens, model.numerator, allowed)
     left = math.inf if deadline is None else deadline - time.perf_counter()
+    if left <= 0:  # already passed: no time to give the solver (it would stop in presolve, knowing nothing)
+        return Solution(None, math.nan, None, "timeout", {"words": instance.n, "factors": len(factors)})
     result = solve_exact(backbone, factors, time_limit=min(left, 1e6), workers=workers)
     stats = {"words": instance.n, "factors": len(factors), **result.stats}
     structure_out = None if result.heads is None else result.heads[1:].tolist()

@@ -14,6 +14,7 @@ import pandas as pd
 
 from decoders.bnb.model import prune_heads
 from decoders.bnb.pipeline import encode_split, load_splits, tags_of, train_parser
+from decoders.checks import checked
 from decoders.io import read_parquet, write_parquet_atomic
 from decoders.parsing.perceptron import LocalStructure
 
@@ -22,6 +23,17 @@ def _tag(tags: list[str], position: int) -> str:
     return "ROOT" if position == 0 else tags[position - 1]
 
 
+@checked(
+    frames="splits",
+    table="frame",
+    language="text",
+    folds="positive",
+    epochs="positive",
+    k="positive?",
+    seed="count",
+    pruner="mapping",
+    progress="flag",
+)
 def cross_validation_errors(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -94,6 +106,7 @@ def cross_validation_errors(
     return pd.DataFrame(rows)
 
 
+@checked(errors="frame", top="count")
 def error_patterns(errors: pd.DataFrame, top: int = 40) -> pd.DataFrame:
     """The most frequent (modifier tag, gold head tag, predicted head tag, directions) error patterns, with an
     example word and the share of all errors."""
@@ -106,6 +119,7 @@ def error_patterns(errors: pd.DataFrame, top: int = 40) -> pd.DataFrame:
     return counts.sort_values("errors", ascending=False, kind="stable").head(top).reset_index(drop=True)
 
 
+@checked(splits="path_mapping", tags="path", errors_out="path")
 def errors_job(
     splits: Mapping[str, str], tags: str, errors_out: str, *, dev_fraction: float, **options: Any
 ) -> None:

@@ -24,6 +24,7 @@ from decoders.bnb.factors import PATTERNS, pattern_counts
 from decoders.bnb.instance import ParseInstance
 from decoders.bnb.model import NonLocalStructure, prune_heads, structure_of
 from decoders.bnb.tagging import coarse_of, jackknife_tags, predict_tags, tag_accuracy, train_tagger
+from decoders.checks import checked
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import write_instance_shards
 from decoders.io import read_json, read_parquet, write_json_atomic, write_parquet_atomic
@@ -52,6 +53,15 @@ def _coarse(tags: Sequence[Sequence[str]], frame: pd.DataFrame, language: str) -
     return frame["coarse_tags"].tolist()
 
 
+@checked(
+    frames="splits",
+    mode="text",
+    language="text",
+    tagger="mapping",
+    folds="positive",
+    min_count="count",
+    seed="count",
+)
 def tag_splits(
     frames: Mapping[str, pd.DataFrame],
     *,
@@ -107,6 +117,7 @@ def tag_splits(
     return pd.concat(rows, ignore_index=True), summary
 
 
+@checked(table="frame", split="text", frame="frame", source="text")
 def tags_of(table: pd.DataFrame, split: str, frame: pd.DataFrame, source: str) -> tuple[list, list]:
     """(tags, coarse) of a split's sentences from a tags table, checked against the sentences themselves."""
     part = table[table["split"] == split]
@@ -121,6 +132,7 @@ def tags_of(table: pd.DataFrame, split: str, frame: pd.DataFrame, source: str) -
     return tags, coarse
 
 
+@checked(frames="splits", table="frame", split="text", vocabulary=Vocabulary, language="text", source="text")
 def encode_split(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -135,12 +147,28 @@ def encode_split(
     )
 
 
+@checked(frames="splits", table="frame", source="text")
 def train_vocabulary(frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, source: str) -> Vocabulary:
     """The vocabulary every model of a dataset is trained with: train's words and the tags the parsers read."""
     tags, coarse = tags_of(table, "train", frames["train"], source)
     return Vocabulary.build(zip(frames["train"]["words"], tags, coarse, strict=True))
 
 
+@checked(
+    frames="splits",
+    table="frame",
+    structure="mapping",
+    language="text",
+    epochs="positive",
+    k="positive?",
+    pruner=(ParserModel, type(None)),
+    seed="count",
+    search="mapping",
+    start=ParserModel,
+    start_source="text",
+    source="text",
+    progress="flag",
+)
 def train_parser(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -174,7 +202,7 @@ def train_parser(
     factors' by 1, the start model's weights scaled to match, so the factors learn at 1/backbone_step of the
     backbone's rate (a group whose factors a tree fires many times over, such as tri-siblings, otherwise moves
     many times more weights per update than the backbone does)."""
-    if not 1 <= bits <= 30:
+    if isinstance(bits, bool) or not isinstance(bits, int | np.integer) or not 1 <= bits <= 30:
         raise ConfigError(f"experiments.bnb.features.bits must lie in 1..30, got {bits!r}")
     started = time.perf_counter()
     vocabulary, sentences, kept, meta = _training_data(frames, table, language, source)
@@ -367,6 +395,17 @@ def _head_classifier(
     return model, meta
 
 
+@checked(
+    frames="splits",
+    table="frame",
+    model_path="path",
+    pruner_path="path",
+    k="positive?",
+    language="text",
+    shard_paths="paths",
+    index_path="path",
+    source="text",
+)
 def build_instances(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -415,6 +454,7 @@ def build_instances(
     return pd.DataFrame(oracle)
 
 
+@checked(sentence=ParseSentence, allowed=(np.ndarray, type(None)))
 def oracle_correct(sentence: ParseSentence, allowed: np.ndarray | None) -> int:
     """The most scored words any projective tree over ``allowed`` (every arc: None) attaches correctly."""
     n = sentence.n
@@ -428,6 +468,7 @@ def oracle_correct(sentence: ParseSentence, allowed: np.ndarray | None) -> int:
     return int(round(eisner(scores)[1]))
 
 
+@checked(frames="splits", table="frame", language="text", source="text")
 def factor_counts(
     frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, *, language: str, source: str = "<tags>"
 ) -> pd.DataFrame:
@@ -457,6 +498,9 @@ def _tagged(frames: Mapping[str, pd.DataFrame], table: pd.DataFrame, source: str
     return tagged
 
 
+@checked(
+    frames="splits", table="frame", model_path="path", parser_options="text", seed="count", source="text"
+)
 def train_udpipe_peer(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -475,6 +519,9 @@ def train_udpipe_peer(
     )
 
 
+@checked(
+    frames="splits", table="frame", model_path="path", training="mapping", language="text", source="text"
+)
 def run_udpipe(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -517,6 +564,7 @@ def run_udpipe(
     return pd.DataFrame(rows), summary
 
 
+@checked(table="frame", summary="mapping", tags_path="path", summary_path="path")
 def write_tags(table: pd.DataFrame, summary: Mapping[str, Any], tags_path, summary_path) -> None:
     write_parquet_atomic(tags_path, table)
     write_json_atomic(summary_path, dict(summary))
@@ -525,13 +573,21 @@ def write_tags(table: pd.DataFrame, summary: Mapping[str, Any], tags_path, summa
 # File-level stages, one per workflow rule (workflow/rules/bnb.smk).
 
 
+@checked(splits="path_mapping", tags_out="path", summary_out="path")
 def tags_job(splits: Mapping[str, str], tags_out: str, summary_out: str, **options: Any) -> None:
+    if "dev_fraction" not in options:
+        raise ConfigError(
+            "tags_job needs dev_fraction (the share of train carved out as dev when there is none)"
+        )
     dev_fraction = options.pop("dev_fraction")
     frames = load_splits(splits, dev_fraction=dev_fraction)
     table, summary = tag_splits(frames, **options)
     write_tags(table, {**summary, "dev_fraction": dev_fraction}, tags_out, summary_out)
 
 
+@checked(
+    splits="path_mapping", tags="path", model_out="path", history_out="path", pruner="path?", start="path?"
+)
 def train_job(
     splits: Mapping[str, str],
     tags: str,
@@ -557,6 +613,7 @@ def train_job(
     write_json_atomic(history_out, {"structure": model.structure, **meta})
 
 
+@checked(splits="path_mapping", tags="path", oracle_out="path")
 def instances_job(
     splits: Mapping[str, str],
     tags: str,
@@ -570,6 +627,7 @@ def instances_job(
     write_parquet_atomic(oracle_out, oracle)
 
 
+@checked(frames="splits", table="frame", shares="sequence", source="text")
 def learning_curve(
     frames: Mapping[str, pd.DataFrame],
     table: pd.DataFrame,
@@ -605,6 +663,7 @@ def learning_curve(
     return pd.DataFrame(rows)
 
 
+@checked(splits="path_mapping", tags="path", curve_out="path", pruner="path?", shares="sequence")
 def learning_curve_job(
     splits: Mapping[str, str],
     tags: str,
@@ -627,6 +686,7 @@ def learning_curve_job(
     write_parquet_atomic(curve_out, curve)
 
 
+@checked(splits="path_mapping", tags="path", counts_out="path", language="text")
 def factor_counts_job(
     splits: Mapping[str, str], tags: str, counts_out: str, *, dev_fraction: float, language: str
 ) -> None:
@@ -636,6 +696,7 @@ def factor_counts_job(
     )
 
 
+@checked(splits="path_mapping", tags="path", model_out="path", training_out="path")
 def udpipe_train_job(
     splits: Mapping[str, str],
     tags: str,
@@ -650,6 +711,15 @@ def udpipe_train_job(
     write_json_atomic(training_out, training)
 
 
+@checked(
+    splits="path_mapping",
+    tags="path",
+    model="path",
+    training="path",
+    records_out="path",
+    summary_out="path",
+    language="text",
+)
 def udpipe_job(
     splits: Mapping[str, str],
     tags: str,

@@ -3,10 +3,52 @@ references) and what decoders.config.check_references asks of them (:func:`probl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from decoders.errors import ConfigError
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
+def _settings(func: _F) -> _F:
+    """A public reader of bnb's settings: ``bnb`` a mapping (its ``models`` one too), ``model`` a model it has
+    and ``dataset`` a string, and a setting it lacks, a ConfigError naming the key, not a KeyError or a
+    ``'list' object has no attribute 'get'``."""
+
+    @functools.wraps(func)
+    def checked(bnb: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(bnb, Mapping):
+            raise ConfigError(f"experiments.bnb (bnb) must be a mapping; got {type(bnb).__name__}")
+        models = bnb.get("models")
+        if not isinstance(models, Mapping):
+            raise ConfigError(f"experiments.bnb.models must be a mapping; got {type(models).__name__}")
+        names = dict(
+            zip(("dataset", "model") if func.__name__ in _BY_DATASET else ("model",), args, strict=False)
+        )
+        names.update(kwargs)
+        for key, value in names.items():
+            if not isinstance(value, str):
+                raise ConfigError(f"{key} must be a string; got {type(value).__name__}")
+        if "model" in names and names["model"] not in models:
+            raise ConfigError(
+                f"model {names['model']!r} is not one of experiments.bnb.models ({', '.join(models)})"
+            )
+        try:
+            return func(bnb, *args, **kwargs)
+        except KeyError as exc:
+            raise ConfigError(f"experiments.bnb lacks the setting {exc.args[0]!r}") from exc
+        except (AttributeError, TypeError) as exc:
+            raise ConfigError(f"experiments.bnb: a setting of the wrong type ({exc})") from exc
+
+    return checked  # type: ignore[return-value]
+
+
+_BY_DATASET = ("bnb_groups", "bnb_models")
+
+
+@_settings
 def problems(bnb: dict[str, Any]) -> list[str]:
     """Names in bnb's settings that refer to nothing, and settings that contradict each other."""
     return _bnb_references(bnb)
@@ -16,6 +58,7 @@ def problems(bnb: dict[str, Any]) -> list[str]:
 BNB_RUN_TABLES = ("table3", "audit", "search")
 
 
+@_settings
 def bnb_start(bnb: Mapping[str, Any], model: str) -> str | None:
     """The model whose training ``model`` continues: its own ``start_from`` (a second-order model continuing the
     baseline: an equal-training reference), else the experiment's for a non-local (groups) model, else None."""
@@ -25,6 +68,7 @@ def bnb_start(bnb: Mapping[str, Any], model: str) -> str | None:
     return bnb.get("start_from") if spec.get("groups") else None
 
 
+@_settings
 def bnb_passes(bnb: Mapping[str, Any], model: str) -> int:
     """The perceptron passes behind a bnb model: its own ``epochs`` (:func:`bnb_epochs`), plus those of the model
     whose training it continues (:func:`bnb_start`)."""
@@ -35,6 +79,7 @@ def bnb_passes(bnb: Mapping[str, Any], model: str) -> int:
     return passes
 
 
+@_settings
 def bnb_epochs(bnb: Mapping[str, Any], model: str) -> int:
     """A bnb model's own perceptron passes: its ``epochs``, else ``factor_epochs`` for a non-local (groups)
     model, else the experiment's ``epochs``."""
@@ -49,6 +94,7 @@ def _plain_second_order(spec: Mapping[str, Any]) -> bool:
     return spec.get("order") == 2 and not spec.get("groups")
 
 
+@_settings
 def bnb_groups(bnb: Mapping[str, Any], dataset: str, model: str) -> list[str] | None:
     """The factor groups a (groups) model has on ``dataset``: its ``groups`` less those that ``factor_languages``
     keeps to other languages than the dataset's (the hand-crafted factors: English, section 4.3); None for a model
@@ -61,12 +107,14 @@ def bnb_groups(bnb: Mapping[str, Any], dataset: str, model: str) -> list[str] | 
     return [group for group in groups if group not in only or language in only[group]]
 
 
+@_settings
 def bnb_models(bnb: Mapping[str, Any], dataset: str) -> list[str]:
     """The models trained on ``dataset``: every model but a groups model left with no group there
     (:func:`bnb_groups`: the hand-crafted model on Chinese)."""
     return [model for model in bnb["models"] if bnb_groups(bnb, dataset, model) != []]
 
 
+@_settings
 def bnb_references(bnb: Mapping[str, Any]) -> dict[str, str | None]:
     """Each Table 2 model's equal-training reference: a second-order model without factors of Table 2 trained for
     as many passes (``baseline`` first, then in Table 2's order); None for such models themselves and for a model

@@ -19,7 +19,7 @@ from decoders.chains.features import token_features
 from decoders.chains.instance import FeatureInstance
 from decoders.chains.model import ChainModel, sentence_labels
 from decoders.chains.train import train_chain_model
-from decoders.checks import check_int
+from decoders.checks import check_int, checked
 from decoders.corpora.sentences import read_sentences
 from decoders.harness.instances import write_instance_shards
 from decoders.io import write_json_atomic
@@ -27,6 +27,7 @@ from decoders.io import write_json_atomic
 log = logging.getLogger(__name__)
 
 
+@checked(train="path", model_out="path", history_out="path")
 def train_model(
     train: str | Path, spec: Mapping[str, Any], *, min_count: int, seed: int, model_out, history_out
 ) -> ChainModel:
@@ -46,6 +47,7 @@ def train_model(
     return model
 
 
+@checked(train="path", model_out="path")
 def train_crfsuite_model(train: str | Path, model_out: str | Path, options: Mapping[str, Any]) -> None:
     """CRFsuite on the same feature strings and labels as our scorer (``options``: c1, c2, max_iterations)."""
     if not isinstance(options, Mapping):
@@ -55,6 +57,7 @@ def train_crfsuite_model(train: str | Path, model_out: str | Path, options: Mapp
     crfsuite.train_crfsuite(features, sentence_labels(frame), model_out, **options)
 
 
+@checked(test="path", model_path="path", shard_paths="paths", index_path="path")
 def build_instances(
     test: str | Path,
     model_path: str | Path,

@@ -25,6 +25,7 @@ import pandas as pd
 from conllu.exceptions import ParseException
 from conllu.parser import DEFAULT_FIELD_PARSERS
 
+from decoders.checks import checked
 from decoders.corpora.sentences import (
     doc_id_from_sent_id,
     file_stem,
@@ -235,6 +236,7 @@ def _frame(rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
     return frame
 
 
+@checked(path="path", tags_from="text")
 def read_conllu(
     path: str | Path,
     limit: int | None = None,
@@ -280,6 +282,7 @@ def read_conllu(
     return _frame(rows, path)
 
 
+@checked(path="path", tags_from="text")
 def read_conllx(
     path: str | Path,
     limit: int | None = None,
@@ -313,6 +316,7 @@ def read_conllx(
     return _frame(rows, path)
 
 
+@checked(path="path")
 def read_cdt_sources(path: str | Path) -> pd.DataFrame:
     """The DDT source index (``sources.tsv``): columns ``path``, ``doc_id`` (file stem), ``sentences`` and
     ``sha256`` (empty when the index has no such column).
@@ -353,6 +357,7 @@ def read_cdt_sources(path: str | Path) -> pd.DataFrame:
     return sources
 
 
+@checked(frame="frame", sources_tsv="path")
 def assign_cdt_documents(frame: pd.DataFrame, sources_tsv: str | Path) -> pd.DataFrame:
     """Give each sentence of the DDT concatenation its source document.
 
@@ -376,6 +381,7 @@ def assign_cdt_documents(frame: pd.DataFrame, sources_tsv: str | Path) -> pd.Dat
     return validate_sentences(result, source=frame.attrs.get("source", "<ddt>"))
 
 
+@checked(conll_path="path", sources_tsv="path")
 def verify_cdt_sources(conll_path: str | Path, sources_tsv: str | Path) -> int:
     """Check that the DDT concatenation is exactly the listed source files, in order; return their number.
 
@@ -404,6 +410,7 @@ def verify_cdt_sources(conll_path: str | Path, sources_tsv: str | Path) -> int:
     return len(sources)
 
 
+@checked(frame="frame", sources_tsv_path="path", test_sentences="positive")
 def split_cdt(
     frame: pd.DataFrame, sources_tsv_path: str | Path, test_sentences: int = CDT_TEST_SENTENCES
 ) -> dict[str, pd.DataFrame]:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import checked
 from decoders.errors import CorpusFormatError
 
 __all__ = ["elevant_stats", "map_to_titles", "normalise_title", "read_benchmark", "read_documents"]
@@ -114,6 +115,7 @@ def _check_label(label: Any, text: str, path: Path, line: int, doc_id: int, labe
         raise CorpusFormatError(path, line, f"{where}: parent should be a label id, got {parent!r}")
 
 
+@checked(path="path", benchmark="text")
 def read_documents(path: str | Path, benchmark: str) -> pd.DataFrame:
     """One row per document: ``benchmark, doc_id, title, text`` in file order (the whole file is checked)."""
     documents = _read_documents_raw(path)
@@ -127,6 +129,7 @@ def read_documents(path: str | Path, benchmark: str) -> pd.DataFrame:
     )
 
 
+@checked(path="path", benchmark="text")
 def read_benchmark(path: str | Path, benchmark: str) -> pd.DataFrame:
     """One row per gold mention, in file order.
 
@@ -180,6 +183,7 @@ _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), 
 _QUOTES = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201c"): '"', ord("\u201d"): '"', ord("_"): " "}
 
 
+@checked(title="text")
 def normalise_title(title: str) -> str:
     """The key of the second matching pass of :func:`map_to_titles`.
 
@@ -191,6 +195,7 @@ def normalise_title(title: str) -> str:
     return " ".join(plain.translate(_DASHES).translate(_QUOTES).casefold().split())
 
 
+@checked(mentions="frame", titles=pd.Series)
 def map_to_titles(mentions: pd.DataFrame, titles: pd.Series) -> pd.Series:
     """Map each mention's gold ``name`` to a Wikispeedia node; nullable ``Int64``, aligned with ``mentions``.
 
@@ -215,6 +220,7 @@ def map_to_titles(mentions: pd.DataFrame, titles: pd.Series) -> pd.Series:
     return by_exact.fillna(by_key).where(has_qid, pd.NA).rename("node")
 
 
+@checked(documents="frame", mentions="frame", nodes=pd.Series)
 def elevant_stats(
     documents: pd.DataFrame, mentions: pd.DataFrame, nodes: pd.Series
 ) -> dict[str, dict[str, Any]]:

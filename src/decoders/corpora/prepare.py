@@ -8,14 +8,16 @@ table's count columns), ``details`` (everything the reader measured) and ``notes
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_int, check_mapping, check_text, checked
 from decoders.corpora import conll, elevant, textbooks, uner, wikispeedia, wsj
 from decoders.corpora.sentences import sentence_stats
 from decoders.errors import ConfigError
@@ -24,6 +26,55 @@ from decoders.io import read_parquet, write_json_atomic, write_parquet_atomic
 log = logging.getLogger(__name__)
 
 Paths = Mapping[str, str | Path]
+
+
+class _Roles(Mapping):
+    """A prepare step's ``inputs`` or ``outputs`` (paths by role) whose missing role is a ConfigError naming it
+    and the dataset, not a KeyError from deep inside the step."""
+
+    def __init__(self, paths: Any, name: str, dataset: str) -> None:
+        self._paths, self._name, self._dataset = check_mapping(paths, name), name, dataset
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._paths[key]
+        except KeyError:
+            roles = ", ".join(map(str, self._paths)) or "none"
+            raise ConfigError(f"{self._dataset}: {self._name} has no {key!r} (it has: {roles})") from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._paths.get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _step(func: _F) -> _F:
+    """A prepare step: ``dataset`` a string, ``inputs`` and ``outputs`` mappings whose missing role is named
+    (:class:`_Roles`), ``limit`` None or an integer >= 1, ``sample`` None or a mapping of split sizes, ``seed`` an
+    integer >= 0 (each a ValueError or ConfigError naming it)."""
+
+    @functools.wraps(func)
+    def step(dataset: Any, inputs: Any, outputs: Any, **options: Any) -> Any:
+        dataset = check_text(dataset, "dataset")
+        if options.get("limit") is not None:
+            check_int(options["limit"], "limit", minimum=1)
+        if options.get("sample") is not None:
+            for split, size in check_mapping(options["sample"], "sample").items():
+                check_int(size, f"sample[{split!r}]", minimum=1)
+        if "seed" in options:
+            check_int(options["seed"], "seed", minimum=0)
+        return func(
+            dataset, _Roles(inputs, "inputs", dataset), _Roles(outputs, "outputs", dataset), **options
+        )
+
+    return step  # type: ignore[return-value]
 
 
 def _write_stats(path: str | Path, dataset: str, reader: str, splits, details=None, notes=()) -> dict:
@@ -44,6 +95,7 @@ def _table_counts(stats: dict[str, Any]) -> dict[str, Any]:
     return {key: stats[key] for key in keys if key in stats}
 
 
+@checked(frame="frame", size="positive?", seed="count")
 def sample_split(frame: pd.DataFrame, size: int | None, seed: int) -> pd.DataFrame:
     """A fixed, seeded sample of ``size`` rows of ``frame`` in their original order (all of them when ``size``
     is None or not smaller): the quick tier's test sets and shortened training sets."""
@@ -107,6 +159,7 @@ def _write_sentence_splits(
     return _write_stats(outputs["stats"], dataset, reader, rows, details, notes)
 
 
+@_step
 def prepare_conllu(
     dataset: str,
     inputs: Paths,
@@ -127,6 +180,7 @@ def prepare_conllu(
     return _write_sentence_splits(dataset, "conllu", splits, outputs, limit, notes, sample=sample, seed=seed)
 
 
+@_step
 def prepare_conllx(
     dataset: str,
     inputs: Paths,
@@ -151,6 +205,7 @@ def prepare_conllx(
     )
 
 
+@_step
 def prepare_wsj(
     dataset: str,
     inputs: Paths,
@@ -175,6 +230,7 @@ def prepare_wsj(
     )
 
 
+@_step
 def prepare_uner(
     dataset: str,
     inputs: Paths,
@@ -196,6 +252,7 @@ def prepare_uner(
     return _write_sentence_splits(dataset, "uner", splits, outputs, limit, notes, sample=sample, seed=seed)
 
 
+@_step
 def prepare_textbooks(
     dataset: str,
     inputs: Mapping[str, list[str | Path]],
@@ -247,6 +304,7 @@ def prepare_textbooks(
     return _write_stats(outputs["stats"], dataset, "textbooks", rows, details, notes)
 
 
+@_step
 def prepare_wikispeedia(dataset: str, inputs: Paths, outputs: Paths) -> dict[str, Any]:
     """Articles (with plaintext) and the symmetrised largest connected component as CSR arrays."""
     articles = wikispeedia.read_articles(inputs["articles"])
@@ -269,6 +327,7 @@ def prepare_wikispeedia(dataset: str, inputs: Paths, outputs: Paths) -> dict[str
     return _write_stats(outputs["stats"], dataset, "wikispeedia", splits, details, notes)
 
 
+@_step
 def prepare_elevant(
     dataset: str,
     inputs: Paths,

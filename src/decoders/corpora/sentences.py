@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from decoders.checks import checked
 from decoders.errors import ConfigError, CorpusFormatError
 
 __all__ = [
@@ -46,6 +47,7 @@ LIST_COLUMNS: tuple[str, ...] = ("words", "coarse_tags", "tags", "heads", "depre
 _STRING_COLUMNS = ("sent_id", "doc_id")
 
 
+@checked(path="path")
 def file_stem(path: str | Path) -> str:
     """The file name without a trailing ``.gz`` and without its format suffix: ``en_ewt-ud-train``."""
     name = Path(path).name
@@ -54,6 +56,7 @@ def file_stem(path: str | Path) -> str:
     return Path(name).stem
 
 
+@checked(sent_id="text", default="text")
 def doc_id_from_sent_id(sent_id: str, default: str) -> str:
     """The document part of a UD-style sentence id (the prefix before the last ``-``), else ``default``."""
     prefix, sep, _ = sent_id.rpartition("-")
@@ -66,6 +69,7 @@ def _columns_for(present: Iterable[str]) -> list[str]:
     return [*SENTENCE_COLUMNS, *(column for column in OPTIONAL_COLUMNS if column in present)]
 
 
+@checked(rows="sequence")
 def sentence_frame(rows: Iterable[Mapping[str, Any]], *, source: str | Path = "<sentences>") -> pd.DataFrame:
     """Build and check a sentence table from one mapping per sentence (keys: the sentence columns).
 
@@ -73,6 +77,11 @@ def sentence_frame(rows: Iterable[Mapping[str, Any]], *, source: str | Path = "<
     must). ``source`` names the corpus file in error messages.
     """
     rows = list(rows)
+    for number, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise ValueError(
+                f"rows[{number}] must be a mapping of a sentence's columns; got {type(row).__name__}"
+            )
     columns = _columns_for(rows[0] if rows else ())
     data: dict[str, list[Any]] = {column: [] for column in columns}
     for number, row in enumerate(rows, start=1):
@@ -87,6 +96,7 @@ def sentence_frame(rows: Iterable[Mapping[str, Any]], *, source: str | Path = "<
     return validate_sentences(frame, source=source)
 
 
+@checked(frame="frame")
 def validate_sentences(frame: pd.DataFrame, *, source: str | Path = "<sentences>") -> pd.DataFrame:
     """Check the sentence-table contract and return the frame with its columns in the canonical order.
 
@@ -127,6 +137,7 @@ def validate_sentences(frame: pd.DataFrame, *, source: str | Path = "<sentences>
     return frame.reset_index(drop=True)
 
 
+@checked(path="path")
 def read_sentences(path: str | Path) -> pd.DataFrame:
     """Read a sentence table written with ``DataFrame.to_parquet``; list cells come back as Python lists.
     CorpusFormatError names a file that cannot be read (truncated, or a page whose CRC fails)."""
@@ -150,6 +161,7 @@ def read_sentences(path: str | Path) -> pd.DataFrame:
     return validate_sentences(frame, source=path)
 
 
+@checked(frame="frame")
 def sentence_stats(frame: pd.DataFrame) -> dict[str, int]:
     """Corpus size and label-set sizes of a sentence table.
 
@@ -189,6 +201,7 @@ def _target(size: int | float, total: int, name: str) -> int:
     return size
 
 
+@checked(frame="frame")
 def split_by_document(
     frame: pd.DataFrame, test: int | float, dev: int | float = 0
 ) -> dict[str, pd.DataFrame]:

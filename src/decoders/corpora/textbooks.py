@@ -65,6 +65,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from decoders.checks import checked
 from decoders.corpora.textbooks_latex import latex_units
 from decoders.corpora.textbooks_markdown import markdown_units
 from decoders.errors import ConfigError
@@ -94,11 +95,13 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
+@checked(text="text")
 def words(text: str) -> list[str]:
     """The words of ``text`` as written: runs of letters and digits (an inner apostrophe is kept)."""
     return _WORD.findall(text)
 
 
+@checked(text="text")
 def content_words(text: str) -> list[str]:
     """Lower-cased words that are alphabetic and not in scikit-learn's ENGLISH_STOP_WORDS.
 
@@ -134,6 +137,7 @@ _READERS: dict[str, Callable[[Path], list[tuple[int, str, str]]]] = {
 }
 
 
+@checked(source="text", paths="paths")
 def read_textbook(source: str, paths: list[Path]) -> pd.DataFrame:
     """All sections of one textbook, one row each, in book order (the order of ``paths``).
 
@@ -171,6 +175,7 @@ def _content_counts(texts: pd.Series) -> pd.Series:
     return texts.map(lambda text: len(content_words(text))).astype("int64")
 
 
+@checked(df="frame", min_body_words="count", min_title_content_words="count")
 def select_units(
     df: pd.DataFrame, min_body_words: int = 100, min_title_content_words: int = 1
 ) -> pd.DataFrame:
@@ -182,6 +187,7 @@ def select_units(
     return df[keep].reset_index(drop=True)
 
 
+@checked(df="frame", train_fraction="number")
 def split_units(df: pd.DataFrame, train_fraction: float = 0.7) -> dict[str, pd.DataFrame]:
     """``{"train": ..., "test": ...}``: within each source, in book order, the first units train, the rest test.
 
@@ -205,6 +211,7 @@ def split_units(df: pd.DataFrame, train_fraction: float = 0.7) -> dict[str, pd.D
     }
 
 
+@checked(df="frame")
 def textbook_stats(df: pd.DataFrame) -> dict[str, float | int]:
     """The corpus statistics of the paper's section 6, keyed like ``paper-numbers.yaml`` ``titles.corpus``.
 

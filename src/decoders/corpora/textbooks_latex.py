@@ -39,6 +39,7 @@ from pylatexenc.macrospec import (
     SpecialsSpec,
 )
 
+from decoders.checks import checked
 from decoders.corpora.textbooks_text import code_text, math_text, read_text, tidy, tidy_title
 from decoders.errors import CorpusFormatError
 
@@ -318,6 +319,7 @@ def _parse_error(walker: LatexWalker, path: Path, error: LatexWalkerParseError) 
 # Units
 
 
+@checked(path="path", hash_code="flag")
 def latex_units(path: str | Path, hash_code: bool = False) -> list[tuple[int, str, str]]:
     """The units of one LaTeX chapter file as ``(number, title, body)``; see the module docstring.
 

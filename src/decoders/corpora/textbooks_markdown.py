@@ -25,6 +25,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
+from decoders.checks import checked
 from decoders.corpora.textbooks_text import code_text, math_text, read_text, tidy, tidy_title
 from decoders.errors import CorpusFormatError
 
@@ -251,6 +252,7 @@ def _is_section_heading(node: SyntaxTreeNode, lines: list[str]) -> bool:
     return node.type == "heading" and node.tag in ("h1", "h2") and lines[node.map[0]].startswith("#")
 
 
+@checked(path="path")
 def markdown_units(path: str | Path) -> list[tuple[int, str, str]]:
     """The units of one Markdown article as ``(number, title, body)``; see the module docstring.
 

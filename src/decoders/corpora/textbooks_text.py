@@ -6,11 +6,14 @@ import gzip
 import re
 from pathlib import Path
 
+from decoders.checks import checked
 from decoders.errors import CorpusFormatError
 
 
+@checked(path="path")
 def read_text(path: Path) -> str:
     """The file's text; a ``.gz`` suffix means gzip-compressed (the mirror's storage form)."""
+    path = Path(path)
     try:
         if path.suffix == ".gz":
             with gzip.open(path, "rt", encoding="utf-8") as handle:
@@ -24,6 +27,7 @@ _CODE_WORDS = re.compile(r"[A-Za-z0-9_]+(?: [A-Za-z0-9_]+)*", re.ASCII)
 _CODE_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(.*\)", re.ASCII | re.S)
 
 
+@checked(code="text")
 def code_text(code: str) -> str:
     """What stays of inline code: an identifier or number as is, a call's name, nothing otherwise."""
     code = code.strip()
@@ -36,6 +40,7 @@ def code_text(code: str) -> str:
 _SIMPLE_MATH = re.compile(r"[A-Za-z0-9]+")
 
 
+@checked(math_source="text")
 def math_text(math_source: str) -> str:
     """Inline maths that is one letter/number token (``$n$``, ``$B$``, ``$2$``) stays as text; else dropped."""
     inner = math_source.replace("#", "").strip()
@@ -50,6 +55,7 @@ _REPEATED_PUNCT = re.compile(r"([,;:])(?:\s*[,;:])+")
 _HAS_WORD = re.compile(r"[^\W_]")
 
 
+@checked(text="text")
 def tidy_paragraph(text: str) -> str:
     """One paragraph on one line, without the gaps and empty brackets that removed maths leaves."""
     text = _SPACES.sub(" ", text)
@@ -60,11 +66,13 @@ def tidy_paragraph(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+@checked(text="text")
 def tidy(text: str) -> str:
     """Normalise whitespace: blank-line separated paragraphs become lines; paragraphs without words go."""
     paragraphs = (tidy_paragraph(part) for part in re.split(r"\n\s*\n", text))
     return "\n".join(part for part in paragraphs if _HAS_WORD.search(part))
 
 
+@checked(text="text")
 def tidy_title(text: str) -> str:
     return tidy_paragraph(text.replace("\n", " "))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from decoders.checks import checked
 from decoders.corpora.sentences import NER_COLUMN, doc_id_from_sent_id, file_stem, validate_sentences
 from decoders.errors import CorpusFormatError
 
@@ -28,6 +29,7 @@ _TAG = re.compile(r"O|[BI]-[^\s-][^\s]*")
 _IOB2_COLUMNS = ["sent_id", "doc_id", "words", NER_COLUMN]
 
 
+@checked(path="path")
 def read_iob2(path: str | Path) -> pd.DataFrame:
     """Read a UniversalNER ``.iob2`` file (plain or ``.gz``) into ``sent_id``, ``doc_id``, ``words``, ``ner``.
 
@@ -119,6 +121,7 @@ def _parse_token_line(
     return word, tag, False
 
 
+@checked(uner="frame", ud="frame", max_dropped_fraction="number")
 def join_uner_ud(
     uner: pd.DataFrame, ud: pd.DataFrame, max_dropped_fraction: float = MAX_DROPPED_FRACTION
 ) -> pd.DataFrame:

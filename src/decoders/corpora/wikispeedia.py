@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from tqdm import tqdm
 
+from decoders.checks import check_path, checked
 from decoders.errors import CorpusFormatError
 from decoders.io import atomic_path
 
@@ -55,6 +56,7 @@ def _data_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 yield number, line
 
 
+@checked(articles_tsv="path")
 def read_articles(articles_tsv: str | Path) -> pd.DataFrame:
     """Read ``articles.tsv``: one URL-encoded article name per line, ``#`` comment lines.
 
@@ -87,6 +89,7 @@ def read_articles(articles_tsv: str | Path) -> pd.DataFrame:
     return pd.DataFrame({"node": np.arange(len(names), dtype=np.int64), "name": names, "title": titles})
 
 
+@checked(links_tsv="path", articles="frame")
 def read_links(links_tsv: str | Path, articles: pd.DataFrame) -> np.ndarray:
     """Read ``links.tsv`` (``source<TAB>target`` URL-encoded names) into an ``(m, 2)`` int32 array of nodes.
 
@@ -158,6 +161,7 @@ class Graph:
     @classmethod
     def load(cls, path: str | Path) -> Graph:
         """Read a graph written by :meth:`save`, checking array names, dtypes and CSR consistency."""
+        path = check_path(path)
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {key: data[key] for key in ("indptr", "indices", "original_node")}
@@ -219,6 +223,7 @@ def _symmetric_adjacency(n_nodes: int, links: np.ndarray) -> sp.csr_array:
     return adjacency
 
 
+@checked(n_nodes="count", links=np.ndarray)
 def undirected_lcc(n_nodes: int, links: np.ndarray) -> Graph:
     """Symmetrise ``links`` over nodes ``0..n_nodes-1`` and keep the largest connected component.
 
@@ -239,6 +244,7 @@ def undirected_lcc(n_nodes: int, links: np.ndarray) -> Graph:
     )
 
 
+@checked(tar_path="path", articles="frame", progress="flag")
 def read_plaintext(tar_path: str | Path, articles: pd.DataFrame, progress: bool = True) -> pd.Series:
     """Read the article texts from the plaintext tarball (gzip or plain tar), indexed like ``articles``.
 
@@ -282,6 +288,7 @@ def read_plaintext(tar_path: str | Path, articles: pd.DataFrame, progress: bool 
     return pd.Series(texts, index=articles.index, name="text", dtype="str")
 
 
+@checked(articles="frame", links=np.ndarray, graph=Graph)
 def graph_stats(articles: pd.DataFrame, links: np.ndarray, graph: Graph) -> dict[str, Any]:
     """Sizes of the corpus and of the graph the linking experiment uses, for the corpus report.
 

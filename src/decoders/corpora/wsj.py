@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from decoders.checks import checked
 from decoders.corpora.sentences import sentence_frame, split_by_document
 from decoders.errors import CorpusFormatError
 
@@ -91,6 +92,7 @@ def _dp_sentences(text: str, where: str) -> list[list[tuple[str, str, int]]]:
     return sentences
 
 
+@checked(dependency_zip="path", treebank_zip="path")
 def read_wsj(dependency_zip: str | Path, treebank_zip: str | Path | None = None) -> pd.DataFrame:
     """Read the NLTK WSJ dependency sample into the sentence table.
 
@@ -147,6 +149,7 @@ def _mrg_sentences(text: str, where: str) -> list[list[tuple[str, str]]]:
     return [[(word, tag) for tag, word in _LEAF.findall(tree) if tag != "-NONE-"] for tree in trees]
 
 
+@checked(frame="frame", treebank_zip="path")
 def compare_with_treebank(frame: pd.DataFrame, treebank_zip: str | Path) -> dict[str, int]:
     """Compare the words and tags of a :func:`read_wsj` frame with ``combined/*.mrg`` (traces removed).
 
@@ -189,6 +192,7 @@ def compare_with_treebank(frame: pd.DataFrame, treebank_zip: str | Path) -> dict
     return report
 
 
+@checked(frame="frame")
 def split_wsj(frame: pd.DataFrame, test: int | float = WSJ_TEST_FRACTION) -> dict[str, pd.DataFrame]:
     """Split the WSJ sample into ``train`` and ``test`` by whole documents.
 

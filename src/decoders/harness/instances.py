@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from decoders.checks import check_int, check_path, check_sequence
 from decoders.errors import CorpusFormatError
 from decoders.harness.sharding import split_into_shards
 from decoders.io import atomic_path, write_text_atomic
@@ -33,8 +34,22 @@ SHARD_MAGIC = b"decoders instance shard 1\n"
 def write_instance_shards(
     instances: Sequence[Instance], shard_paths: Sequence[str | Path], index_path
 ) -> None:
-    """Deal ``instances`` into ``len(shard_paths)`` size-balanced shards; write them and the index."""
-    items = [(str(i), int(size), instance) for i, size, instance in instances]
+    """Deal ``instances`` into ``len(shard_paths)`` size-balanced shards; write them and the index. ``instances``
+    is a sequence of ``(instance_id, size, instance)`` (size an integer >= 0), ``shard_paths`` a sequence of
+    paths (a single path is not one: it would be dealt letter by letter); each a ValueError naming it."""
+    items = []
+    for number, item in enumerate(check_sequence(instances, "instances")):
+        if not isinstance(item, tuple | list) or len(item) != 3:
+            raise ValueError(
+                f"instances[{number}] must be an (instance_id, size, instance) triple; got {type(item).__name__}"
+            )
+        instance_id, size, instance = item
+        items.append((str(instance_id), check_int(size, f"instances[{number}] size", minimum=0), instance))
+    shard_paths = [
+        check_path(path, f"shard_paths[{number}]")
+        for number, path in enumerate(check_sequence(shard_paths, "shard_paths"))
+    ]
+    index_path = check_path(index_path, "index_path")
     ids = [item[0] for item in items]
     if len(set(ids)) != len(ids):
         raise ValueError("instance ids must be unique within an instance set")
@@ -58,7 +73,7 @@ def read_instance_shard(path: str | Path) -> list[Instance]:
 
     A shard written before shards had a header (a bare pickle) is read unchecked.
     """
-    data = Path(path).read_bytes()
+    data = Path(check_path(path)).read_bytes()
     payload = data
     if data.startswith(SHARD_MAGIC):
         header = len(SHARD_MAGIC) + hashlib.sha256().digest_size
@@ -91,7 +106,10 @@ def read_instance_shard(path: str | Path) -> list[Instance]:
 def sample_ids(ids: Sequence[str], sample: int | None, seed: int) -> list[str]:
     """A fixed, seeded sample of at most ``sample`` of an instance set's ``ids``, in the set's order (all of them
     when ``sample`` is None or at least their number): the same whatever the shards, so that decode and gather
-    jobs agree on it."""
+    jobs agree on it. ``sample`` None or an integer >= 0 and ``seed`` an integer >= 0 (ValueError naming it)."""
+    ids = check_sequence(ids, "ids")
+    sample = None if sample is None else check_int(sample, "sample", minimum=0)
+    seed = check_int(seed, "seed", minimum=0)
     if sample is None or sample >= len(ids):
         return list(ids)
     chosen = np.random.default_rng(seed).choice(len(ids), size=sample, replace=False)
@@ -100,7 +118,7 @@ def sample_ids(ids: Sequence[str], sample: int | None, seed: int) -> list[str]:
 
 def read_instance_index(path: str | Path) -> list[str]:
     """Instance ids of a set, in order, from its ``index.tsv``."""
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(check_path(path), newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     if rows and "instance_id" not in rows[0]:
         raise CorpusFormatError(path, 1, "expected a header with an 'instance_id' column")

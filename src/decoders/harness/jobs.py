@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from decoders.checks import check_int, check_mapping, check_path, check_sequence, check_text
 from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.instances import Instance, read_instance_index, read_instance_shard, sample_ids
 from decoders.harness.protocol import get_evaluator
@@ -31,6 +32,8 @@ VARIANT_KEYS = {"decoder", "params", "module", "params_file", "time_limit", "exc
 
 def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
     """The parameters a variant's ``params_file`` holds; ConfigError names a missing or malformed file."""
+    where = check_text(where, "where")
+    path = check_path(path)
     try:
         params = read_json(path)
     except (OSError, CorpusFormatError) as exc:
@@ -43,6 +46,8 @@ def read_params_file(path: str | Path, where: str) -> dict[str, Any]:
 def variant_sample(spec: Mapping[str, Any], where: str) -> int | None:
     """A variant's ``sample``: decode a fixed, seeded sample of at most that many instances of each set (an
     audit whose every instance would cost more than the run can spend); None (the default): every instance."""
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{where}: a variant (spec) must be a mapping; got {type(spec).__name__}")
     sample = spec.get("sample")
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
         raise ConfigError(f"{where}.sample: must be an integer >= 1 or null; got {sample!r}")
@@ -72,6 +77,19 @@ def decode_shard(
     A variant with a ``sample`` decodes only the shard's instances in that sample of the set (``index``, the set's
     index.tsv, says which; :func:`decoders.harness.instances.sample_ids` with ``seed``).
     """
+    where = f"experiments.{check_text(experiment, 'experiment')}.variants.{check_text(variant, 'variant')}"
+    check_text(dataset, "dataset")
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{where}: a variant (spec) must be a mapping; got {type(spec).__name__}")
+    check_mapping(harness, "harness")
+    check_mapping(config, "config")
+    seed = check_int(seed, "seed", minimum=0)
+    for name, path in (("instances", instances), ("records", records), ("provenance", provenance)):
+        check_path(path, name)
+    if index is not None:
+        check_path(index, "index")
+    if not isinstance(spec.get("params", {}), Mapping):
+        raise ConfigError(f"{where}.params: must be a mapping; got {type(spec['params']).__name__}")
     unknown = set(spec) - VARIANT_KEYS
     if unknown or "decoder" not in spec:
         raise ConfigError(
@@ -159,7 +177,9 @@ def gather_runs(
 ) -> pd.DataFrame:
     """Join the shard records of one variant in instance-set order; every instance (of the variant's ``sample``
     of the set, see :func:`decode_shard`) exactly once."""
+    shards = check_sequence(shards, "shards")
+    index, output = check_path(index, "index"), check_path(output, "output")
     expected = sample_ids(read_instance_index(index), sample, seed)
-    frame = gather_shards(list(shards), expected_ids=expected)
+    frame = gather_shards(shards, expected_ids=expected)
     write_records(output, frame)
     return frame

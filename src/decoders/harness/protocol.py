@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import math
+import numbers
 import sys
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
+
+import numpy as np
 
 from decoders.checks import check_deadline
 from decoders.errors import ConfigError
@@ -44,15 +48,25 @@ class Solution:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
+        if not isinstance(self.status, str) or self.status not in STATUSES:
             raise ValueError(f"Solution.status must be one of {', '.join(STATUSES)}; got {self.status!r}")
         if not isinstance(self.stats, dict):
             raise ValueError(f"Solution.stats must be a dict; got {type(self.stats).__name__}")
-        self.objective = math.nan if self.objective is None else float(self.objective)
+        self.objective = math.nan if self.objective is None else _real(self.objective, "Solution.objective")
         if self.bound is not None:
-            self.bound = float(self.bound)
+            self.bound = _real(self.bound, "Solution.bound")
         if self.status == "optimal" and math.isnan(self.objective):
             raise ValueError("Solution.status is 'optimal' but the objective is NaN")
+
+
+def _real(value: Any, name: str) -> float:
+    """A Solution's objective or bound as a float (NaN and infinities allowed: unknown, no structure, no bound); a
+    string, a bool or an array is a ValueError naming the field, not ``float()``'s TypeError."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return float(value)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number or None; got {value!r}")
+    return float(value)
 
 
 class Decoder(Protocol):
@@ -92,11 +106,13 @@ def register(
     The registered callable (also what the decorator returns) checks the two arguments every decoder shares
     before the decoder runs: ``instance`` against the decoder's annotation of it (a class or a union of classes;
     unchecked when unannotated) and ``deadline`` (:func:`decoders.checks.check_deadline`: NaN and non-numbers
-    refused, ``+inf`` passed on as None); each a ValueError naming the argument.
+    refused, ``+inf`` passed on as None); each a ValueError naming the argument. A parameter the decoder does not
+    take (a misspelt key of a variant's params, or a second positional argument) is a ConfigError naming it and
+    listing the decoder's parameters, not Python's TypeError.
     """
 
     def decorator(func: D) -> D:
-        func = _checking(func)
+        func = _checking(func, f"{experiment} decoder {name!r}")
         if timing_loop is not None:
             func.timing_loop = timing_loop  # type: ignore[attr-defined]
         table = _REGISTRY.setdefault(experiment, {})
@@ -181,11 +197,57 @@ def _module_function(experiment: str, module: str | None, name: str) -> Callable
     return getattr(loaded, name, None)
 
 
-def _checking(func: D) -> D:
-    """``func`` with its ``instance`` checked against its annotation and its ``deadline`` checked (:func:`register`);
-    a function already wrapped is returned as it is."""
+def _parameters(func: Callable[..., Any]) -> tuple[tuple[str, ...], bool, int] | None:
+    """The keyword parameters ``func`` takes besides ``instance`` and ``deadline``, whether it takes any keyword
+    (``**params``) and how many positional arguments it takes after the instance (``-1``: any); None when its
+    signature cannot be read (nothing is checked then)."""
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    kinds = inspect.Parameter
+    parameters = list(signature.parameters.values())[1:]
+    names = tuple(
+        p.name
+        for p in parameters
+        if p.kind in (kinds.POSITIONAL_OR_KEYWORD, kinds.KEYWORD_ONLY) and p.name != "deadline"
+    )
+    any_keyword = any(p.kind == kinds.VAR_KEYWORD for p in parameters)
+    positional = sum(p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD) for p in parameters)
+    if any(p.kind == kinds.VAR_POSITIONAL for p in parameters):
+        positional = -1
+    return names, any_keyword, positional
+
+
+def _check_parameters(
+    label: str, taken: tuple[tuple[str, ...], bool, int] | None, args: tuple, params: dict
+) -> None:
+    """ConfigError naming a parameter the decoder does not take (:func:`register`)."""
+    if taken is None:
+        return
+    names, any_keyword, positional = taken
+    if positional >= 0 and len(args) > positional:
+        raise ConfigError(
+            f"{label} takes the instance as its only positional argument; got {len(args)} more "
+            f"(pass parameters by name: {_listing(names)})"
+        )
+    if not any_keyword:
+        unknown = sorted(key for key in params if key not in names)
+        if unknown:
+            raise ConfigError(f"{label} has no parameter {unknown[0]!r}; its parameters: {_listing(names)}")
+
+
+def _listing(names: tuple[str, ...]) -> str:
+    return ", ".join(names) if names else "none besides deadline"
+
+
+def _checking(func: D, label: str | None = None) -> D:
+    """``func`` with its ``instance`` checked against its annotation, its ``deadline`` checked and its other
+    arguments against its signature (:func:`register`); a function already wrapped is returned as it is."""
     if getattr(func, "checks_arguments", False):
         return func
+    label = label or f"decoder {getattr(func, '__name__', func)!r}"
+    taken = _parameters(func)
     try:
         kind = typing.get_type_hints(func).get("instance")
     except (NameError, TypeError):  # an annotation that cannot be resolved: nothing to check against
@@ -202,6 +264,8 @@ def _checking(func: D) -> D:
 
     @functools.wraps(func)
     def decoder(instance: Any, *args: Any, deadline: Any = None, **params: Any) -> Solution:
+        if args or params:
+            _check_parameters(label, taken, args, params)
         if kind is not None and not isinstance(instance, kind):
             raise ValueError(f"instance must be a {expected}; got {type(instance).__name__}")
         return func(instance, *args, deadline=check_deadline(deadline), **params)

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from decoders.checks import check_int, check_mapping, check_path, check_texts
 from decoders.errors import CorpusFormatError
 from decoders.io import read_json, write_json_atomic
 from decoders.threads import THREAD_ENV_VARS
@@ -56,7 +57,9 @@ PROVENANCE_KEYS: tuple[str, ...] = (
 
 def config_hash(config: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of ``config`` (sorted keys, compact), independent of key order."""
-    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    canonical = json.dumps(
+        dict(check_mapping(config, "config")), sort_keys=True, separators=(",", ":"), default=str
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -75,7 +78,7 @@ def thread_settings() -> dict[str, Any]:
 def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]:
     """Installed version of each distribution, None when it is not installed."""
     versions: dict[str, str | None] = {}
-    for name in names:
+    for name in check_texts(names, "names"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -88,7 +91,7 @@ def git_state(directory: str | Path | None = None) -> tuple[str | None, bool | N
 
     Uses read-only commands only (``--no-optional-locks`` keeps ``git status`` from touching the index).
     """
-    cwd = Path(directory) if directory is not None else Path.cwd()
+    cwd = Path(check_path(directory, "directory")) if directory is not None else Path.cwd()
 
     def git(*args: str) -> str | None:
         try:
@@ -138,6 +141,11 @@ def collect_provenance(
     ``frame.attrs["threads"]``); without them this process's settings are recorded. ``repo_dir`` is where to
     look for the git checkout (default: the working directory).
     """
+    seed = None if seed is None else check_int(seed, "seed")
+    config = check_mapping(config, "config")
+    threads = None if threads is None else check_mapping(threads, "threads")
+    extra = None if extra is None else check_mapping(extra, "extra")
+    repo_dir = None if repo_dir is None else check_path(repo_dir, "repo_dir")
     commit, dirty = git_state(repo_dir)
     return {
         "git_commit": commit,
@@ -159,13 +167,14 @@ def collect_provenance(
 
 def write_provenance(path: str | Path, provenance: dict[str, Any]) -> None:
     """Write a provenance dict atomically as JSON."""
-    write_json_atomic(path, provenance)
+    path = check_path(path)
+    write_json_atomic(path, dict(check_mapping(provenance, "provenance")))
 
 
 def read_provenance(path: str | Path) -> dict[str, Any]:
     """A provenance file written by :func:`write_provenance`; CorpusFormatError names a file that is not JSON
     (truncated, garbled) or lacks one of :data:`PROVENANCE_KEYS`."""
-    provenance = read_json(path)
+    provenance = read_json(check_path(path))
     if not isinstance(provenance, dict):
         raise CorpusFormatError(
             path, None, f"provenance must be a JSON object, not {type(provenance).__name__}"

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import check_float, check_int, check_mapping, check_path, check_sequence, check_text
 from decoders.errors import CorpusFormatError, DecodersError
 from decoders.harness.protocol import STATUSES, Solution
 from decoders.io import read_parquet, write_parquet_atomic
@@ -90,7 +91,16 @@ def make_record(
     solution: Solution,
     evaluation: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One result row as a dict in column order: the record columns, then the evaluation columns."""
+    """One result row as a dict in column order: the record columns, then the evaluation columns. ``params`` and
+    ``evaluation`` mappings, ``size`` an integer >= 0, ``seconds`` a finite number >= 0, ``solution`` a
+    :class:`~decoders.harness.protocol.Solution` (each a ValueError naming it)."""
+    params = check_mapping(params, "params")
+    if evaluation is not None:
+        check_mapping(evaluation, "evaluation")
+    size = check_int(size, "size", minimum=0)
+    seconds = check_float(seconds, "seconds", minimum=0)
+    if not isinstance(solution, Solution):
+        raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
     record: dict[str, Any] = {
         "experiment": str(experiment),
         "dataset": str(dataset),
@@ -121,7 +131,9 @@ def make_record(
 
 def records_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """A validated record frame from rows made by :func:`make_record` (an empty frame keeps the schema)."""
-    rows = list(records)
+    rows = check_sequence(records, "records")
+    for number, row in enumerate(rows):
+        check_mapping(row, f"records[{number}]")
     extra: dict[str, None] = {}
     for row in rows:
         extra.update(dict.fromkeys(key for key in row if key not in RECORD_COLUMNS))
@@ -138,6 +150,10 @@ def records_frame(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 def validate_records(frame: pd.DataFrame, *, source: str | Path | None = None) -> None:
     """Check columns, dtypes, statuses and uniqueness of a record frame; RecordError names what is wrong."""
     where = f"{source}: " if source is not None else ""
+    if not isinstance(frame, pd.DataFrame):
+        raise RecordError(
+            f"{where}frame must be a pandas DataFrame of result records; got {type(frame).__name__}"
+        )
     missing = [name for name in RECORD_COLUMNS if name not in frame.columns]
     if missing:
         raise RecordError(f"{where}result records lack the column(s) {', '.join(missing)}")
@@ -174,6 +190,7 @@ def validate_records(frame: pd.DataFrame, *, source: str | Path | None = None) -
 
 def write_records(path: str | Path, frame: pd.DataFrame) -> None:
     """Validate ``frame`` and write it atomically as parquet, record columns first."""
+    path = check_path(path)
     validate_records(frame)
     extra = [name for name in frame.columns if name not in RECORD_COLUMNS]
     write_parquet_atomic(path, frame[[*RECORD_COLUMNS, *extra]].reset_index(drop=True))
@@ -181,6 +198,7 @@ def write_records(path: str | Path, frame: pd.DataFrame) -> None:
 
 def read_records(path: str | Path) -> pd.DataFrame:
     """Read and validate a record file written by :func:`write_records`."""
+    path = check_path(path)
     try:
         frame = read_parquet(path)
     except (OSError, CorpusFormatError) as exc:
@@ -196,6 +214,10 @@ def without_clock(frame: pd.DataFrame) -> pd.DataFrame:
     def drop_clock(text: str) -> str:
         return to_json({key: value for key, value in json.loads(text).items() if key not in CLOCK_STATS})
 
+    if not isinstance(frame, pd.DataFrame) or not {"seconds", "stats"} <= set(frame.columns):
+        raise RecordError(
+            f"frame must be a record frame (with seconds and stats); got {type(frame).__name__}"
+        )
     return frame.drop(columns=["seconds"]).assign(stats=frame["stats"].map(drop_clock))
 
 
@@ -208,6 +230,8 @@ def mark_exact(frame: pd.DataFrame, reference_variant: str, *, rtol: float = EXA
     is missing (NA) where no certified reference exists.
     """
     validate_records(frame)
+    check_text(reference_variant, "reference_variant")
+    rtol = check_float(rtol, "rtol", minimum=0)
     if not (frame["variant"] == reference_variant).any():
         variants = ", ".join(sorted(frame["variant"].unique()))
         raise RecordError(

@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
+from decoders.checks import check_int, check_path, check_sequence
 from decoders.harness.records import KEY_COLUMNS, RecordError, read_records, validate_records
 
 T = TypeVar("T")
@@ -27,9 +29,7 @@ def _check_n_shards(n_shards: int) -> None:
 def shard_of(index: int, n_shards: int) -> int:
     """The shard of the ``index``-th instance under round-robin dealing."""
     _check_n_shards(n_shards)
-    if index < 0:
-        raise ValueError(f"instance index must be non-negative; got {index}")
-    return index % n_shards
+    return check_int(index, "index", minimum=0) % n_shards
 
 
 def split_into_shards(
@@ -43,10 +43,13 @@ def split_into_shards(
     their original order.
     """
     _check_n_shards(n_shards)
+    items = check_sequence(items, "items")
+    if size is not None and not callable(size):
+        raise ValueError(f"size must be None or a function of an item; got {type(size).__name__}")
     if size is None:
         assignment = [shard_of(index, n_shards) for index in range(len(items))]
     else:
-        sizes = [float(size(item)) for item in items]
+        sizes = [_size(size(item), index) for index, item in enumerate(items)]
         order = sorted(range(len(items)), key=lambda index: (-sizes[index], index))
         loads = [(0.0, shard) for shard in range(n_shards)]
         assignment = [0] * len(items)
@@ -58,6 +61,15 @@ def split_into_shards(
     for item, shard in zip(items, assignment, strict=True):
         shards[shard].append(item)
     return shards
+
+
+def _size(value: Any, index: int) -> float:
+    """An item's size as a finite float >= 0 (a NaN would sort anywhere and unbalance the shards silently)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"size(items[{index}]) must be a number; got {value!r}")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"size(items[{index}]) must be finite and >= 0; got {value!r}")
+    return float(value)
 
 
 def _natural_key(text: str) -> tuple[Any, ...]:
@@ -75,7 +87,10 @@ def gather_shards(
     grouped by (experiment, dataset, variant) in order of first appearance and, within a group, in the order
     of ``expected_ids`` (without it: natural order of the instance ids).
     """
-    frames = [read_records(item) if isinstance(item, str | Path) else item for item in shards]
+    frames = [
+        item if isinstance(item, pd.DataFrame) else read_records(check_path(item, f"shards[{number}]"))
+        for number, item in enumerate(check_sequence(shards, "shards"))
+    ]
     if not frames:
         raise RecordError("no shards to gather")
     for frame in frames:
@@ -88,7 +103,7 @@ def gather_shards(
         raise RecordError(f"instance(s) present in more than one shard: {_listing(ids)}")
     groups = ["experiment", "dataset", "variant"]
     if expected_ids is not None:
-        expected = list(expected_ids)
+        expected = check_sequence(expected_ids, "expected_ids")
         if len(set(expected)) != len(expected):
             raise ValueError("expected_ids contains duplicates")
         position = {instance_id: rank for rank, instance_id in enumerate(expected)}

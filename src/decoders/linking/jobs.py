@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import checked
 from decoders.corpora.wikispeedia import Graph, read_links
+from decoders.errors import ConfigError
 from decoders.harness.instances import read_instance_shard, write_instance_shards
 from decoders.harness.provenance import collect_provenance, write_provenance
 from decoders.io import read_json, read_parquet, write_json_atomic, write_parquet_atomic
@@ -55,6 +57,16 @@ def _write_set(
     write_json_atomic(stats_path, dict(stats))
 
 
+@checked(
+    articles_path="path",
+    graph_path="path",
+    links_path="path",
+    shard_paths="paths",
+    index_path="path",
+    stats_path="path",
+    options="mapping",
+    seed="count",
+)
 def build_wikispeedia_set(
     articles_path, graph_path: str, links_path, shard_paths, index_path, stats_path, *, options, seed: int
 ) -> None:
@@ -81,6 +93,16 @@ def build_wikispeedia_set(
     log.info("%d Wikispeedia instances", len(instances))
 
 
+@checked(
+    documents_path="path",
+    mentions_path="path",
+    articles_path="path",
+    graph_path="path",
+    shard_paths="paths",
+    index_path="path",
+    stats_path="path",
+    options="mapping",
+)
 def build_elevant_set(
     documents_path,
     mentions_path,
@@ -109,10 +131,16 @@ def build_elevant_set(
     log.info("%d ELEVANT instances", len(instances))
 
 
+@checked(degrees_graph="path", graph_out="path", stats_out="path", options="mapping", seed="count")
 def build_synthetic_graph(
     degrees_graph, graph_out, stats_out, *, options: Mapping[str, Any], seed: int
 ) -> None:
     """The Wikipedia-size graph, with its build time, peak memory and array size."""
+    missing = [key for key in ("nodes", "edges") if key not in options]
+    if missing:
+        raise ConfigError(
+            f"the synthetic graph's options need {' and '.join(missing)}; got {sorted(options)}"
+        )
     degrees = Graph.load(degrees_graph).degrees()
     started = time.perf_counter()
     graph = synthetic_graph(options["nodes"], options["edges"], degrees=degrees, seed=seed)
@@ -135,6 +163,14 @@ def build_synthetic_graph(
     log.info("synthetic graph %s", stats)
 
 
+@checked(
+    graph_path="path",
+    shard_paths="paths",
+    index_path="path",
+    stats_path="path",
+    options="mapping",
+    seed="count",
+)
 def build_synthetic_set(graph_path: str, shard_paths, index_path, stats_path, *, options, seed: int) -> None:
     """Instances planted on the synthetic graph: a tight cluster of fair candidates among random ones."""
     graph = Graph.load(graph_path)
@@ -154,6 +190,17 @@ def build_synthetic_set(graph_path: str, shard_paths, index_path, stats_path, *,
     _write_set(instances, shard_paths, index_path, stats_path, stats)
 
 
+@checked(
+    graph_path="path",
+    graph_stats="path",
+    shard_paths="paths",
+    degrees_graph="path",
+    output="path",
+    provenance="path",
+    options="mapping",
+    seed="count",
+    config="mapping",
+)
 def scaling(
     graph_path: str,
     graph_stats: str,

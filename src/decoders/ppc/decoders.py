@@ -108,9 +108,9 @@ def decode_full_lp(
     """Brute force: the LP over every arc and grandparent part (all scored), on ``polytope``, with the lean
     rows or the paper's (``rows``); ``cycle_cuts``: with every cycle inequality the solution violates added
     until none is (an analysis of fractional solutions, not the paper's LP)."""
-    if polytope not in POLYTOPES:
+    if not isinstance(polytope, str) or polytope not in POLYTOPES:
         raise ConfigError(f"polytope must be one of {list(POLYTOPES)}; got {polytope!r}")
-    if rows not in ROW_SETS:
+    if not isinstance(rows, str) or rows not in ROW_SETS:
         raise ConfigError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
     if not isinstance(cycle_cuts, bool):
         raise ConfigError(f"cycle_cuts must be true or false; got {cycle_cuts!r}")
@@ -131,9 +131,9 @@ def _pricing(
     for name, flag in (("tighten", tighten), ("no_gp", no_gp), ("primal", primal)):
         if not isinstance(flag, bool):
             raise ConfigError(f"{name} must be true or false; got {flag!r}")
-    if rows not in ROW_SETS:
+    if not isinstance(rows, str) or rows not in ROW_SETS:
         raise ConfigError(f"rows must be one of {list(ROW_SETS)}; got {rows!r}")
-    if start not in STARTS:
+    if not isinstance(start, str) or start not in STARTS:
         raise ConfigError(f"start must be one of {list(STARTS)}; got {start!r}")
     if columns_per_word is not None and (
         isinstance(columns_per_word, bool)

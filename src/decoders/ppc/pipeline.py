@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from decoders.checks import checked
 from decoders.errors import ConfigError
 from decoders.harness.instances import write_instance_shards
 from decoders.io import read_json, write_json_atomic, write_parquet_atomic
@@ -45,6 +46,7 @@ def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return frame.to_dict("records")
 
 
+@checked(frame="frame", vocabulary=Vocabulary, lexicon=Lexicon, source="text")
 def encode(
     frame: pd.DataFrame, vocabulary: Vocabulary, lexicon: Lexicon, source: str = "<sentences>"
 ) -> list[tuple[Encoded, np.ndarray, np.ndarray]]:
@@ -59,7 +61,20 @@ def encode(
     return out
 
 
+@checked(predicted="sequence", data="sequence")
 def uas_of(predicted: Sequence[np.ndarray], data: Sequence[tuple[Encoded, np.ndarray, np.ndarray]]) -> float:
+    """Unlabelled attachment score (%) of ``predicted`` full head arrays against ``data``'s gold trees (the same
+    number of sentences, each ``(tokens, gold, scored)`` with heads of its length: a ValueError naming the first
+    that differs)."""
+    if len(predicted) != len(data):
+        raise ValueError(f"predicted has {len(predicted)} head arrays, data {len(data)} sentences")
+    for i, (heads, item) in enumerate(zip(predicted, data, strict=True)):
+        if not isinstance(item, tuple | list) or len(item) != 3:
+            raise ValueError(f"data[{i}] must be a (tokens, gold, scored) triple; got {type(item).__name__}")
+        if np.shape(heads) != np.shape(item[1]):
+            raise ValueError(
+                f"predicted[{i}] has shape {np.shape(heads)}, its gold heads {np.shape(item[1])}"
+            )
     correct = total = 0
     for heads, (_, gold, scored) in zip(predicted, data, strict=True):
         correct += int(np.count_nonzero((heads[1:] == gold[1:]) & scored))
@@ -67,6 +82,7 @@ def uas_of(predicted: Sequence[np.ndarray], data: Sequence[tuple[Encoded, np.nda
     return 100.0 * correct / total if total else float("nan")
 
 
+@checked(tokens=Encoded, weights=np.ndarray, k="positive", gold=np.ndarray)
 def prune(tokens: Encoded, weights: np.ndarray, k: int, gold: np.ndarray | None = None) -> np.ndarray:
     """The ``k`` best first-order heads per word plus the MST's arcs (and ``gold``'s, for training)."""
     n = tokens.arc_tokens.shape[1] - 1
@@ -77,6 +93,7 @@ def prune(tokens: Encoded, weights: np.ndarray, k: int, gold: np.ndarray | None 
     return allowed
 
 
+@checked(frames="splits", epochs="positive", seed="count", first_order="mapping", progress="flag")
 def train_parsers(
     frames: Mapping[str, pd.DataFrame],
     *,
@@ -230,11 +247,17 @@ def _train_grandparent(
     return averages[chosen - 1], index, record
 
 
+@checked(epochs="sequence")
 def choose_epoch(epochs: Sequence[Mapping[str, float]], tolerance: float) -> int:
     """The grandparent parser's epoch (1-based): among the epochs whose dev UAS is within ``tolerance`` points of
     the best, the one whose dev LPs are most often integral (then the higher UAS, then the earlier). Dev UAS
     differences of a few words are noise; fractional LPs are what the paper's models have few of."""
     _check_tolerance(tolerance)
+    if not epochs:
+        raise ValueError("epochs must hold at least one epoch's dev results; got none")
+    for i, row in enumerate(epochs):
+        if not isinstance(row, Mapping) or not {"dev_uas", "dev_integral_pct"} <= set(row):
+            raise ValueError(f"epochs[{i}] must be a mapping with dev_uas and dev_integral_pct; got {row!r}")
     best = max(row["dev_uas"] for row in epochs)
     near = [i for i, row in enumerate(epochs) if row["dev_uas"] >= best - tolerance]
     return 1 + max(near, key=lambda i: (epochs[i]["dev_integral_pct"], epochs[i]["dev_uas"], -i))
@@ -245,6 +268,7 @@ def _check_tolerance(tolerance: float) -> None:
         raise ConfigError(f"experiments.ppc.epoch_tolerance must be a number >= 0, got {tolerance!r}")
 
 
+@checked(splits="path_mapping", first_out="path", model_out="path", history_out="path")
 def train_job(
     splits: Mapping[str, str],
     first_out: str,
@@ -261,6 +285,7 @@ def train_job(
     write_json_atomic(history_out, history)
 
 
+@checked(splits="path_mapping", first_path="path", model_path="path", shard_paths="paths", index_path="path")
 def instances_job(
     splits: Mapping[str, str],
     first_path: str,
@@ -284,6 +309,7 @@ def instances_job(
     write_instance_shards(items, shard_paths, index_path)
 
 
+@checked(splits="path_mapping", model_out="path", training_out="path", parser_options="text", seed="count")
 def udpipe_train_job(
     splits: Mapping[str, str],
     model_out: str,
@@ -302,6 +328,7 @@ def udpipe_train_job(
     write_json_atomic(training_out, training)
 
 
+@checked(splits="path_mapping", model="path", training="path", records_out="path", summary_out="path")
 def udpipe_job(
     splits: Mapping[str, str],
     model: str,

@@ -4,11 +4,13 @@ figure without leaving a half-written file."""
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from decoders.checks import checked
 from decoders.io import atomic_path, write_text_atomic
 from decoders.tables.captions import Caption
 from decoders.tier import QUICK_NOTE, is_quick
@@ -23,7 +25,11 @@ SHOWN_DIGITS = 4
 
 def shown_number(value: float) -> str:
     """``value`` as a page shows it: :data:`SHOWN_DIGITS` significant digits in fixed notation (never an
-    exponent), trailing zeros dropped, whole numbers without a point; empty for a missing value."""
+    exponent), trailing zeros dropped, whole numbers without a point; empty for a missing value. Anything but a
+    real number or None (a string, a bool, an array) is a ValueError naming ``value``."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+        raise ValueError(f"value must be a real number or None; got {value!r}")
+    value = None if value is None else float(value)
     if value is None or not math.isfinite(value):
         return "" if value is None or math.isnan(value) else str(value)
     if value == 0 or value.is_integer():
@@ -38,6 +44,7 @@ def _alignment(frame: pd.DataFrame) -> list[str]:
     return ["right" if frame[c].dtype.kind in "fiu" else "left" for c in frame.columns]
 
 
+@checked(frame="frame", stem="path", title="text", caption=Caption, notes="texts")
 def write_table(
     frame: pd.DataFrame,
     stem: str | Path,
@@ -82,13 +89,17 @@ def write_table(
     return paths
 
 
+@checked(path="path", dpi="positive")
 def save_figure(fig, path: str | Path, dpi: int = 120) -> None:
     """Lay out a ``matplotlib.figure.Figure`` and write it atomically, in the format of ``path``'s suffix."""
+    if not (hasattr(fig, "tight_layout") and hasattr(fig, "savefig")):
+        raise ValueError(f"fig must be a matplotlib Figure; got {type(fig).__name__}")
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip("."))
 
 
+@checked(frame="frame", digits="int")
 def rounded(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     """A copy with every float column rounded to ``digits`` (missing values stay missing)."""
     out = frame.copy()
