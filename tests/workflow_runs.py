@@ -21,7 +21,8 @@ TABLES = ["table1", "table2a", "table2b", "cg_statistics", "speed_by_length", "p
 
 
 def chains_run_command(repo_root: Path, workdir: Path, mirror: Path, *args: str, overlays=()) -> list[str]:
-    """snakemake on the chains run, as a user types it (the workflow profile applies), with ``args`` last."""
+    """snakemake on the chains run, as a user types it (the workflow profile applies), with ``args`` last: they
+    must start with an option, or --config would read them as its own values."""
     configs = [
         repo_root / "config.yaml",
         TESTS / "workflow" / "config.yaml",

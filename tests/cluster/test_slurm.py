@@ -39,7 +39,10 @@ pytestmark = [
 
 
 def snakemake_command(repo_root: Path, workdir: Path, mirror: Path, *args: str) -> list[str]:
-    return [*chains_run_command(repo_root, workdir, mirror, *args), TARGET]
+    """The chains run to TARGET; the target comes first, where no option taking several values (--config) can
+    take it for one of its own."""
+    binary, *rest = chains_run_command(repo_root, workdir, mirror, *args)
+    return [binary, TARGET, *rest]
 
 
 def cluster_args(repo_root: Path) -> list[str]:

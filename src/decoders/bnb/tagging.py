@@ -15,15 +15,16 @@ import pandas as pd
 
 from decoders.chains.model import ChainModel
 from decoders.chains.train import train_chain_model
-from decoders.checks import check_sequence, checked
+from decoders.checks import check_sequence, check_text, checked
 from decoders.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
 
-@checked(tag="text")
 def coarse_of(tag: str) -> str:
-    """The coarse tag of a PTB-style fine tag: its first two characters (punctuation tags stay whole)."""
+    """The coarse tag of a PTB-style fine tag: its first two characters (punctuation tags stay whole). Called once
+    per token: checked inline, not through :func:`decoders.checks.checked`'s signature binding."""
+    tag = check_text(tag, "tag")
     return tag[:2] if tag[:1].isalpha() else tag
 
 
