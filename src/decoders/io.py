@@ -74,8 +74,16 @@ def read_parquet(path: str | Path, **options: Any) -> pd.DataFrame:
     """``pd.read_parquet`` that checks the pages' CRCs (where the writer stored them) and names the file when it
     cannot be read (missing, truncated, garbled): CorpusFormatError."""
     path = check_path(path)
-    try:
+    with parquet_errors(path):
         return pd.read_parquet(path, page_checksum_verification=True, **options)
+
+
+@contextlib.contextmanager
+def parquet_errors(path: str | Path) -> Iterator[None]:
+    """Turn a parquet reader's error on a damaged file into a CorpusFormatError naming ``path`` (a missing file
+    stays a FileNotFoundError)."""
+    try:
+        yield
     except FileNotFoundError:
         raise
     except (OSError, ValueError, pa.ArrowException) as exc:

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from decoders.checks import checked
 from decoders.errors import ConfigError, CorpusFormatError
+from decoders.io import parquet_errors
 
 __all__ = [
     "LIST_COLUMNS",
@@ -141,14 +141,8 @@ def validate_sentences(frame: pd.DataFrame, *, source: str | Path = "<sentences>
 def read_sentences(path: str | Path) -> pd.DataFrame:
     """Read a sentence table written with ``DataFrame.to_parquet``; list cells come back as Python lists.
     CorpusFormatError names a file that cannot be read (truncated, or a page whose CRC fails)."""
-    try:
+    with parquet_errors(path):
         table = pq.read_table(path, page_checksum_verification=True)
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        raise CorpusFormatError(
-            path, None, f"not a readable parquet file (truncated or garbled?): {exc}"
-        ) from exc
     frame = pd.DataFrame(
         {
             name: (table.column(name).to_pylist() if name in LIST_COLUMNS else table.column(name).to_pandas())
