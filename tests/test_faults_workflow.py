@@ -378,7 +378,7 @@ def test_a_job_past_its_memory_is_named_and_leaves_nothing(repo_root, mirror, tm
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
 
 
-def test_fixture_folders_are_left_clean(uninterrupted):
+def test_an_uninterrupted_run_leaves_checksums_and_no_leftovers(uninterrupted):
     """The uninterrupted run has the checksums its readers check, and no temporary or moved-aside file."""
     results = uninterrupted / "results"
     assert checksum_path(results / "runs/chains/wsj/cg.parquet").is_file()
