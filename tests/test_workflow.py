@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from decoders.config import load_config
+from decoders.content import JOB_SUFFIX
 from decoders.io import is_checksum_file
 
 BIN = Path(sys.executable).parent
@@ -348,7 +349,7 @@ def raw_files(workdir: Path) -> dict[str, tuple[int, int, int]]:
     return {
         str(p.relative_to(raw)): (p.stat().st_ino, p.stat().st_size, p.stat().st_mtime_ns)
         for p in sorted(raw.rglob("*"))
-        if p.is_file() and not is_checksum_file(p)
+        if p.is_file() and not is_checksum_file(p) and not p.name.endswith(JOB_SUFFIX)
     }
 
 

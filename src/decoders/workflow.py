@@ -6,12 +6,14 @@ from __future__ import annotations
 import atexit
 import errno
 import glob
+import inspect
 import logging
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from decoders.content import job_record, job_record_path, write_job_records
 from decoders.errors import CorruptedFileError, DecodersError
 from decoders.io import checksum_mismatch, checksum_path, move_aside, record_checksum
 
@@ -57,19 +59,41 @@ def start_script(snakemake: Any) -> logging.Logger:
         # an earlier run's checksum would vouch for a file this job is about to rewrite, and a killed run of this
         # job may have left the temporary file of an atomic write (decoders.io.atomic_path) beside it
         checksum_path(path).unlink(missing_ok=True)
+        job_record_path(path).unlink(missing_ok=True)
         for name in (path.name, checksum_path(path).name):
             for partial in path.parent.glob(f".{glob.escape(name)}.*.part"):
                 partial.unlink(missing_ok=True)
+
+    script = script_of(snakemake, inspect.stack()[1].filename)
 
     def record_outputs() -> None:
         if not failed and all(path.is_file() for path in outputs):
             for path in outputs:
                 record_checksum(path)
+            if script is not None:  # what the outputs depend on, by content (decoders.content)
+                record = job_record(
+                    root=script.parents[2],
+                    rule=snakemake.rule,
+                    wildcards=dict(getattr(snakemake, "wildcards", {}) or {}),
+                    script=script,
+                    inputs=[str(path) for path in snakemake.input],
+                )
+                write_job_records(outputs, record)
 
     sys.excepthook = user_errors
     atexit.register(record_outputs)
     check_inputs(snakemake.input)
     return log
+
+
+def script_of(snakemake: Any, running: str) -> Path | None:
+    """The workflow script a job runs: Snakemake runs a copy named ``tmp<random>.<script name>``, and gives the
+    original's folder as ``scriptdir``; None when the job runs no script of workflow/scripts (a test's stand-in)."""
+    folder = getattr(snakemake, "scriptdir", None)
+    name = Path(running).name.split(".", 1)[-1]
+    if not folder or not (Path(folder) / name).is_file() or Path(folder).parent.name != "workflow":
+        return None
+    return Path(folder).resolve() / name
 
 
 def check_inputs(paths: Iterable[str | Path]) -> None:

@@ -52,6 +52,7 @@ rule results_page:
             category="Results page",
         ),
         cost_other=expand("results/tables/cost.{suffix}", suffix=["md", "tex"]),
+        content=expand("results/content/{name}.json", name=BUILT_EXPERIMENTS),
     log:
         "results/logs/tables/results_page.log",
     benchmark:

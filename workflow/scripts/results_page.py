@@ -3,6 +3,8 @@ CPU) of the runs behind it."""
 
 import os
 
+from decoders.content import experiment_settings, section_content
+from decoders.io import write_json_atomic
 from decoders.tables.captions import caption
 from decoders.tables.resources import TIMED_RULES, cost_table, job_usage, usage_table
 from decoders.tables.results_page import experiment_section, write_results_page
@@ -13,6 +15,12 @@ start_script(snakemake)
 sections = [{"heading": "Corpora", "tables": [snakemake.input.corpora]}]
 for name, section in snakemake.params.sections.items():
     sections.append(experiment_section(name, section["tables"], section["provenance"]))
+    # what the section's records and tables depend on, by content (decoders.content): Snakemake has just brought
+    # every job before this one up to date with the configuration, so the run's settings are the records'
+    sections[-1]["content"] = section_content(section["tables"], experiment_settings(snakemake.config, name))
+    write_json_atomic(
+        snakemake.output.content[list(snakemake.params.sections).index(name)], sections[-1]["content"]
+    )
 # Every job this page depends on has finished, so its benchmark file is there (jobs of earlier runs too).
 usage = usage_table(job_usage("results/benchmarks"), snakemake.config)
 write_table(

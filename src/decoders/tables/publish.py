@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,29 +25,28 @@ from pathlib import Path
 from decoders.config import experiment_names, load_yaml
 from decoders.errors import ConfigError
 from decoders.io import CHECKSUM_SUFFIX, write_text_atomic
-
-PAGE = "RESULTS.md"
-
-
-def page_field(text: str, field: str) -> list[str]:
-    """Values of a provenance row ``| field | value |`` of a results page, in order, without repeats."""
-    values = re.findall(rf"^\| {re.escape(field)} \| (.*?) \|\s*$", text, flags=re.MULTILINE)
-    return list(dict.fromkeys(values))
+from decoders.tables.evidence import check, index_statuses, publish_records, write_statuses
+from decoders.tables.pages import PAGE, cpu_slug, experiment_of, index, page_field, sections
 
 
-def cpu_slug(cpu: str) -> str:
-    """A folder name for a CPU description: lower case, runs of other characters as one '-'."""
-    return re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-")
-
-
-def publish(results: str | Path, docs: str | Path, order: Sequence[str] = ()) -> Path:
+def publish(
+    results: str | Path, docs: str | Path, order: Sequence[str] = (), root: str | Path | None = None
+) -> Path:
     """Copy the results page and figures of ``results`` to ``docs/results/<cpu>/``; rewrite the index.
-    ``order``: the experiments' order on the page (config.yaml's list)."""
+    ``order``: the experiments' order on the page (config.yaml's list).
+
+    With ``root``, the source tree that ships (the command line's working directory): it must have no
+    uncommitted change to a tracked file, the page's runs none either (no "(dirty)" commit), and every experiment
+    section of the page its content record (results/content/<experiment>.json); the records behind the sections
+    are copied beside the page (:func:`decoders.tables.evidence.publish_records`) and every section of the page
+    gets its status against ``root`` (:func:`decoders.tables.evidence.check`)."""
     results, docs = Path(results), Path(docs)
     page = results / PAGE
     if not page.is_file():
         raise ConfigError(f"{page}: no results page (run `snakemake` first)")
     text = page.read_text(encoding="utf-8")
+    if root is not None:
+        refuse_unclean(Path(root), text, page)
     cpus = page_field(text, "CPU")
     if not cpus:
         raise ConfigError(f"{page}: no '| CPU | ... |' provenance row: not a results page of decoders-bench")
@@ -66,24 +66,54 @@ def publish(results: str | Path, docs: str | Path, order: Sequence[str] = ()) ->
             shutil.copytree(
                 folder, target / "figures" / folder.name, ignore=shutil.ignore_patterns(f"*{CHECKSUM_SUFFIX}")
             )
+    produced = [
+        name
+        for heading, body in sections(page.read_text(encoding="utf-8"))[1]
+        if (name := experiment_of(heading, body))
+    ]
+    if root is not None:
+        publish_records(results, target, produced)
     write_text_atomic(target / PAGE, text)
-    write_text_atomic(docs / PAGE, index(docs))
+    statuses = None
+    if root is not None:
+        found = check(docs, root)
+        write_statuses(docs, [status for status in found if status.page == target.name])
+        statuses = index_statuses(found)
+    write_text_atomic(docs / PAGE, index(docs, statuses))
     return target
 
 
+def refuse_unclean(root: Path, text: str, page: Path) -> None:
+    """Refuse to publish from a tree with uncommitted changes to tracked files (a run's logs belong outside the
+    clone), or a page whose runs were made in one (a "(dirty)" commit in its provenance)."""
+    try:
+        done = subprocess.run(
+            ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise ConfigError(f"{root}: cannot ask git whether the tree is clean ({error})") from None
+    if done.returncode != 0:
+        raise ConfigError(f"{root}: not a git checkout ({done.stderr.strip()}); publish from a clean clone")
+    if done.stdout.strip():
+        files = ", ".join(line[3:] for line in done.stdout.splitlines()[:5])
+        raise ConfigError(
+            f"{root}: uncommitted changes to tracked files ({files}): publish from a clean tree (commit or stash "
+            "them; keep run logs outside the clone)"
+        )
+    dirty = [value for value in page_field(text, "commit") if "(dirty)" in value]
+    if dirty:
+        raise ConfigError(
+            f"{page}: runs made in a tree with uncommitted changes ({'; '.join(dirty)}): only runs of a clean "
+            "tree are published"
+        )
+
+
 _EARLIER = re.compile(r" \(earlier run: ([^)]*)\)$")
-
-
-def _sections(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """A page's text before its first ``## `` heading, and its ``## `` sections as (heading, text)."""
-    parts = re.split(r"^(?=## )", text, flags=re.MULTILINE)
-    return parts[0], [(part.splitlines()[0][3:].strip(), part) for part in parts[1:]]
-
-
-def _experiment(heading: str, body: str) -> str | None:
-    """The experiment a section reports (``chains`` of ``chains: ...``), None for a section of the whole run
-    (corpora, time per rule), which has no provenance table."""
-    return heading.split(":", 1)[0] if "| provenance |" in body else None
 
 
 def merge_pages(old: str, new: str, order: Sequence[str] = ()) -> str:
@@ -93,9 +123,9 @@ def merge_pages(old: str, new: str, order: Sequence[str] = ()) -> str:
     ``<heading> (earlier run: <experiments>)`` so that nobody reads them as the new run's; such a section goes
     once none of its experiments is kept. The page's sections are in one order: corpora, the experiments (in
     ``order``, then any others), time and cost, and the cost of a full run of every experiment on the page."""
-    preamble, fresh_sections = _sections(new)
-    fresh = [(h, b, _experiment(h, b)) for h, b in fresh_sections]
-    earlier = [(h, b, _experiment(h, b)) for h, b in _sections(old)[1]]
+    preamble, fresh_sections = sections(new)
+    fresh = [(h, b, experiment_of(h, b)) for h, b in fresh_sections]
+    earlier = [(h, b, experiment_of(h, b)) for h, b in sections(old)[1]]
     produced = {e for _, _, e in fresh if e}
     kept = [section for section in earlier if section[2] and section[2] not in produced]
     remaining = {e for _, _, e in kept}
@@ -172,56 +202,15 @@ def full_run_cost(bodies: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def page_contents(text: str) -> list[str]:
-    """What a page holds: each experiment section's name with the commit and dates of its runs."""
-    contents = []
-    for heading, body in _sections(text)[1]:
-        experiment = _experiment(heading, body)
-        if experiment:
-            dates = sorted(d for value in page_field(body, "date (UTC)") for d in value.split(" .. ") if d)
-            commits = ", ".join(c[:7] for value in page_field(body, "commit") for c in value.split(", "))
-            days = sorted({d[:10] for d in dates})
-            when = f", {days[0]}" + (f" .. {days[-1]}" if len(days) > 1 else "") if days else ""
-            contents.append(f"{experiment} ({commits}{when})")
-    return contents
-
-
-def index(docs: Path) -> str:
-    """The index page: every published page, the most recent run first, with the experiments it holds."""
-    entries = []
-    for page in sorted((docs / "results").glob(f"*/{PAGE}")):
-        text = page.read_text(encoding="utf-8")
-        dates = sorted(d for value in page_field(text, "date (UTC)") for d in value.split(" .. ") if d)
-        entries.append(
-            (
-                dates[-1] if dates else "",
-                f"| [{'; '.join(page_field(text, 'CPU'))}]({page.relative_to(docs).as_posix()}) "
-                f"| {'; '.join(page_contents(text))} |",
-            )
-        )
-    lines = [
-        "# Results",
-        "",
-        "One results page per machine type: speed ratios are properties of the CPU they were measured on.",
-        "A refresh on another machine type adds a page beside the others (`snakemake`, then",
-        "`python -m decoders.tables.publish results docs`); a run of some experiments refreshes their sections only.",
-        "Every number on a page comes from the runs recorded under results/ on that machine.",
-        "Each experiment's section gives the commit, dates and CPU of its runs.",
-        "",
-        "| CPU (page) | experiments (commit, dates UTC) |",
-        "|---|---|",
-        *[line for _, line in sorted(entries, reverse=True)],
-    ]
-    return "\n".join(lines) + "\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     """The command line: ``python -m decoders.tables.publish [results] [docs]`` (``--help`` says more)."""
     parser = argparse.ArgumentParser(
         prog="python -m decoders.tables.publish",
         description="Copy a run's results page and figures to <docs>/results/<cpu>/ (merged with that CPU's "
         "earlier page: sections of experiments the run did not produce stay) and rewrite <docs>/RESULTS.md, "
-        "the index of every published page.",
+        "the index of every published page. Run it in the clean clone whose code made the run: it refuses "
+        "uncommitted changes, copies the records behind each section beside the page and marks every section "
+        "current or stale against this tree.",
     )
     parser.add_argument(
         "results", nargs="?", default="results", help="the run's results folder (default: results)"
@@ -232,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         order = experiment_names(load_yaml("config.yaml")) if Path("config.yaml").is_file() else []
-        target = publish(args.results, args.docs, order)
+        target = publish(args.results, args.docs, order, root=Path.cwd())
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

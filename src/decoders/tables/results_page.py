@@ -47,6 +47,24 @@ def _provenance_summary(paths: Sequence[str | Path]) -> dict[str, str]:
     return summary
 
 
+def content_rows(content: Mapping[str, Any] | None) -> dict[str, str]:
+    """The provenance rows of a section's content (:func:`decoders.content.section_content`): the digests of what
+    its records and its tables depend on (the staleness check, ``python -m decoders.tables.evidence check``,
+    compares them with the code that ships), and the files that jobs saw at different contents."""
+    if not content:
+        return {}
+    records, tables = content["records"], content["tables"]
+    rows = {
+        "records content": f"{records['digest'][:12]} ({records['jobs']} jobs, {len(records['code'])} files, "
+        f"{len(records['rules'])} rules, settings)",
+        "tables content": f"{tables['digest'][:12]} ({tables['jobs']} jobs, {len(tables['code'])} files)",
+    }
+    mixed = sorted(set(records["mixed"]) | set(tables["mixed"]))
+    if mixed:
+        rows["mixed code"] = f"jobs saw different versions of {', '.join(mixed)}"
+    return rows
+
+
 def experiment_section(name: str, tables: Sequence[str], provenance: Sequence[str]) -> dict[str, Any]:
     """An experiment's section of the page: the heading and figures its tables module declares (``PAGE`` in
     decoders.tables.<name>), its Markdown tables and the provenance files of the runs behind them. A figure tied
@@ -80,6 +98,7 @@ def write_results_page(sections: Iterable[Mapping[str, Any]], output: str | Path
         if provenance:
             lines += ["| provenance | |", "|---|---|"]
             lines += [f"| {key} | {value} |" for key, value in _provenance_summary(provenance).items()]
+            lines += [f"| {key} | {value} |" for key, value in content_rows(section.get("content")).items()]
             lines += [""]
         for table in section["tables"]:
             lines += [Path(table).read_text(encoding="utf-8").replace("### ", "#### ", 1).rstrip(), ""]

@@ -1,0 +1,262 @@
+"""Is a published section still the code that ships? The staleness check of every published page, and the
+records published beside a page.
+
+Each experiment section of a page published since provenance by content (:mod:`decoders.content`) has its
+content record beside the page, ``records/<experiment>/content.json``: the sha256 of every file, rule and
+setting its records depend on, and of what only its tables depend on. ``python -m decoders.tables.evidence
+check`` sets each against the source tree and the configuration that ship, and says per section:
+
+- ``current``: the records and the tables were made by the code, rules and settings that ship;
+- ``tables stale``: the records are current, the tables code changed since (rebuilding the page from its
+  records brings it up to date, no decoding needed);
+- ``stale``: something the records depend on changed (named); only a new run makes the section current;
+- ``stale (no content record)``: published before content was recorded: nothing shows which code made it.
+
+``--write`` puts each section's status under its heading and into the index (docs/RESULTS.md); the test suite
+checks that the statuses written in the pages are the ones the check finds, so a change to the code that makes
+a section stale cannot land without its page saying so. The command exits 1 when any section is not current.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from decoders.checks import check_path
+from decoders.config import load_config, validate_config
+from decoders.content import closure, compare, describe, experiment_settings, file_sha
+from decoders.errors import ConfigError
+from decoders.io import read_json, write_json_atomic, write_text_atomic
+from decoders.tables.pages import PAGE, STATUS_PREFIX, experiment_of, index, page_field, sections
+
+RECORDS = "records"
+CONTENT = "content.json"
+MANIFEST = "manifest.json"
+#: A file larger than this is listed in the manifest (size, sha256) but not copied beside the page.
+MAX_COPIED_BYTES = 50 * 2**20
+
+
+@dataclass(frozen=True)
+class SectionStatus:
+    page: str
+    experiment: str
+    status: str
+    what: str
+
+    @property
+    def current(self) -> bool:
+        return self.status == "current"
+
+    def line(self) -> str:
+        return f"{STATUS_PREFIX} {self.status}" + (f": {self.what}" if self.what else "")
+
+
+def workflow_settings(root: Path) -> Mapping[str, Any]:
+    """The checked configuration the workflow in ``root`` loads by default (config.yaml with each listed
+    experiment's config/<name>.yaml, the schemas' defaults filled in)."""
+    return validate_config(load_config(root), root / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def section_status(
+    page_dir: Path, experiment: str, root: Path, config: Mapping[str, Any] | None, commits: str = ""
+) -> SectionStatus:
+    """The status of one experiment section of the page in ``page_dir`` against the tree ``root`` (module
+    docstring)."""
+    page = page_dir.name
+    path = page_dir / RECORDS / experiment / CONTENT
+    if not path.is_file():
+        return SectionStatus(
+            page,
+            experiment,
+            "stale (no content record)",
+            "published before provenance by content" + (f"; its runs' commits: {commits}" if commits else ""),
+        )
+    content = read_json(path)
+    settings = None
+    if config is not None and experiment in config.get("experiments", {}):
+        settings = experiment_settings(config, experiment)
+    report = compare(content, root, settings)
+    if settings is None:
+        report["records"]["settings"] = [f"experiments.{experiment} (no longer configured)"]
+    records = describe({"records": report["records"]})
+    tables = describe({"tables": report["tables"]})
+    if records:
+        return SectionStatus(page, experiment, "stale", records + (f" | {tables}" if tables else ""))
+    if tables:
+        return SectionStatus(page, experiment, "tables stale", tables)
+    return SectionStatus(page, experiment, "current", "")
+
+
+def check(docs: str | Path, root: str | Path) -> list[SectionStatus]:
+    """The status of every experiment section of every page under ``docs``/results, against the tree ``root``."""
+    docs, root = Path(check_path(docs, "docs")), Path(check_path(root, "root"))
+    try:
+        config = workflow_settings(root)
+    except (ConfigError, OSError) as error:
+        raise ConfigError(f"{root}: the configuration that ships cannot be read ({error})") from None
+    statuses = []
+    for page in sorted((docs / "results").glob(f"*/{PAGE}")):
+        for heading, body in sections(page.read_text(encoding="utf-8"))[1]:
+            if experiment := experiment_of(heading, body):
+                commits = ", ".join(c[:7] + c[40:] for v in page_field(body, "commit") for c in v.split(", "))
+                statuses.append(section_status(page.parent, experiment, root, config, commits))
+    return statuses
+
+
+def write_statuses(docs: str | Path, statuses: Sequence[SectionStatus]) -> list[Path]:
+    """Put each section's status line under its heading (replacing an earlier one); return the pages changed."""
+    docs = Path(docs)
+    by_page: dict[str, dict[str, SectionStatus]] = {}
+    for status in statuses:
+        by_page.setdefault(status.page, {})[status.experiment] = status
+    changed = []
+    for name, found in by_page.items():
+        path = docs / "results" / name / PAGE
+        text = path.read_text(encoding="utf-8")
+        new = with_statuses(text, found)
+        if new != text:
+            write_text_atomic(path, new)
+            changed.append(path)
+    return changed
+
+
+def with_statuses(text: str, statuses: Mapping[str, SectionStatus]) -> str:
+    """A page's text with each experiment section's status line right under its heading."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if line.startswith("## "):
+            experiment = line[3:].split(":", 1)[0].strip()
+            if experiment in statuses:
+                while i < len(lines) and (not lines[i].strip() or lines[i].startswith(STATUS_PREFIX)):
+                    i += 1
+                out += ["", statuses[experiment].line(), ""]
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+def written_statuses(text: str) -> dict[str, str]:
+    """The status lines a page holds, by experiment."""
+    found = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = line[3:].split(":", 1)[0].strip()
+        elif line.startswith(STATUS_PREFIX) and current:
+            found[current] = line
+    return found
+
+
+def publish_records(
+    results: Path, target: Path, experiments: Sequence[str], base: Path | None = None
+) -> dict[str, Any]:
+    """Copy beside a published page what its experiment sections were built from: for each experiment, its
+    content record (results/content/<experiment>.json) and every file its tables jobs read (the per-instance
+    records, their provenance, the models' and instances' summaries the tables use), under
+    ``records/<experiment>/`` with the paths they had in the run; a file larger than :data:`MAX_COPIED_BYTES` is
+    listed in the manifest (size and sha256) but not copied. Returns the manifest."""
+    base = Path(base) if base is not None else results.parent
+    manifest: dict[str, Any] = {}
+    for experiment in experiments:
+        content_file = results / "content" / f"{experiment}.json"
+        if not content_file.is_file():
+            raise ConfigError(
+                f"{content_file}: no content record for experiment {experiment!r} (a page built before provenance "
+                "by content: build it again with `snakemake results/RESULTS.md`)"
+            )
+        folder = target / RECORDS / experiment
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        shutil.copy2(content_file, folder / CONTENT)
+        tables = read_json(content_file)["tables"]
+        files = sorted(_table_inputs(tables, base))
+        entries = []
+        for name in files:
+            source = base / name
+            if not source.is_file():
+                continue
+            size = source.stat().st_size
+            entry = {
+                "path": name,
+                "bytes": size,
+                "sha256": file_sha(source),
+                "copied": size <= MAX_COPIED_BYTES,
+            }
+            if entry["copied"]:
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, folder / name)
+            entries.append(entry)
+        manifest[experiment] = entries
+        write_json_atomic(folder / MANIFEST, {"files": entries})
+    return manifest
+
+
+def _table_inputs(tables: Mapping[str, Any], base: Path) -> set[str]:
+    """The files the tables jobs of a section read: the inputs of the job records of its tables part (found
+    again from the recorded tables files), with the decode jobs' provenance files beside the records."""
+    names: set[str] = set()
+    for path in tables.get("outputs", []):
+        for record in closure([path], base)[:-1]:
+            if record["rule"] == "results_page":
+                continue
+            names.update(record["inputs"])
+    extra = set()
+    for name in names:
+        if name.startswith("results/runs/") and name.endswith(".parquet"):
+            folder = base / name.removesuffix(".parquet")
+            extra.update(p.relative_to(base).as_posix() for p in folder.glob("shard-*.json"))
+    return names | extra
+
+
+def index_statuses(statuses: Sequence[SectionStatus]) -> dict[str, str]:
+    """Per page, the index's status cell: each experiment with its status."""
+    cells: dict[str, list[str]] = {}
+    for status in statuses:
+        cells.setdefault(status.page, []).append(f"{status.experiment} {status.status}")
+    return {page: "; ".join(items) for page, items in cells.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m decoders.tables.evidence",
+        description="Check every published results section against the code, rules and settings that ship.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    checking = sub.add_parser(
+        "check", help="list every published section as current or stale (exit 1: a stale one)"
+    )
+    checking.add_argument("docs", nargs="?", default="docs", help="the docs folder (default: docs)")
+    checking.add_argument("--root", default=".", help="the source tree to check against (default: .)")
+    checking.add_argument(
+        "--write", action="store_true", help="write each section's status into its page and the index"
+    )
+    args = parser.parse_args(argv)
+    try:
+        statuses = check(args.docs, args.root)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for status in statuses:
+        print(
+            f"{status.page} | {status.experiment} | {status.status}"
+            + (f" | {status.what}" if status.what else "")
+        )
+    if args.write:
+        for path in write_statuses(args.docs, statuses):
+            print(f"wrote {path}")
+        write_text_atomic(Path(args.docs) / PAGE, index(Path(args.docs), index_statuses(statuses)))
+    stale = [s for s in statuses if not s.current]
+    print(f"{len(statuses) - len(stale)} current, {len(stale)} not current, of {len(statuses)} sections")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
