@@ -1,5 +1,4 @@
-"""Provenance by content (decoders.content) and the staleness check of published pages (decoders.tables.evidence).
-"""
+"""Provenance by content (decoders.content) and the staleness check of published pages (decoders.tables.evidence)."""
 
 from __future__ import annotations
 
@@ -73,7 +72,9 @@ def _chain(tmp_path, train_code="a"):
     """A run of three jobs (train -> decode -> tables) whose records sit beside their outputs under tmp_path."""
     for name in ("model.npz", "run.parquet", "table.md"):
         (tmp_path / name).write_text(name)
-    write_job_records([tmp_path / "model.npz"], _record("chains_train", {"src/m.py": train_code}, ["data/raw/c"]))
+    write_job_records(
+        [tmp_path / "model.npz"], _record("chains_train", {"src/m.py": train_code}, ["data/raw/c"])
+    )
     write_job_records(
         [tmp_path / "run.parquet"], _record("decode", {"src/m.py": "a", "src/d.py": "b"}, ["model.npz"])
     )
@@ -93,7 +94,10 @@ def test_closure_and_section_content_split_records_from_tables(tmp_path):
     # a table change leaves the records' digest alone; a change to what the records depend on does not
     again = section_content(["table.md"], {"seed": 1}, tmp_path)
     assert again["records"]["digest"] == content["records"]["digest"]
-    assert section_content(["table.md"], {"seed": 2}, tmp_path)["records"]["digest"] != content["records"]["digest"]
+    assert (
+        section_content(["table.md"], {"seed": 2}, tmp_path)["records"]["digest"]
+        != content["records"]["digest"]
+    )
 
 
 def test_jobs_that_saw_two_versions_of_a_file_are_named(tmp_path):
@@ -169,7 +173,10 @@ def test_the_check_says_current_tables_stale_stale_and_unrecorded(tmp_path):
     _page(docs, "old", "text\n")
     content = _content_of_this_tree()
     write_json_atomic(_page(docs, "new", "text\n") / "records" / "chains" / "content.json", content)
-    tables_changed = {**content, "tables": {**content["tables"], "code": {"src/decoders/tables/chains.py": "0"}}}
+    tables_changed = {
+        **content,
+        "tables": {**content["tables"], "code": {"src/decoders/tables/chains.py": "0"}},
+    }
     write_json_atomic(_page(docs, "tables", "text\n") / "records" / "chains" / "content.json", tables_changed)
     settings = dict(content["records"]["settings"], seed=-1)
     stale = {**content, "records": {**content["records"], "settings": settings}}
@@ -177,7 +184,9 @@ def test_the_check_says_current_tables_stale_stale_and_unrecorded(tmp_path):
     found = {s.page: s for s in evidence.check(docs, REPO)}
     assert found["old"].status == "stale (no content record)"
     assert found["new"].status == "current" and found["new"].current
-    assert found["tables"].status == "tables stale" and "src/decoders/tables/chains.py" in found["tables"].what
+    assert (
+        found["tables"].status == "tables stale" and "src/decoders/tables/chains.py" in found["tables"].what
+    )
     assert found["stale"].status == "stale" and "settings changed: seed" in found["stale"].what
     # --write puts each status under its heading and into the index; the command exits 1 on a stale section
     assert evidence.main(["check", str(docs), "--root", str(REPO), "--write"]) == 1
@@ -217,7 +226,9 @@ def test_publishing_refuses_an_unclean_tree_and_dirty_runs(tmp_path):
     refuse_unclean(root, page, Path("RESULTS.md"))  # clean: no error
     (root / "untracked.log").write_text("a run's log\n")  # untracked files do not count
     refuse_unclean(root, page, Path("RESULTS.md"))
-    with pytest.raises(ConfigError, match=r"runs made in a tree with uncommitted changes \(1234abc \(dirty\)\)"):
+    with pytest.raises(
+        ConfigError, match=r"runs made in a tree with uncommitted changes \(1234abc \(dirty\)\)"
+    ):
         refuse_unclean(root, "| commit | 1234abc (dirty) |\n", Path("RESULTS.md"))
     (root / "a.py").write_text("2\n")
     with pytest.raises(ConfigError, match=r"uncommitted changes to tracked files \(a.py\)"):
