@@ -150,6 +150,17 @@ def job_record(
     }
 
 
+def finish_job_record(record: Mapping[str, Any], root: str | Path) -> dict[str, Any]:
+    """A job record as its job ends: with every module of the package the job imported by then (a decoder module
+    loaded by name, say) and the time."""
+    code = {**record["code"], **loaded_code(Path(root))}
+    return {
+        **record,
+        "code": dict(sorted(code.items())),
+        "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
 def write_job_records(outputs: Iterable[str | Path], record: Mapping[str, Any]) -> None:
     for path in outputs:
         write_json_atomic(job_record_path(path), dict(record))

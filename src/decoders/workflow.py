@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from decoders.content import job_record, job_record_path, write_job_records
+from decoders.content import finish_job_record, job_record, job_record_path, write_job_records
 from decoders.errors import CorruptedFileError, DecodersError
 from decoders.io import checksum_mismatch, checksum_path, move_aside, record_checksum
 
@@ -64,21 +64,25 @@ def start_script(snakemake: Any) -> logging.Logger:
             for partial in path.parent.glob(f".{glob.escape(name)}.*.part"):
                 partial.unlink(missing_ok=True)
 
+    # what the outputs depend on, by content (decoders.content): the script's code read now (an error here fails
+    # the job before it starts), the modules the job imported added at its end
     script = script_of(snakemake, inspect.stack()[1].filename)
+    record = None
+    if script is not None:
+        record = job_record(
+            root=script.parents[2],
+            rule=snakemake.rule,
+            wildcards=dict(getattr(snakemake, "wildcards", {}) or {}),
+            script=script,
+            inputs=[str(path) for path in snakemake.input],
+        )
 
     def record_outputs() -> None:
         if not failed and all(path.is_file() for path in outputs):
             for path in outputs:
                 record_checksum(path)
-            if script is not None:  # what the outputs depend on, by content (decoders.content)
-                record = job_record(
-                    root=script.parents[2],
-                    rule=snakemake.rule,
-                    wildcards=dict(getattr(snakemake, "wildcards", {}) or {}),
-                    script=script,
-                    inputs=[str(path) for path in snakemake.input],
-                )
-                write_job_records(outputs, record)
+            if record is not None and script is not None:
+                write_job_records(outputs, finish_job_record(record, script.parents[2]))
 
     sys.excepthook = user_errors
     atexit.register(record_outputs)
@@ -90,10 +94,13 @@ def script_of(snakemake: Any, running: str) -> Path | None:
     """The workflow script a job runs: Snakemake runs a copy named ``tmp<random>.<script name>``, and gives the
     original's folder as ``scriptdir``; None when the job runs no script of workflow/scripts (a test's stand-in)."""
     folder = getattr(snakemake, "scriptdir", None)
-    name = Path(running).name.split(".", 1)[-1]
-    if not folder or not (Path(folder) / name).is_file() or Path(folder).parent.name != "workflow":
+    if not folder:
         return None
-    return Path(folder).resolve() / name
+    folder = Path(folder).resolve()  # a rule file names its script ../scripts/<name>
+    name = Path(running).name.split(".", 1)[-1]
+    if not (folder / name).is_file() or folder.parent.name != "workflow" or folder.name != "scripts":
+        return None
+    return folder / name
 
 
 def check_inputs(paths: Iterable[str | Path]) -> None:
