@@ -314,6 +314,33 @@ def test_report(finished_run, repo_root, mirror):
     assert "Prepared corpora" in html and "decoding experiments of five papers" in html
 
 
+def test_a_published_page_is_rebuilt_from_its_records_alone(finished_run, repo_root, tmp_path):
+    """Publish the toy run's page into a docs folder, then rebuild every experiment section from the records
+    published beside it, in folders without results/: each equals the published section; and the content each
+    section recorded is this tree's code and rules."""
+    from decoders.content import compare
+    from decoders.io import read_json
+    from decoders.tables.evidence import ARCHIVE, RECORDS
+    from decoders.tables.publish import publish
+    from decoders.tables.rebuild import rebuild
+
+    docs = tmp_path / "docs"
+    page_dir = publish(finished_run / "results", docs)
+    experiments = ["titles", "chains", "bnb", "ppc", "linking"]
+    for experiment in experiments:
+        assert (page_dir / RECORDS / experiment / ARCHIVE).is_file(), experiment
+    found = rebuild(page_dir, out=tmp_path / "rebuilt")
+    assert sorted(found) == sorted(experiments)
+    assert {name: diff[:20] for name, diff in found.items() if diff} == {}
+    # the records and tables were made by this tree's code and rules (the toy run's settings are the test
+    # overlay's, so only the settings differ from what ships)
+    for experiment in experiments:
+        report = compare(read_json(page_dir / RECORDS / experiment / "content.json"), repo_root, None)
+        assert not [
+            (part, kind, names) for part, found in report.items() for kind, names in found.items() if names
+        ]
+
+
 def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):
     """Every job has a benchmark file (peak memory, wall time); none peaked above the mem_mb it declares; the
     results page and the resources table summarise them per rule."""

@@ -125,6 +125,29 @@ def rule_sha(rules: Path, name: str) -> str | None:
     return None if found is None else sha256_bytes(f"{found[0]}\n{found[1]}".encode())
 
 
+def named_values(values: Any) -> dict[str, Any]:
+    """A Snakemake named list (input, output, params, log) as JSON: its items and its names' (start, end)."""
+    names = (
+        [[name, start, end] for name, (start, end) in values._get_names()]
+        if hasattr(values, "_get_names")
+        else []
+    )
+    return {"items": json.loads(json.dumps(list(values), default=str)), "names": names}
+
+
+def replay_record(snakemake: Any) -> dict[str, Any]:
+    """What it takes to run a tables job again from its inputs alone (decoders.tables.rebuild): its named inputs,
+    outputs, params and log, the run's configuration and its thread count."""
+    return {
+        "input": named_values(snakemake.input),
+        "output": named_values(snakemake.output),
+        "params": named_values(snakemake.params),
+        "log": named_values(snakemake.log),
+        "config": json.loads(json.dumps(snakemake.config, default=str)),
+        "threads": int(snakemake.threads),
+    }
+
+
 def job_record(
     *,
     root: str | Path,
@@ -132,9 +155,10 @@ def job_record(
     wildcards: Mapping[str, str],
     script: str | Path | None,
     inputs: Iterable[str],
+    replay: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What a job's outputs depend on, by hash (module docstring). ``script``: the job's script under
-    workflow/scripts (None for a job without one)."""
+    workflow/scripts (None for a job without one); ``replay``: for a tables job, :func:`replay_record`."""
     root = Path(check_path(root, "root"))
     code = loaded_code(root)
     if script is not None:
@@ -147,6 +171,7 @@ def job_record(
         "code": dict(sorted(code.items())),
         "inputs": {str(path): recorded_sha(path) for path in dict.fromkeys(map(str, inputs))},
         "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        **({"replay": dict(replay)} if replay is not None else {}),
     }
 
 

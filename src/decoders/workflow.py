@@ -13,7 +13,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from decoders.content import finish_job_record, job_record, job_record_path, write_job_records
+from decoders.content import (
+    TABLE_RULES,
+    finish_job_record,
+    job_record,
+    job_record_path,
+    replay_record,
+    write_job_records,
+)
 from decoders.errors import CorruptedFileError, DecodersError
 from decoders.io import checksum_mismatch, checksum_path, move_aside, record_checksum
 
@@ -75,6 +82,7 @@ def start_script(snakemake: Any) -> logging.Logger:
             wildcards=dict(getattr(snakemake, "wildcards", {}) or {}),
             script=script,
             inputs=[str(path) for path in snakemake.input],
+            replay=replay_record(snakemake) if TABLE_RULES.match(snakemake.rule) else None,
         )
 
     def record_outputs() -> None:
@@ -92,12 +100,14 @@ def start_script(snakemake: Any) -> logging.Logger:
 
 def script_of(snakemake: Any, running: str) -> Path | None:
     """The workflow script a job runs: Snakemake runs a copy named ``tmp<random>.<script name>``, and gives the
-    original's folder as ``scriptdir``; None when the job runs no script of workflow/scripts (a test's stand-in)."""
+    original's folder as ``scriptdir`` (a replay runs the script itself); None when the job runs no script of workflow/scripts (a test's stand-in)."""
     folder = getattr(snakemake, "scriptdir", None)
     if not folder:
         return None
     folder = Path(folder).resolve()  # a rule file names its script ../scripts/<name>
-    name = Path(running).name.split(".", 1)[-1]
+    name = Path(running).name  # the script itself (a replay, decoders.tables.rebuild) or Snakemake's copy
+    if not (folder / name).is_file():
+        name = name.split(".", 1)[-1]
     if not (folder / name).is_file() or folder.parent.name != "workflow" or folder.name != "scripts":
         return None
     return folder / name

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tarfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +30,23 @@ from typing import Any
 
 from decoders.checks import check_path
 from decoders.config import load_config, validate_config
-from decoders.content import closure, compare, describe, experiment_settings, file_sha
+from decoders.content import (
+    closure,
+    compare,
+    describe,
+    experiment_settings,
+    file_sha,
+    job_record_path,
+    read_job_record,
+)
 from decoders.errors import ConfigError
-from decoders.io import read_json, write_json_atomic, write_text_atomic
+from decoders.io import checksum_path, read_json, write_json_atomic, write_text_atomic
 from decoders.tables.pages import PAGE, STATUS_PREFIX, experiment_of, index, page_field, sections
 
 RECORDS = "records"
 CONTENT = "content.json"
 MANIFEST = "manifest.json"
+ARCHIVE = "records.tar.xz"
 #: A file larger than this is listed in the manifest (size, sha256) but not copied beside the page.
 MAX_COPIED_BYTES = 50 * 2**20
 
@@ -155,16 +165,22 @@ def written_statuses(text: str) -> dict[str, str]:
     return found
 
 
-def publish_records(
-    results: Path, target: Path, experiments: Sequence[str], base: Path | None = None
-) -> dict[str, Any]:
-    """Copy beside a published page what its experiment sections were built from: for each experiment, its
-    content record (results/content/<experiment>.json) and every file its tables jobs read (the per-instance
-    records, their provenance, the models' and instances' summaries the tables use), under
-    ``records/<experiment>/`` with the paths they had in the run; a file larger than :data:`MAX_COPIED_BYTES` is
-    listed in the manifest (size and sha256) but not copied. Returns the manifest."""
-    base = Path(base) if base is not None else results.parent
-    manifest: dict[str, Any] = {}
+def publish_records(results: Path, target: Path, experiments: Sequence[str]) -> dict[str, Any]:
+    """Put beside a published page what each of its experiment sections was built from, so that a reader can
+    check a cell and the page can be rebuilt without results/ (:mod:`decoders.tables.rebuild`):
+    ``records/<experiment>/content.json`` (what the records and tables depend on, for the staleness check) and
+    ``records/<experiment>/records.tar.xz``, holding, with the paths they had in the run:
+
+    - every file the section's tables jobs read (the per-instance records of every variant, the decode jobs'
+      provenance, the summaries of models and instances the tables use), and the corpora table's inputs;
+    - the job records of those jobs and of every job before them (decoders.content), with the tables jobs'
+      replay records (inputs, outputs, params, configuration), and the results page's;
+    - the run's benchmark files (the page's time and cost tables read them).
+
+    A file larger than :data:`MAX_COPIED_BYTES` is listed in ``manifest.json`` (path, bytes, sha256) but left
+    out of the archive. Returns the manifests by experiment."""
+    base = results.parent
+    manifests: dict[str, Any] = {}
     for experiment in experiments:
         content_file = results / "content" / f"{experiment}.json"
         if not content_file.is_file():
@@ -172,48 +188,83 @@ def publish_records(
                 f"{content_file}: no content record for experiment {experiment!r} (a page built before provenance "
                 "by content: build it again with `snakemake results/RESULTS.md`)"
             )
+        content = read_json(content_file)
+        files, sidecars = section_files(content, experiment, base)
         folder = target / RECORDS / experiment
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         shutil.copy2(content_file, folder / CONTENT)
-        tables = read_json(content_file)["tables"]
-        files = sorted(_table_inputs(tables, base))
         entries = []
-        for name in files:
-            source = base / name
-            if not source.is_file():
-                continue
-            size = source.stat().st_size
-            entry = {
-                "path": name,
-                "bytes": size,
-                "sha256": file_sha(source),
-                "copied": size <= MAX_COPIED_BYTES,
-            }
-            if entry["copied"]:
-                (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, folder / name)
-            entries.append(entry)
-        manifest[experiment] = entries
-        write_json_atomic(folder / MANIFEST, {"files": entries})
-    return manifest
+        with tarfile.open(atomic_tar(folder), "w:xz") as archive:
+            for name in sorted(files):
+                source = base / name
+                if not source.is_file():
+                    continue
+                size = source.stat().st_size
+                entry = {
+                    "path": name,
+                    "bytes": size,
+                    "sha256": file_sha(source),
+                    "archived": size <= MAX_COPIED_BYTES,
+                }
+                if entry["archived"]:
+                    archive.add(source, arcname=name, recursive=False)
+                entries.append(entry)
+            for name in sorted(sidecars):
+                if (base / name).is_file():
+                    archive.add(base / name, arcname=name, recursive=False)
+        atomic_tar(folder).replace(folder / ARCHIVE)
+        manifests[experiment] = entries
+        write_json_atomic(folder / MANIFEST, {"experiment": experiment, "files": entries})
+    return manifests
 
 
-def _table_inputs(tables: Mapping[str, Any], base: Path) -> set[str]:
-    """The files the tables jobs of a section read: the inputs of the job records of its tables part (found
-    again from the recorded tables files), with the decode jobs' provenance files beside the records."""
-    names: set[str] = set()
-    for path in tables.get("outputs", []):
-        for record in closure([path], base)[:-1]:
-            if record["rule"] == "results_page":
-                continue
-            names.update(record["inputs"])
-    extra = set()
-    for name in names:
-        if name.startswith("results/runs/") and name.endswith(".parquet"):
-            folder = base / name.removesuffix(".parquet")
-            extra.update(p.relative_to(base).as_posix() for p in folder.glob("shard-*.json"))
-    return names | extra
+def atomic_tar(folder: Path) -> Path:
+    """Where the archive is written before it is complete (renamed to :data:`ARCHIVE` when it is)."""
+    return folder / f".{ARCHIVE}.part"
+
+
+#: The outputs whose job records hold the page-wide jobs a section's rebuild replays too.
+PAGE_JOBS = {"results_page": "results/RESULTS.md", "corpora_table": "results/tables/corpora.md"}
+
+
+def section_files(content: Mapping[str, Any], experiment: str, base: Path) -> tuple[set[str], set[str]]:
+    """(files, sidecars) of an experiment section, as paths relative to ``base`` (the folder the run ran in).
+
+    files: what a rebuild reads and no replayed job writes: the inputs of the section's tables jobs, of the
+    corpora table, the section's decode provenance (the results page summarises it) and the run's benchmark
+    files. sidecars: the job records and checksums beside those files, beside the replayed jobs' outputs, and
+    beside every output on the way back from the section's tables to the corpora."""
+    outputs = list(content["tables"].get("outputs", []))
+    tables_jobs = [record for record in closure(outputs, base)[:-1] if record.get("replay")]
+    page_jobs = [
+        record for path in PAGE_JOBS.values() if (record := read_job_record(base / path)) is not None
+    ]
+    replayed = tables_jobs + page_jobs
+    written = {path for record in replayed for path in record["replay"]["output"]["items"]}
+    files = {path for record in tables_jobs for path in record["inputs"]}
+    for record in page_jobs:
+        if record["rule"] == "corpora_table":
+            files.update(record["inputs"])
+        else:
+            sections = dict(named_items(record["replay"]["params"])).get("sections", {})
+            files.update(sections.get(experiment, {}).get("provenance", []))
+    files -= written
+    files.update(p.relative_to(base).as_posix() for p in (base / "results" / "benchmarks").rglob("*.tsv"))
+    chain = closure(outputs, base)[:-1]
+    paths = files | written | {path for record in chain for path in record["inputs"]}
+    sidecars = {
+        sidecar.relative_to(base).as_posix() if sidecar.is_absolute() else sidecar.as_posix()
+        for path in paths
+        for sidecar in (job_record_path(path), checksum_path(path))
+    }
+    return files, sidecars
+
+
+def named_items(values: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The named entries of a recorded Snakemake named list (decoders.content.named_values)."""
+    items = values["items"]
+    return [(name, items[start] if end is None else items[start:end]) for name, start, end in values["names"]]
 
 
 def index_statuses(statuses: Sequence[SectionStatus]) -> dict[str, str]:

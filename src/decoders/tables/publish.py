@@ -71,7 +71,13 @@ def publish(
         for heading, body in sections(page.read_text(encoding="utf-8"))[1]
         if (name := experiment_of(heading, body))
     ]
-    if root is not None:
+    missing = [name for name in produced if not (results / "content" / f"{name}.json").is_file()]
+    if root is not None and missing:
+        raise ConfigError(
+            f"{results / 'content'}: no content record for {', '.join(missing)} (a page built before provenance by "
+            "content: build it again with `snakemake results/RESULTS.md`)"
+        )
+    if not missing:
         publish_records(results, target, produced)
     write_text_atomic(target / PAGE, text)
     statuses = None
