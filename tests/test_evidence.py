@@ -130,7 +130,6 @@ def test_compare_names_changed_removed_and_new_files_rules_and_settings(tmp_path
     assert found["records"] == {
         "changed": ["src/a.py"],
         "removed": ["src/b.py"],
-        "added": [],
         "rules": ["decode"],
         "settings": ["experiment.k"],
     }

@@ -3,8 +3,8 @@ traced to the code, rules and settings that made it, and checked against the cod
 
 Every job of the workflow (:func:`decoders.workflow.start_script`) leaves beside each of its outputs a hidden
 job record ``.<name>.job.json``: its rule and wildcards, the sha256 of its rule's source in workflow/rules, of its
-script and of every module of the package the job imported (measured in the job: ``sys.modules`` at its end,
-with the script's import closure read from the source), and the sha256 of each input (from the input's own
+script and of every module of the package the job imported (measured in the job: ``sys.modules`` at its end;
+a decode job imports its decoder module itself before its worker process starts), and the sha256 of each input (from the input's own
 checksum, :mod:`decoders.io`). From the tables of an experiment, :func:`closure` walks those records back to the
 corpora, and :func:`section_content` splits what they hold into what the records depend on (every job before
 the tables) and what only the tables depend on (the tables job), so that a change to a table never makes the
@@ -25,7 +25,6 @@ from typing import Any
 
 from decoders.checks import check_mapping, check_path
 from decoders.errors import CorpusFormatError
-from decoders.imports import script_dependencies
 from decoders.io import checksum_path, read_json, write_json_atomic
 
 JOB_SUFFIX = ".job.json"
@@ -82,13 +81,6 @@ def loaded_code(root: Path) -> dict[str, str]:
             if where is not None and (digest := file_sha(Path(file))) is not None:
                 code[where] = digest
     return code
-
-
-def script_code(script: Path, root: Path) -> dict[str, str]:
-    """sha256 of a workflow script and of every package module it imports, directly or through others, read
-    from the source under ``root``/src."""
-    files = [script, *script_dependencies(script, root / "src")]
-    return {relative(file, root) or file.as_posix(): file_sha(file) or "" for file in files}
 
 
 _RULE = re.compile(r"^(?P<indent>[ \t]*)rule(?: (?P<name>\w+))?:\s*$")
@@ -162,7 +154,7 @@ def job_record(
     root = Path(check_path(root, "root"))
     code = loaded_code(root)
     if script is not None:
-        code.update(script_code(Path(script), root))
+        code[relative(Path(script), root) or Path(script).as_posix()] = file_sha(Path(script)) or ""
     return {
         "rule": rule,
         "wildcards": dict(wildcards),
@@ -322,8 +314,9 @@ def _changed_keys(old: Any, new: Any, prefix: str = "") -> list[str]:
 def compare(content: Mapping[str, Any], root: str | Path, settings: Mapping[str, Any] | None) -> dict:
     """What differs between a section's recorded content and the source tree ``root`` (with ``settings``, the
     experiment's settings as ``root``'s configuration gives them; None: not compared): for ``records`` and
-    ``tables`` each, the files changed, removed or newly imported (by the recorded scripts), the rules changed,
-    and for the records the settings keys changed."""
+    ``tables`` each, the files changed or removed and the rules changed, and for the records the settings keys
+    changed. A module no job imported cannot have changed the records, and a job imports a new one only through
+    a change to one it did import, so the recorded files are the ones to compare."""
     root = Path(check_path(root, "root"))
     report: dict[str, dict[str, list[str]]] = {}
     for part in ("records", "tables"):
@@ -335,17 +328,12 @@ def compare(content: Mapping[str, Any], root: str | Path, settings: Mapping[str,
                 removed.append(file)
             elif now != digest:
                 changed.append(file)
-        new = set()
-        for script in entry.get("scripts", []):
-            if (root / script).is_file():
-                new.update(script_code(root / script, root))
-        added = sorted(new - set(entry.get("code", {})))
         rules = [
             rule
             for rule, digest in entry.get("rules", {}).items()
             if rule_sha(root / "workflow" / "rules", rule) != digest
         ]
-        found = {"changed": changed, "removed": removed, "added": added, "rules": rules}
+        found = {"changed": changed, "removed": removed, "rules": rules}
         if part == "records" and settings is not None:
             found["settings"] = _changed_keys(entry.get("settings"), dict(settings))
         report[part] = found
@@ -360,7 +348,6 @@ def describe(report: Mapping[str, Mapping[str, list[str]]]) -> str:
         for kind, label in (
             ("changed", "changed"),
             ("removed", "removed"),
-            ("added", "now imported"),
             ("rules", "rules changed"),
             ("settings", "settings changed"),
         ):

@@ -71,8 +71,8 @@ def start_script(snakemake: Any) -> logging.Logger:
             for partial in path.parent.glob(f".{glob.escape(name)}.*.part"):
                 partial.unlink(missing_ok=True)
 
-    # what the outputs depend on, by content (decoders.content): the script's code read now (an error here fails
-    # the job before it starts), the modules the job imported added at its end
+    # what the outputs depend on, by content (decoders.content): the rule, script and inputs read now (an error
+    # here fails the job before it starts), the modules the job imported added at its end
     script = script_of(snakemake, inspect.stack()[1].filename)
     record = None
     if script is not None:
