@@ -3,6 +3,7 @@ pairing checks."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ from decoders.tables.intervals import (
     ratio_interval,
     ratio_of_totals,
 )
+from decoders.tables.ratios import instance_seconds, records_interval, sides
 
 TRUE_RATIO = 2.5
 INSTANCE_SD = 0.3  # log-scale spread of one instance's ratio around the true one
@@ -142,3 +144,43 @@ def test_bad_arguments_are_named():
         ratio_interval(one, one, None, level=1.5)
     with pytest.raises(TypeError, match="numerators"):
         paired_seconds([1.0], one)
+
+
+def _records(variant_seconds, reference_seconds, process=None):
+    """Records of one variant on set "d", each carrying the reference's seconds timed beside it."""
+    rows = [
+        {"dataset": "d", "variant": "v", "instance_id": f"s{i}", "seconds": own,
+         "stats": json.dumps({"reference_seconds": ref})}
+        for i, (own, ref) in enumerate(zip(variant_seconds, reference_seconds, strict=True))
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows)
+    return frame if process is None else frame.assign(process=process)
+
+
+def _paired(frame):
+    return sides(
+        [instance_seconds(frame, "d", "v", "reference_seconds")], [instance_seconds(frame, "d", "v")]
+    )
+
+
+def test_records_interval_takes_its_noise_term_from_the_processes_and_the_run_on_the_same_sample():
+    rng = np.random.default_rng(0)
+    own = rng.uniform(1.0, 2.0, 30)
+    run = _records(own, 3.0 * own * rng.uniform(0.8, 1.2, 30))
+    sample = [0, 4, 9]  # the noise jobs time s0, s4 and s9 again
+    noise = pd.concat(
+        [_records(own[sample], factor * own[sample], process=p) for p, factor in ((1, 2.5), (2, 3.5))]
+    ).assign(instance_id=lambda f: f["instance_id"].map({"s0": "s0", "s1": "s4", "s2": "s9"}))
+    found = records_interval(_paired, run, noise, seed=4)
+    ids = ["s0", "s4", "s9"]
+    on_sample = math.log(run.set_index("instance_id").loc[ids].pipe(
+        lambda f: f["stats"].map(lambda s: json.loads(s)["reference_seconds"]).sum() / f["seconds"].sum()))  # fmt: skip
+    expected = ratio_interval(*_paired(run), [math.log(2.5), math.log(3.5), on_sample], seed=4)
+    assert found == expected
+    assert records_interval(_paired, run, None, seed=4) == ratio_interval(*_paired(run), None, seed=4)
+    assert records_interval(_paired, run.assign(variant="w"), noise) is None  # the run lacks the comparison
+    # a noise process that timed other instances than the others is refused
+    moved = (noise["process"] == 2) & (noise["instance_id"] == "s9")
+    other = noise.assign(instance_id=noise["instance_id"].mask(moved, "s1"))
+    with pytest.raises(ValueError, match="noise process 2: times other instances"):
+        records_interval(_paired, run, other)
