@@ -198,11 +198,16 @@ def retime_sample(
     The sample is :func:`decoders.harness.instances.sample_ids` of the set's ``index`` with ``seed`` and
     ``harness.noise.sample``: the same instances in every process. Writes one record per (variant, instance),
     with a ``process`` column, and a provenance JSON.
+
+    The variants are timed in this process (``isolate`` off), one after another, each warmed up first: the job
+    is the fresh process, and a worker of its own per variant would cost each variant an interpreter start and
+    its kernels' loading (10-35 s a variant on the test configuration, 2026-12-02), several times what its
+    sample's timing takes. The time limits stay, as the cooperative deadlines every decoder checks.
     """
     experiment = check_text(experiment, "experiment")
     check_text(dataset, "dataset")
     process = check_int(process, "process", minimum=1)
-    check_mapping(harness, "harness")
+    harness = {**check_mapping(harness, "harness"), "isolate": False}
     check_mapping(config, "config")
     seed = check_int(seed, "seed", minimum=0)
     sample, processes = noise_sample(harness.get("noise"), f"experiments.{experiment}.harness.noise")
