@@ -16,6 +16,7 @@ from decoders.tables.chains import (
     cg_phases_figure,
     speed_by_length,
     speed_by_length_figure,
+    table2a,
     variant_summary,
 )
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
@@ -458,3 +459,56 @@ def test_writers_name_a_wrong_argument(tmp_path):
     ]:
         with pytest.raises(ValueError, match=words):
             call()
+
+
+def _timed(variant, seconds, beside=None, process=None):
+    """Records of ``variant`` on set "d" (sentences s0, s1, ...), with Viterbi's seconds timed beside it."""
+    rows = [
+        {"experiment": "chains", "dataset": "d", "variant": variant, "params": "{}", "instance_id": f"s{i}",
+         "size": 5, "seconds": own, "objective": 1.0, "bound": 1.0, "status": "optimal", "structure": "[0]",
+         "stats": json.dumps({} if beside is None else {"reference_seconds": beside[i]})}
+        for i, own in enumerate(seconds)
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows)
+    return frame if process is None else frame.assign(process=process)
+
+
+def test_speed_ups_get_intervals_and_table_2a_compares_with_viterbi_2best_through_viterbi():
+    """Each speed-up has a 95% interval around it, wider with the noise jobs' spread; Table 2A's speed-up over
+    Viterbi 2-best is (Viterbi beside cg-01 / cg-01) / (Viterbi beside Viterbi 2-best / Viterbi 2-best)."""
+    rng = np.random.default_rng(1)
+    own = rng.uniform(1.0, 2.0, 40)
+    records = pd.concat(
+        [
+            _timed("viterbi", 3.0 * own),
+            _timed("cg", own, beside=3.0 * own * rng.uniform(0.7, 1.3, 40)),
+            _timed("viterbi-2best", 4.0 * own, beside=2.0 * own),
+            _timed("cg-01", 2.0 * own, beside=5.0 * own),
+        ],
+        ignore_index=True,
+    )
+    sample = [0, 1, 2, 3]
+    noise = pd.concat(
+        [
+            _timed("cg", own[sample], beside=factor * own[sample], process=p)
+            for p, factor in ((1, 2.0), (2, 4.0))
+        ],
+        ignore_index=True,
+    )
+    alone = variant_summary(records).set_index("variant")
+    noisy = variant_summary(records, noise=noise).set_index("variant")
+    assert noisy.loc["cg", "speedup"] == alone.loc["cg", "speedup"]
+    for summary in (alone, noisy):
+        assert (
+            summary.loc["cg", "speedup_lo"] < summary.loc["cg", "speedup"] < summary.loc["cg", "speedup_hi"]
+        )
+    assert noisy.loc["cg", "speedup_lo"] < alone.loc["cg", "speedup_lo"]
+    assert noisy.loc["cg", "speedup_hi"] > alone.loc["cg", "speedup_hi"]
+    assert np.isnan(noisy.loc["viterbi", "speedup_lo"])
+    # cg's call_speedup: Viterbi's job over cg's job, matched by sentence (records without call_seconds: seconds)
+    assert noisy.loc["cg", "call_speedup_lo"] <= 3.0 <= noisy.loc["cg", "call_speedup_hi"]
+    oracles = table2a(alone.reset_index(), ["d"], [], records).set_index("variant")
+    assert oracles.loc["cg-01", "speedup_vs_2best"] == pytest.approx((5.0 / 2.0) / (2.0 / 4.0), abs=0.01)
+    assert oracles.loc["cg-01", "speedup_vs_2best_lo"] == pytest.approx(5.0, abs=0.01)  # no spread at all
+    assert np.isnan(oracles.loc["viterbi-2best", "speedup_vs_2best"])
+    assert oracles.loc["cg-01", "paper_speedup_vs_2best"] == pytest.approx(85.0 / 56.0, abs=0.01)

@@ -538,7 +538,8 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype.kind == "f":
-            out[column] = out[column].round(2 if column.endswith(("pct", "acc", "speedup")) else 1)
+            ratio = "speedup" in column or "vs_" in column  # a speed ratio or an end of its interval
+            out[column] = out[column].round(2 if ratio or column.endswith(("pct", "acc")) else 1)
     return out.reset_index(drop=True)
 
 
