@@ -63,6 +63,9 @@ PAGE = {
 
 REFERENCE = "viterbi"
 
+#: The speed-up over the reference and the ends of its 95% interval, as the tables print them.
+SPEEDUP = ["speedup", "speedup_lo", "speedup_hi"]
+
 # Our variant name -> the paper's row name, where the paper has the row.
 PAPER_NAMES = {"cg-01": "cg"}
 
@@ -225,9 +228,7 @@ def table1(
         "sentences",
         "exact_pct",
         "sent_per_s",
-        "speedup",
-        "speedup_lo",
-        "speedup_hi",
+        *SPEEDUP,
         "pairing_pct",
         "call_sent_per_s",
         "call_speedup",
@@ -294,9 +295,7 @@ def table2a(
                 "variant",
                 "sentences",
                 "sent_per_s",
-                "speedup",
-                "speedup_lo",
-                "speedup_hi",
+                *SPEEDUP,
                 *columns,
                 "paper_sent_per_s",
                 "paper_speedup_vs_2best",
@@ -322,9 +321,7 @@ def table2b(summary: pd.DataFrame, pos_datasets: Iterable[str]) -> pd.DataFrame:
                 "sentences",
                 "exact_pct",
                 "sent_per_s",
-                "speedup",
-                "speedup_lo",
-                "speedup_hi",
+                *SPEEDUP,
                 "paper_sent_per_s",
             ]
         ]
