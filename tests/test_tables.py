@@ -12,6 +12,7 @@ from decoders.io import write_json_atomic
 from decoders.papers import paper_numbers, paper_rows, paper_value
 from decoders.tables.chains import (
     CLOCK_COLUMNS,
+    across_models_sides,
     cg_phases,
     cg_phases_figure,
     speed_by_length,
@@ -20,6 +21,7 @@ from decoders.tables.chains import (
     variant_summary,
 )
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
+from decoders.tables.intervals import ratio_of_totals
 from decoders.tables.resources import TIMED_RULES, cost_table
 from decoders.tables.writers import write_table
 
@@ -512,3 +514,21 @@ def test_speed_ups_get_intervals_and_table_2a_compares_with_viterbi_2best_throug
     assert oracles.loc["cg-01", "speedup_vs_2best_lo"] == pytest.approx(5.0, abs=0.01)  # no spread at all
     assert np.isnan(oracles.loc["viterbi-2best", "speedup_vs_2best"])
     assert oracles.loc["cg-01", "paper_speedup_vs_2best"] == pytest.approx(85.0 / 56.0, abs=0.01)
+
+
+def test_a_speed_gain_between_models_is_paired_through_viterbi():
+    """CG's speed under another model over its speed under the tables' model: (Viterbi beside it / it) under
+    the other model over the same under the tables' model, whatever each job's process speed."""
+    own = np.array([1.0, 2.0, 3.0])
+    records = pd.concat(
+        [
+            _timed("cg", 4.0 * own, beside=8.0 * own).assign(dataset="d"),  # 2x Viterbi
+            _timed("cg", 2.0 * own, beside=16.0 * own).assign(
+                dataset="d~t10"
+            ),  # 8x Viterbi, a slower process
+        ],
+        ignore_index=True,
+    )
+    found = across_models_sides(records, "d", "d~t10", "cg")
+    assert ratio_of_totals(*found) == pytest.approx(4.0)
+    assert across_models_sides(records, "d", "d~t3", "cg") is None

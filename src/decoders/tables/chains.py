@@ -574,9 +574,18 @@ def peer_table(
 PEER = "crfsuite"
 
 
-def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
+def figure2(
+    summary: pd.DataFrame,
+    settings: dict,
+    path,
+    records: pd.DataFrame | None = None,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Accuracy vs decoding speed as the transition L2 grows (paper's Fig. 2, one panel per dataset of
-    ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model."""
+    ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model
+    and, with ``records``, its speed under each model over its speed under the tables' model (the paper's "4x
+    gain in speed"), paired through Viterbi (:func:`across_models_sides`) with its 95% interval."""
     figure = settings["figure2"]
     models = settings["models"]
     points = []
@@ -587,6 +596,7 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
             for variant in figure["variants"]:
                 if variant in rows.index:
                     row = rows.loc[variant]
+                    gain = _model_gain(records, noise, seed, dataset, name, variant)
                     points.append(
                         {
                             "dataset": dataset,
@@ -597,6 +607,7 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
                             "speedup": row["speedup"],
                             "speedup_lo": row["speedup_lo"],
                             "speedup_hi": row["speedup_hi"],
+                            **gain,
                             "token_acc": row["token_acc"],
                         }
                     )
@@ -654,6 +665,40 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
         ax.legend(loc="lower left")
     save_figure(fig, path, dpi=150)
     return _rounded(frame)
+
+
+def across_models_sides(frame: pd.DataFrame, base: str, other: str, variant: str) -> Sides | None:
+    """The seconds whose ratio of totals is ``variant``'s speed on instance set ``other`` over its speed on set
+    ``base`` (the same sentences scored by another model), each timed beside the reference in its own job:
+    (reference beside it on ``other`` / its time there) / (reference beside it on ``base`` / its time there),
+    so that each job's process speed cancels against its own reference."""
+    return sides(
+        [
+            instance_seconds(frame, other, variant, "reference_seconds"),
+            instance_seconds(frame, base, variant),
+        ],
+        [
+            instance_seconds(frame, other, variant),
+            instance_seconds(frame, base, variant, "reference_seconds"),
+        ],
+    )
+
+
+def _model_gain(
+    records: pd.DataFrame | None, noise: pd.DataFrame | None, seed: int, base: str, name: str, variant: str
+) -> dict[str, float]:
+    """``speedup_vs_base_model`` and its interval for one point of Fig. 2 (NaN without paired records)."""
+    found = None if records is None else across_models_sides(records, base, name, variant)
+    if found is None:
+        return dict.fromkeys(BASE_MODEL_GAIN, np.nan)
+    low, high = interval_bounds(
+        lambda frame: across_models_sides(frame, base, name, variant), records, noise, seed
+    )
+    return dict(zip(BASE_MODEL_GAIN, (ratio_of_totals(*found), low, high), strict=True))
+
+
+#: Fig. 2's speed under a model over the speed under the tables' model, and the ends of its interval.
+BASE_MODEL_GAIN = ["speedup_vs_base_model", "speedup_vs_base_model_lo", "speedup_vs_base_model_hi"]
 
 
 def _bracket(low: float, high: float) -> str:
@@ -770,7 +815,7 @@ def write_chains_outputs(
         caption=caption("chains", "peer"),
         notes=[method],
     )
-    points = figure2(summary, settings, figures / "figure2.png")
+    points = figure2(summary, settings, figures / "figure2.png", records, noise, seed)
     write_table(
         points,
         tables / "figure2",
