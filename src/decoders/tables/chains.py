@@ -688,6 +688,8 @@ def _model_gain(
     records: pd.DataFrame | None, noise: pd.DataFrame | None, seed: int, base: str, name: str, variant: str
 ) -> dict[str, float]:
     """``speedup_vs_base_model`` and its interval for one point of Fig. 2 (NaN without paired records)."""
+    if name == base:
+        return dict(zip(BASE_MODEL_GAIN, (1.0, np.nan, np.nan), strict=True))
     found = None if records is None else across_models_sides(records, base, name, variant)
     if found is None:
         return dict.fromkeys(BASE_MODEL_GAIN, np.nan)
