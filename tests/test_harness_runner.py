@@ -430,8 +430,11 @@ def test_a_noise_job_times_the_same_seeded_sample_again_with_every_variant_paire
     shards = [tmp_path / "shard-0.pkl", tmp_path / "shard-1.pkl"]
     write_instance_shards(items, shards, tmp_path / "index.tsv")
     toy = {"decoder": "looped", "module": harness_toys.MODULE}
-    variants = {"plain": toy, "ref": {**toy, "params": {"offset": 1.0}}, "other": {"decoder": "argmax",
-                "module": harness_toys.MODULE}}  # fmt: skip
+    variants = {
+        "plain": toy,
+        "ref": {**toy, "params": {"offset": 1.0}},
+        "other": {"decoder": "argmax", "module": harness_toys.MODULE, "mem_mb": 9},
+    }  # mem_mb: read by the scheduler only
     config = {"experiments": {"toy": {"variants": variants}}}
     harness = {"time_limit": 5.0, "isolate": False, "repeats": 2, "loop_repeats": 3, "reference": "ref",
                "noise": {"sample": 4, "processes": 2}}  # fmt: skip

@@ -226,12 +226,14 @@ def retime_sample(
     for variant in variants:
         if variant not in known:
             raise ConfigError(f"experiments.{experiment}.variants: no variant {variant!r} to time again")
-        _check_variant(experiment, variant, known[variant])
+        # the variant as a decode job sees it: without mem_mb, which only the scheduler reads
+        spec = {key: value for key, value in known[variant].items() if key != "mem_mb"}
+        _check_variant(experiment, variant, spec)
         frame, _ = _run_variant(
             experiment,
             dataset,
             variant,
-            known[variant],
+            spec,
             items,
             harness,
             config,
