@@ -532,3 +532,21 @@ def test_a_speed_gain_between_models_is_paired_through_viterbi():
     found = across_models_sides(records, "d", "d~t10", "cg")
     assert ratio_of_totals(*found) == pytest.approx(4.0)
     assert across_models_sides(records, "d", "d~t3", "cg") is None
+
+
+def test_the_noise_is_measured_with_the_comparison_the_run_allows():
+    """A run whose variant lacks a pair on one sentence (a timeout) is compared with Viterbi's own job; the noise
+    records, paired on every sentence, are then read the same way, not as pairs (here they hold no Viterbi
+    records, so they add no noise term)."""
+    own = np.array([1.0, 2.0, 3.0, 4.0])
+    cg = _timed("cg", own, beside=2.0 * own)
+    cg.loc[3, "stats"] = "{}"
+    records = pd.concat([_timed("viterbi", 3.0 * own), cg], ignore_index=True)
+    noise = _timed("cg", own[:2], beside=[10.0, 20.0], process=1)
+    noise = pd.concat(
+        [noise, noise.assign(process=2, stats=_timed("cg", own[:2], beside=[1.0, 1.0])["stats"])]
+    )
+    alone = variant_summary(records).set_index("variant").loc["cg"]
+    noisy = variant_summary(records, noise=noise).set_index("variant").loc["cg"]
+    assert alone["speedup"] == pytest.approx(3.0)  # Viterbi's job over cg's
+    assert (noisy["speedup_lo"], noisy["speedup_hi"]) == (alone["speedup_lo"], alone["speedup_hi"])

@@ -33,11 +33,13 @@ from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
 from decoders.tables.intervals import ratio_of_totals
 from decoders.tables.ratios import (
+    Comparison,
     Sides,
     instance_seconds,
     interval_bounds,
     interval_note,
     load_noise,
+    matched_sides,
     sides,
 )
 from decoders.tables.writers import save_figure, write_table
@@ -123,9 +125,7 @@ def variant_summary(
     for column, column_of in (("speedup", "seconds"), ("call_speedup", "call_seconds")):
         bounds = [
             interval_bounds(
-                lambda frame, d=row.dataset, v=row.variant, c=column_of: speedup_sides(
-                    frame, d, v, reference, c
-                ),
+                speedup_comparison(records, row.dataset, row.variant, reference, column_of),
                 records,
                 noise,
                 seed,
@@ -138,23 +138,20 @@ def variant_summary(
     return summary
 
 
-def speedup_sides(
-    frame: pd.DataFrame, dataset: str, variant: str, reference: str = REFERENCE, column: str = "seconds"
-) -> Sides | None:
-    """The seconds whose ratio of totals is ``variant``'s speed-up over ``reference``: the reference timed beside
-    it in the same process (``stats.reference_seconds``) over its own, where recorded and ``column`` is
-    ``seconds``; otherwise the reference's own records over the variant's, matched by instance."""
-    if column == "seconds":
-        paired = sides(
+def speedup_comparison(
+    records: pd.DataFrame, dataset: str, variant: str, reference: str = REFERENCE, column: str = "seconds"
+) -> Comparison:
+    """The comparison (:mod:`decoders.tables.ratios`) whose ratio of totals is ``variant``'s speed-up over
+    ``reference``, its kind decided once on the run's ``records`` so that the noise jobs' records are measured
+    the same way: paired (the reference timed beside the variant in its process, ``stats.reference_seconds``,
+    over the variant's own) where every record of the run has the pair and ``column`` is ``seconds``; otherwise
+    the reference's own records over the variant's, matched by instance."""
+    if column == "seconds" and instance_seconds(records, dataset, variant, "reference_seconds") is not None:
+        return lambda frame: sides(
             [instance_seconds(frame, dataset, variant, "reference_seconds")],
             [instance_seconds(frame, dataset, variant)],
         )
-        if paired is not None:
-            return paired
-    return sides(
-        [instance_seconds(frame, dataset, reference, column)],
-        [instance_seconds(frame, dataset, variant, column)],
-    )
+    return lambda frame: matched_sides(frame, dataset, variant, reference, column)
 
 
 def through_reference_sides(frame: pd.DataFrame, dataset: str, variant: str, other: str) -> Sides | None:
@@ -422,17 +419,18 @@ def speed_by_length(
                 "viterbi_sent_per_s": len(part) / part[REFERENCE].sum(),
             }
             for variant in variants:
-                found = speedup_sides(chosen, dataset, variant)
+                comparison = speedup_comparison(chosen, dataset, variant)
+                found = comparison(chosen)
                 if variant not in part or found is None:
                     continue
                 ids = part.index
                 row[f"{variant}_speedup"] = ratio_of_totals(found[0].loc[ids], found[1].loc[ids])
                 row[f"{variant}_speedup_lo"], row[f"{variant}_speedup_hi"] = interval_bounds(
-                    lambda frame, d=dataset, v=variant, i=ids: _restricted(speedup_sides(frame, d, v), i),
+                    lambda frame, c=comparison, i=ids: _restricted(c(frame), i),
                     chosen,
                     noise,
                     seed,
-                    noise_comparison=lambda frame, d=dataset, v=variant: speedup_sides(frame, d, v),
+                    noise_comparison=comparison,
                 )
             rows.append(row)
     return _rounded(pd.DataFrame(rows))
@@ -557,9 +555,7 @@ def peer_table(
     crf = rows[rows["variant"] == PEER].set_index("dataset")["sent_per_s"]
     rows["vs_crfsuite"] = rows["sent_per_s"] / rows["dataset"].map(crf)
     bounds = [
-        interval_bounds(
-            lambda frame, d=row.dataset, v=row.variant: speedup_sides(frame, d, v, PEER), records, noise, seed
-        )
+        interval_bounds(speedup_comparison(records, row.dataset, row.variant, PEER), records, noise, seed)
         if records is not None and row.variant != PEER
         else (np.nan, np.nan)
         for row in rows.itertuples()
