@@ -184,3 +184,17 @@ def test_records_interval_takes_its_noise_term_from_the_processes_and_the_run_on
     other = noise.assign(instance_id=noise["instance_id"].mask(moved, "s1"))
     with pytest.raises(ValueError, match="noise process 2: times other instances"):
         records_interval(_paired, run, other)
+
+
+def test_a_ratio_of_medians_and_its_bootstrap_against_a_direct_computation():
+    reference = pd.Series([4.0, 2.0, 60.0], index=["a", "b", "c"])
+    seconds = pd.Series([1.0, 1.0, 2.0], index=["a", "b", "c"])
+    assert ratio_of_totals(reference, seconds, "median") == pytest.approx(4.0 / 1.0)
+    replicates = bootstrap_log_ratios(reference, seconds, samples=40, seed=2, statistic="median")
+    drawn = np.random.default_rng(2).integers(0, 3, size=(40, 3))  # resampled instances, by hand
+    by_hand = [
+        math.log(np.median(reference.to_numpy()[row]) / np.median(seconds.to_numpy()[row])) for row in drawn
+    ]
+    assert replicates == pytest.approx(by_hand)
+    with pytest.raises(ValueError, match="statistic must be one of total, median"):
+        ratio_of_totals(reference, seconds, "mean")

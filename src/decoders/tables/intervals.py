@@ -99,12 +99,27 @@ def _log_ratio(sums: np.ndarray, numerators: int) -> np.ndarray:
     return logs[..., :numerators].sum(axis=-1) - logs[..., numerators:].sum(axis=-1)
 
 
-def ratio_of_totals(numerators: pd.DataFrame | pd.Series, denominators: pd.DataFrame | pd.Series) -> float:
+#: What a ratio compares of each column's seconds: their total (the default: a speed over the whole set) or
+#: their median (a typical instance's time, as the titles paper quotes it).
+STATISTICS = ("total", "median")
+
+
+def _check_statistic(statistic: str) -> str:
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}, got {statistic!r}")
+    return statistic
+
+
+def ratio_of_totals(
+    numerators: pd.DataFrame | pd.Series, denominators: pd.DataFrame | pd.Series, statistic: str = "total"
+) -> float:
     """The product of the numerator columns' totals over the product of the denominator columns' totals, over the
-    same instances (checked by :func:`paired_seconds`)."""
+    same instances (checked by :func:`paired_seconds`); with ``statistic="median"``, of their medians."""
     joined = paired_seconds(numerators, denominators)
     count = sum(column.startswith("num:") for column in joined.columns)
-    return float(math.exp(_log_ratio(joined.to_numpy(dtype=float).sum(axis=0), count)))
+    values = joined.to_numpy(dtype=float)
+    summary = values.sum(axis=0) if _check_statistic(statistic) == "total" else np.median(values, axis=0)
+    return float(math.exp(_log_ratio(summary, count)))
 
 
 def bootstrap_log_ratios(
@@ -112,22 +127,27 @@ def bootstrap_log_ratios(
     denominators: pd.DataFrame | pd.Series,
     samples: int = BOOTSTRAP_SAMPLES,
     seed: int = 0,
+    statistic: str = "total",
 ) -> np.ndarray:
-    """``samples`` replicates of the log ratio of totals, each over a resample (with replacement) of the instance
-    ids, both sides of an instance together."""
+    """``samples`` replicates of the log ratio of totals (or medians), each over a resample (with replacement) of
+    the instance ids, both sides of an instance together."""
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ValueError(f"samples must be an integer >= 1, got {samples!r}")
     joined = paired_seconds(numerators, denominators)
     count = sum(column.startswith("num:") for column in joined.columns)
     values = joined.to_numpy(dtype=float)
     n = len(values)
-    weights = np.random.default_rng(seed).multinomial(n, np.full(n, 1.0 / n), size=samples)
-    return _log_ratio(weights @ values, count)
+    rng = np.random.default_rng(seed)
+    if _check_statistic(statistic) == "total":  # how often each instance is drawn, then weighted sums
+        return _log_ratio(rng.multinomial(n, np.full(n, 1.0 / n), size=samples) @ values, count)
+    return _log_ratio(np.median(values[rng.integers(0, n, size=(samples, n))], axis=1), count)
 
 
-def process_log_ratio(numerators: pd.DataFrame | pd.Series, denominators: pd.DataFrame | pd.Series) -> float:
-    """The log ratio of totals that one process measured on the noise sample."""
-    return math.log(ratio_of_totals(numerators, denominators))
+def process_log_ratio(
+    numerators: pd.DataFrame | pd.Series, denominators: pd.DataFrame | pd.Series, statistic: str = "total"
+) -> float:
+    """The log ratio of totals (or medians) that one process measured on the noise sample."""
+    return math.log(ratio_of_totals(numerators, denominators, statistic))
 
 
 def process_spread(log_ratios: Sequence[float]) -> tuple[float, int]:
@@ -149,14 +169,15 @@ def ratio_interval(
     samples: int = BOOTSTRAP_SAMPLES,
     seed: int = 0,
     level: float = LEVEL,
+    statistic: str = "total",
 ) -> RatioInterval:
-    """The ratio of totals with its ``level`` interval: bootstrap log-ratio replicates over instances, each plus a
-    draw of the between-process deviation (``s * t(k - 1)`` from ``process_log_ratios``; None: instance sampling
-    only, for a test that needs it)."""
+    """The ratio of totals (or medians) with its ``level`` interval: bootstrap log-ratio replicates over
+    instances, each plus a draw of the between-process deviation (``s * t(k - 1)`` from ``process_log_ratios``,
+    measured with the same statistic; None: instance sampling only, for a test that needs it)."""
     if not 0 < level < 1:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
-    estimate = ratio_of_totals(numerators, denominators)
-    replicates = bootstrap_log_ratios(numerators, denominators, samples, seed)
+    estimate = ratio_of_totals(numerators, denominators, statistic)
+    replicates = bootstrap_log_ratios(numerators, denominators, samples, seed, statistic)
     if process_log_ratios is not None:
         spread, freedom = process_spread(process_log_ratios)
         rng = np.random.default_rng([seed, 1])  # a stream of its own: the bootstrap's stays as without noise

@@ -77,13 +77,15 @@ def records_interval(
     samples: int = BOOTSTRAP_SAMPLES,
     seed: int = 0,
     noise_comparison: Comparison | None = None,
+    statistic: str = "total",
 ) -> RatioInterval | None:
     """A ratio's interval from result records: ``comparison`` is applied to the run's ``records`` and to each
     process of the ``noise`` records, whose log ratios, with the run's own on the same sample of instances, make
     the noise term. None when the run lacks the comparison; without noise records for it, the interval covers
     instance sampling only (see :func:`decoders.tables.intervals.ratio_interval`).
     ``noise_comparison`` (default ``comparison``) is the one the noise is measured with: the whole set's ratio
-    where ``comparison`` keeps a part of the set (a bucket of sentence lengths) that the sample barely holds."""
+    where ``comparison`` keeps a part of the set (a bucket of sentence lengths) that the sample barely holds.
+    ``statistic``: a ratio of totals, or of medians (:data:`decoders.tables.intervals.STATISTICS`)."""
     noise_comparison = noise_comparison or comparison
     found = comparison(records)
     if found is None:
@@ -99,14 +101,15 @@ def records_interval(
             if sample is not None and set(ids) != set(sample):
                 raise ValueError(f"noise process {process}: times other instances than the earlier processes")
             sample = ids
-            logs.append(process_log_ratio(*again))
+            logs.append(process_log_ratio(*again, statistic))
     whole = noise_comparison(records) if sample is not None else None
     if whole is not None:
         missing = sorted(map(str, set(sample) - set(whole[1].index)))[:5]
         if missing:
             raise ValueError(f"noise records time instances the run lacks: {', '.join(missing)}")
-        logs.append(process_log_ratio(whole[0].loc[sample], whole[1].loc[sample]))
-    return ratio_interval(*found, logs if len(logs) > 1 else None, samples=samples, seed=seed)
+        logs.append(process_log_ratio(whole[0].loc[sample], whole[1].loc[sample], statistic))
+    noise_logs = logs if len(logs) > 1 else None
+    return ratio_interval(*found, noise_logs, samples=samples, seed=seed, statistic=statistic)
 
 
 def interval_bounds(
