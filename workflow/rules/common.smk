@@ -333,7 +333,7 @@ def instance_shards(experiment):
     )
 
 
-# Run-to-run noise (decode.smk's rule noise): each experiment names, per instance set, the variants its tables
+# Run-to-run noise (the noise jobs of decode.smk): each experiment names, per instance set, the variants its tables
 # compare (register_noise); the sample and the number of processes are its harness.noise.
 NOISE = "results/noise/{experiment}/{dataset}"
 NOISE_VARIANTS = {}
@@ -371,7 +371,9 @@ def _noise_specs(wildcards):
 def noise_inputs(wildcards):
     """A noise job reads every shard of the set, its index, and the params_file of a variant that has one."""
     return {
-        "shards": expand(f"{INSTANCES}/shard-{{shard}}.pkl", shard=shard_range(wildcards.experiment), **wildcards),
+        "shards": expand(
+            f"{INSTANCES}/shard-{{shard}}.pkl", shard=shard_range(wildcards.experiment), **wildcards
+        ),
         "index": expand(f"{INSTANCES}/index.tsv", **wildcards)[0],
         "params_files": list(noise_params_files(wildcards).values()),
     }
