@@ -12,12 +12,12 @@ from decoders.io import write_json_atomic
 from decoders.papers import paper_numbers, paper_rows, paper_value
 from decoders.tables.chains import (
     CLOCK_COLUMNS,
-    across_models_sides,
     cg_phases,
     cg_phases_figure,
     speed_by_length,
     speed_by_length_figure,
     table2a,
+    through_reference_sides,
     variant_summary,
 )
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
@@ -529,9 +529,9 @@ def test_a_speed_gain_between_models_is_paired_through_viterbi():
         ],
         ignore_index=True,
     )
-    found = across_models_sides(records, "d", "d~t10", "cg")
+    found = through_reference_sides(records, ("d~t10", "cg"), ("d", "cg"))
     assert ratio_of_totals(*found) == pytest.approx(4.0)
-    assert across_models_sides(records, "d", "d~t3", "cg") is None
+    assert through_reference_sides(records, ("d~t3", "cg"), ("d", "cg")) is None
 
 
 def test_the_noise_is_measured_with_the_comparison_the_run_allows():

@@ -154,19 +154,16 @@ def speedup_comparison(
     return lambda frame: matched_sides(frame, dataset, variant, reference, column)
 
 
-def through_reference_sides(frame: pd.DataFrame, dataset: str, variant: str, other: str) -> Sides | None:
-    """The seconds whose ratio of totals is ``variant``'s speed-up over ``other`` when each was timed beside the
-    reference: (reference beside variant / variant) / (reference beside other / other), over the same instances,
-    so that each side's process speed cancels against its own reference."""
+def through_reference_sides(
+    frame: pd.DataFrame, fast: tuple[str, str], slow: tuple[str, str]
+) -> Sides | None:
+    """The seconds whose ratio of totals is the speed-up of ``fast`` over ``slow`` (each an (instance set,
+    variant): another variant, or the same variant on the same sentences scored by another model) when each was
+    timed beside the reference in its own job: (reference beside fast / fast) / (reference beside slow / slow),
+    over the same instances, so that each job's process speed cancels against its own reference."""
     return sides(
-        [
-            instance_seconds(frame, dataset, variant, "reference_seconds"),
-            instance_seconds(frame, dataset, other),
-        ],
-        [
-            instance_seconds(frame, dataset, variant),
-            instance_seconds(frame, dataset, other, "reference_seconds"),
-        ],
+        [instance_seconds(frame, *fast, "reference_seconds"), instance_seconds(frame, *slow)],
+        [instance_seconds(frame, *fast), instance_seconds(frame, *slow, "reference_seconds")],
     )
 
 
@@ -272,16 +269,12 @@ def table2a(
         for index, row in oracle.iterrows():
             if row["variant"] == two_best:
                 continue
-            found = through_reference_sides(records, row["dataset"], row["variant"], two_best)
+            pair = (row["dataset"], row["variant"]), (row["dataset"], two_best)
+            found = through_reference_sides(records, *pair)
             if found is None:
                 continue
             low, high = interval_bounds(
-                lambda frame, d=row["dataset"], v=row["variant"]: through_reference_sides(
-                    frame, d, v, two_best
-                ),
-                records,
-                noise,
-                seed,
+                lambda frame, pair=pair: through_reference_sides(frame, *pair), records, noise, seed
             )
             oracle.loc[index, columns] = [ratio_of_totals(*found), low, high]
     return _rounded(
@@ -581,7 +574,7 @@ def figure2(
     """Accuracy vs decoding speed as the transition L2 grows (paper's Fig. 2, one panel per dataset of
     ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model
     and, with ``records``, its speed under each model over its speed under the tables' model (the paper's "4x
-    gain in speed"), paired through Viterbi (:func:`across_models_sides`) with its 95% interval."""
+    gain in speed"), paired through Viterbi (:func:`through_reference_sides`) with its 95% interval."""
     figure = settings["figure2"]
     models = settings["models"]
     points = []
@@ -663,35 +656,17 @@ def figure2(
     return _rounded(frame)
 
 
-def across_models_sides(frame: pd.DataFrame, base: str, other: str, variant: str) -> Sides | None:
-    """The seconds whose ratio of totals is ``variant``'s speed on instance set ``other`` over its speed on set
-    ``base`` (the same sentences scored by another model), each timed beside the reference in its own job:
-    (reference beside it on ``other`` / its time there) / (reference beside it on ``base`` / its time there),
-    so that each job's process speed cancels against its own reference."""
-    return sides(
-        [
-            instance_seconds(frame, other, variant, "reference_seconds"),
-            instance_seconds(frame, base, variant),
-        ],
-        [
-            instance_seconds(frame, other, variant),
-            instance_seconds(frame, base, variant, "reference_seconds"),
-        ],
-    )
-
-
 def _model_gain(
     records: pd.DataFrame | None, noise: pd.DataFrame | None, seed: int, base: str, name: str, variant: str
 ) -> dict[str, float]:
     """``speedup_vs_base_model`` and its interval for one point of Fig. 2 (NaN without paired records)."""
     if name == base:
         return dict(zip(BASE_MODEL_GAIN, (1.0, np.nan, np.nan), strict=True))
-    found = None if records is None else across_models_sides(records, base, name, variant)
+    pair = (name, variant), (base, variant)
+    found = None if records is None else through_reference_sides(records, *pair)
     if found is None:
         return dict.fromkeys(BASE_MODEL_GAIN, np.nan)
-    low, high = interval_bounds(
-        lambda frame: across_models_sides(frame, base, name, variant), records, noise, seed
-    )
+    low, high = interval_bounds(lambda frame: through_reference_sides(frame, *pair), records, noise, seed)
     return dict(zip(BASE_MODEL_GAIN, (ratio_of_totals(*found), low, high), strict=True))
 
 
