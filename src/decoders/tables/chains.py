@@ -268,6 +268,7 @@ def table2a(
     if records is not None:
         for index, row in oracle.iterrows():
             if row["variant"] == two_best:
+                oracle.loc[index, "speedup_vs_2best"] = 1.0
                 continue
             pair = (row["dataset"], row["variant"]), (row["dataset"], two_best)
             found = through_reference_sides(records, *pair)
