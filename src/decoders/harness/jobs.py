@@ -80,8 +80,6 @@ def decode_shard(
     check_text(experiment, "experiment")
     check_text(variant, "variant")
     check_text(dataset, "dataset")
-    if not isinstance(spec, Mapping):
-        raise ConfigError(f"experiments.{experiment}.variants.{variant}: a variant (spec) must be a mapping")
     check_mapping(harness, "harness")
     check_mapping(config, "config")
     seed = check_int(seed, "seed", minimum=0)
@@ -216,6 +214,8 @@ def retime_sample(
             f"experiments.{experiment}.harness.noise.processes is {processes}; no process {process}"
         )
     variants = [check_text(name, "variants") for name in check_sequence(variants, "variants")]
+    if not variants:
+        raise ConfigError(f"experiments.{experiment}: no variants to time again on {dataset}")
     known = config["experiments"][experiment].get("variants", {})
     frames = []
     order = {
@@ -223,12 +223,16 @@ def retime_sample(
     }
     found = [item for shard in shards for item in read_instance_shard(shard) if str(item[0]) in order]
     items = sorted(found, key=lambda item: order[str(item[0])])  # the set's order, whatever the shards
-    for variant in variants:
+    specs = {}
+    for variant in variants:  # every one checked before any is timed
         if variant not in known:
             raise ConfigError(f"experiments.{experiment}.variants: no variant {variant!r} to time again")
-        # the variant as a decode job sees it: without mem_mb, which only the scheduler reads
-        spec = {key: value for key, value in known[variant].items() if key != "mem_mb"}
+        spec = known[variant]
+        if isinstance(spec, Mapping):  # as a decode job sees it: mem_mb is read by the scheduler only
+            spec = {key: value for key, value in spec.items() if key != "mem_mb"}
         _check_variant(experiment, variant, spec)
+        specs[variant] = spec
+    for variant, spec in specs.items():
         frame, _ = _run_variant(
             experiment,
             dataset,
@@ -246,9 +250,9 @@ def retime_sample(
     prov = collect_provenance(
         seed=seed,
         config=dict(config),
-        threads=frames[0].attrs.get("threads") if frames else None,
+        threads=frames[0].attrs.get("threads"),
         extra={
-            "harness": frames[0].attrs.get("harness") if frames else None,
+            "harness": frames[0].attrs.get("harness"),
             "noise": {"sample": sample, "processes": processes, "process": process, "variants": variants},
         },
     )
