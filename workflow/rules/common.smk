@@ -78,12 +78,19 @@ def code_hash(script, *modules):
 def decoder_modules(wildcards):
     """The modules a decode job loads by name: its variant's decoder module and its reference's (harness.reference),
     each the variant's `module` or decoders.<experiment>.decoders, where that exists."""
-    experiment = config["experiments"][wildcards.experiment]
-    specs = [variant_spec(wildcards)]
-    reference = harness_settings(wildcards.experiment).get("reference")
+    return modules_of(wildcards.experiment, [variant_spec(wildcards)])
+
+
+def modules_of(experiment_name, specs):
+    """The package modules that define the decoders of variants `specs` of experiment `experiment_name` and of its
+    reference (harness.reference): each variant's `module` or decoders.<experiment>.decoders, where that exists.
+    """
+    experiment = config["experiments"][experiment_name]
+    specs = list(specs)
+    reference = harness_settings(experiment_name).get("reference")
     if reference in experiment.get("variants", {}):
         specs.append(experiment["variants"][reference])
-    names = {spec.get("module", f"decoders.{wildcards.experiment}.decoders") for spec in specs}
+    names = {spec.get("module", f"decoders.{experiment_name}.decoders") for spec in specs}
     return sorted(name for name in names if name in package_modules(Path(workflow.basedir) / "src"))
 
 
@@ -389,13 +396,7 @@ def noise_params_files(wildcards):
 
 def noise_modules(wildcards):
     """The decoder modules a noise job loads by name (its variants' and the reference's)."""
-    experiment = config["experiments"][wildcards.experiment]
-    specs = list(_noise_specs(wildcards).values())
-    reference = harness_settings(wildcards.experiment).get("reference")
-    if reference in experiment.get("variants", {}):
-        specs.append(experiment["variants"][reference])
-    names = {spec.get("module", f"decoders.{wildcards.experiment}.decoders") for spec in specs}
-    return sorted(name for name in names if name in package_modules(Path(workflow.basedir) / "src"))
+    return modules_of(wildcards.experiment, _noise_specs(wildcards).values())
 
 
 def noise_mem_mb(wildcards, attempt):

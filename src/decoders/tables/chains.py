@@ -12,7 +12,9 @@ interpreter's ~1-2 us per call to every decoder.
 Speed-ups over Viterbi are paired where the records allow it: a job timed with ``harness.reference`` carries,
 per sentence, ``stats.reference_seconds``, Viterbi's loop timed just before the variant's in the same process,
 and the speed-up is the sum of those over the sum of the variant's seconds. Without them (older runs, call
-timings) it is the ratio of the two jobs' sentences/s.
+timings) it is the ratio of the two jobs' sentences/s. Every speed ratio is printed with the ends of its 95%
+interval (``<column>_lo``, ``<column>_hi``): a paired bootstrap over sentences plus the run-to-run noise that
+the noise jobs measured by timing a sample again in separate processes (:mod:`decoders.tables.ratios`).
 """
 
 from __future__ import annotations
