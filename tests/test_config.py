@@ -61,6 +61,16 @@ def test_an_experiment_set_to_null_is_left_out(config, schema):
             "experiments.bnb.models.baseline",
             "'backbone_step' was unexpected",
         ),
+        (
+            lambda c: c["experiments"]["chains"]["harness"]["noise"].update(sample=1),
+            "experiments.chains.harness.noise.sample",
+            "less than the minimum",
+        ),
+        (
+            lambda c: c["experiments"]["titles"]["harness"].update(noise={"sample": 10}),
+            "experiments.titles.harness.noise",
+            "'processes' is a required property",
+        ),
     ],
 )
 def test_bad_values_name_the_key(config, schema, change, key, words):

@@ -17,7 +17,7 @@ from harness_toys import ToyInstance
 from decoders.errors import ConfigError
 from decoders.harness import runner
 from decoders.harness.instances import read_instance_index, sample_ids, write_instance_shards
-from decoders.harness.jobs import decode_shard, gather_runs
+from decoders.harness.jobs import decode_shard, gather_runs, retime_sample
 from decoders.harness.records import RECORD_COLUMNS, RecordError, validate_records, without_clock
 from decoders.harness.runner import run_instances, warmup_index
 
@@ -421,3 +421,45 @@ def test_a_variant_sample_is_the_same_fixed_subset_in_every_shard_and_in_the_gat
     for bad in (0, -1, 2.5, True, "5"):
         with pytest.raises(ConfigError, match=r"experiments\.toy\.variants\.v\.sample"):
             decode(shards[0], {**spec, "sample": bad})
+
+
+def test_a_noise_job_times_the_same_seeded_sample_again_with_every_variant_paired(tmp_path):
+    """retime_sample: the instances of sample_ids(index, noise.sample, seed) from every shard, each variant timed
+    beside the reference as in a decode job, records with the process number; bad settings name their key."""
+    items = [(f"s{i}", 3 + i, _toy(3 + i)) for i in range(6)]
+    shards = [tmp_path / "shard-0.pkl", tmp_path / "shard-1.pkl"]
+    write_instance_shards(items, shards, tmp_path / "index.tsv")
+    toy = {"decoder": "looped", "module": harness_toys.MODULE}
+    variants = {
+        "plain": toy,
+        "ref": {**toy, "params": {"offset": 1.0}},
+        "other": {"decoder": "argmax", "module": harness_toys.MODULE, "mem_mb": 9},
+    }  # mem_mb: read by the scheduler only
+    config = {"experiments": {"toy": {"variants": variants}}}
+    harness = {"time_limit": 5.0, "isolate": False, "repeats": 2, "loop_repeats": 3, "reference": "ref",
+               "noise": {"sample": 4, "processes": 2}}  # fmt: skip
+
+    def retime(process=2, **overrides):
+        arguments = dict(experiment="toy", dataset="d", process=process, variants=["plain", "other"],
+                         shards=shards, index=tmp_path / "index.tsv", records=tmp_path / "n.parquet",
+                         provenance=tmp_path / "n.json", harness=harness, seed=3, config=config,
+                         progress=False)  # fmt: skip
+        return retime_sample(**(arguments | overrides))
+
+    frame = retime()
+    chosen = sample_ids(read_instance_index(tmp_path / "index.tsv"), 4, 3)
+    assert list(frame["variant"]) == ["plain"] * 4 + ["other"] * 4
+    assert list(frame["instance_id"]) == chosen * 2 and set(frame["process"]) == {2}
+    stats = [json.loads(text) for text in frame["stats"]]
+    assert all("reference_seconds" in s for s in stats[:4])  # a compiled loop: paired with the reference
+    assert all("reference_seconds" not in s for s in stats[4:])
+    validate_records(pd.read_parquet(tmp_path / "n.parquet"))
+    assert json.loads((tmp_path / "n.json").read_text())["extra"]["noise"]["process"] == 2
+    with pytest.raises(ConfigError, match=r"harness\.noise\.processes is 2; no process 3"):
+        retime(process=3)
+    with pytest.raises(ConfigError, match=r"harness\.noise\.sample: must be an integer >= 2"):
+        retime(harness={**harness, "noise": {"sample": 1, "processes": 2}})
+    with pytest.raises(ConfigError, match=r"harness\.noise: needs"):
+        retime(harness={k: v for k, v in harness.items() if k != "noise"})
+    with pytest.raises(ConfigError, match=r"no variant 'nope' to time again"):
+        retime(variants=["nope"])

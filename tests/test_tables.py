@@ -16,9 +16,12 @@ from decoders.tables.chains import (
     cg_phases_figure,
     speed_by_length,
     speed_by_length_figure,
+    table2a,
+    through_reference_sides,
     variant_summary,
 )
 from decoders.tables.corpora import corpora_table, load_stats, paper_sizes
+from decoders.tables.intervals import ratio_of_totals
 from decoders.tables.resources import TIMED_RULES, cost_table
 from decoders.tables.writers import write_table
 
@@ -458,3 +461,93 @@ def test_writers_name_a_wrong_argument(tmp_path):
     ]:
         with pytest.raises(ValueError, match=words):
             call()
+
+
+def _timed(variant, seconds, beside=None, process=None):
+    """Records of ``variant`` on set "d" (sentences s0, s1, ...), with Viterbi's seconds timed beside it."""
+    rows = [
+        {"experiment": "chains", "dataset": "d", "variant": variant, "params": "{}", "instance_id": f"s{i}",
+         "size": 5, "seconds": own, "objective": 1.0, "bound": 1.0, "status": "optimal", "structure": "[0]",
+         "stats": json.dumps({} if beside is None else {"reference_seconds": beside[i]})}
+        for i, own in enumerate(seconds)
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows)
+    return frame if process is None else frame.assign(process=process)
+
+
+def test_speed_ups_get_intervals_and_table_2a_compares_with_viterbi_2best_through_viterbi():
+    """Each speed-up has a 95% interval around it, wider with the noise jobs' spread; Table 2A's speed-up over
+    Viterbi 2-best is (Viterbi beside cg-01 / cg-01) / (Viterbi beside Viterbi 2-best / Viterbi 2-best)."""
+    rng = np.random.default_rng(1)
+    own = rng.uniform(1.0, 2.0, 40)
+    records = pd.concat(
+        [
+            _timed("viterbi", 3.0 * own),
+            _timed("cg", own, beside=3.0 * own * rng.uniform(0.7, 1.3, 40)),
+            _timed("viterbi-2best", 4.0 * own, beside=2.0 * own),
+            _timed("cg-01", 2.0 * own, beside=5.0 * own),
+        ],
+        ignore_index=True,
+    )
+    sample = [0, 1, 2, 3]
+    noise = pd.concat(
+        [
+            _timed("cg", own[sample], beside=factor * own[sample], process=p)
+            for p, factor in ((1, 2.0), (2, 4.0))
+        ],
+        ignore_index=True,
+    )
+    alone = variant_summary(records).set_index("variant")
+    noisy = variant_summary(records, noise=noise).set_index("variant")
+    assert noisy.loc["cg", "speedup"] == alone.loc["cg", "speedup"]
+    for summary in (alone, noisy):
+        assert (
+            summary.loc["cg", "speedup_lo"] < summary.loc["cg", "speedup"] < summary.loc["cg", "speedup_hi"]
+        )
+    assert noisy.loc["cg", "speedup_lo"] < alone.loc["cg", "speedup_lo"]
+    assert noisy.loc["cg", "speedup_hi"] > alone.loc["cg", "speedup_hi"]
+    assert np.isnan(noisy.loc["viterbi", "speedup_lo"])
+    # cg's call_speedup: Viterbi's job over cg's job, matched by sentence (records without call_seconds: seconds)
+    assert noisy.loc["cg", "call_speedup_lo"] <= 3.0 <= noisy.loc["cg", "call_speedup_hi"]
+    oracles = table2a(alone.reset_index(), ["d"], [], records).set_index("variant")
+    assert oracles.loc["cg-01", "speedup_vs_2best"] == pytest.approx((5.0 / 2.0) / (2.0 / 4.0), abs=0.01)
+    assert oracles.loc["cg-01", "speedup_vs_2best_lo"] == pytest.approx(5.0, abs=0.01)  # no spread at all
+    assert oracles.loc["viterbi-2best", "speedup_vs_2best"] == 1.0
+    assert np.isnan(oracles.loc["viterbi-2best", "speedup_vs_2best_lo"])
+    assert oracles.loc["cg-01", "paper_speedup_vs_2best"] == pytest.approx(85.0 / 56.0, abs=0.01)
+
+
+def test_a_speed_gain_between_models_is_paired_through_viterbi():
+    """CG's speed under another model over its speed under the tables' model: (Viterbi beside it / it) under
+    the other model over the same under the tables' model, whatever each job's process speed."""
+    own = np.array([1.0, 2.0, 3.0])
+    records = pd.concat(
+        [
+            _timed("cg", 4.0 * own, beside=8.0 * own).assign(dataset="d"),  # 2x Viterbi
+            _timed("cg", 2.0 * own, beside=16.0 * own).assign(
+                dataset="d~t10"
+            ),  # 8x Viterbi, a slower process
+        ],
+        ignore_index=True,
+    )
+    found = through_reference_sides(records, ("d~t10", "cg"), ("d", "cg"))
+    assert ratio_of_totals(*found) == pytest.approx(4.0)
+    assert through_reference_sides(records, ("d~t3", "cg"), ("d", "cg")) is None
+
+
+def test_the_noise_is_measured_with_the_comparison_the_run_allows():
+    """A run whose variant lacks a pair on one sentence (a timeout) is compared with Viterbi's own job; the noise
+    records, paired on every sentence, are then read the same way, not as pairs (here they hold no Viterbi
+    records, so they add no noise term)."""
+    own = np.array([1.0, 2.0, 3.0, 4.0])
+    cg = _timed("cg", own, beside=2.0 * own)
+    cg.loc[3, "stats"] = "{}"
+    records = pd.concat([_timed("viterbi", 3.0 * own), cg], ignore_index=True)
+    noise = _timed("cg", own[:2], beside=[10.0, 20.0], process=1)
+    noise = pd.concat(
+        [noise, noise.assign(process=2, stats=_timed("cg", own[:2], beside=[1.0, 1.0])["stats"])]
+    )
+    alone = variant_summary(records).set_index("variant").loc["cg"]
+    noisy = variant_summary(records, noise=noise).set_index("variant").loc["cg"]
+    assert alone["speedup"] == pytest.approx(3.0)  # Viterbi's job over cg's
+    assert (noisy["speedup_lo"], noisy["speedup_hi"]) == (alone["speedup_lo"], alone["speedup_hi"])

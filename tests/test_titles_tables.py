@@ -63,6 +63,36 @@ def test_table1_gives_the_share_each_variant_certified_itself():
     assert list(table.index) == SETTINGS["runs"]
 
 
+def test_table1_gives_each_variants_speedup_over_the_ilp_with_its_interval():
+    """The ILP's summed seconds over the variant's on the same titles; the interval widens with the spread that
+    the noise jobs' processes measured (here two retimings of titles a and b)."""
+    table = table1(RECORDS, SETTINGS).set_index("variant")
+    assert table.loc["colour-coding", "speedup_vs_ilp"] == pytest.approx(0.7 / 1.21)
+    assert table.loc["colour-coding-certified", "speedup_vs_ilp"] == pytest.approx(0.7 / 0.503)
+    assert table.loc["ilp-cp-sat", "speedup_vs_ilp"] == 1.0 and pd.isna(
+        table.loc["ilp-cp-sat", "speedup_vs_ilp_lo"]
+    )
+    row = table.loc["colour-coding"]
+    assert row["speedup_vs_ilp_lo"] < row["speedup_vs_ilp"] < row["speedup_vs_ilp_hi"]
+    noise = pd.concat(
+        [
+            RECORDS[RECORDS["instance_id"].isin(["a", "b"])].assign(
+                seconds=lambda f, slow=slow: (
+                    f["seconds"] * f["variant"].map({"ilp-cp-sat": slow}).fillna(1.0)
+                ),
+                process=process,
+            )
+            for process, slow in ((1, 0.5), (2, 2.0))
+        ]
+    )
+    noisy = table1(RECORDS, SETTINGS, noise).set_index("variant").loc["colour-coding"]
+    assert noisy["speedup_vs_ilp"] == row["speedup_vs_ilp"]
+    assert (
+        noisy["speedup_vs_ilp_lo"] < row["speedup_vs_ilp_lo"]
+        and noisy["speedup_vs_ilp_hi"] > row["speedup_vs_ilp_hi"]
+    )
+
+
 def test_ratio_by_k_takes_medians_per_length():
     by_k = ratio_by_k(RECORDS, "colour-coding-certified").set_index("k")
     assert by_k.loc[1, "ratio"] == pytest.approx(100.0)

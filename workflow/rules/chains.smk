@@ -81,6 +81,7 @@ rule chains_instances:
 rule chains_tables:
     input:
         runs=chains_runs(),
+        noise=chains_noise(),
     output:
         table1=report(
             "results/tables/chains/table1.csv",
@@ -159,6 +160,7 @@ rule chains_tables:
         runtime=job_runtime("chains_tables"),
     params:
         settings=CHAINS,
+        seed=config["seed"],
         code=code_hash("chains_tables"),
     script:
         "../scripts/chains_tables.py"

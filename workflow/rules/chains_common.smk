@@ -42,6 +42,11 @@ def chains_instance_inputs(wildcards):
 
 def chains_runs():
     """Gathered records of every (instance set, variant) the chains tables and figures read."""
+    return [f"results/runs/chains/{s}/{v}.parquet" for s, v in chains_pairs()]
+
+
+def chains_pairs():
+    """Every (instance set, variant) the chains tables and figures read, once each, in order."""
     runs = CHAINS.get("runs", {})
     pairs = [
         (d, v) for d in CHAINS.get("datasets", []) for v in runs.get("table1", []) + runs.get("table2a", [])
@@ -56,7 +61,23 @@ def chains_runs():
         for m in figure.get("models", [])
         for v in figure.get("variants", [])
     ]
-    return [f"results/runs/chains/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
+    return list(dict.fromkeys(pairs))
+
+
+def chains_noise_variants(name):
+    """The variants whose speeds the chains tables compare on instance set `name` (all but CG's cycle profile),
+    timed again by the noise jobs."""
+    profile = set(CHAINS.get("runs", {}).get("profile", []))
+    return [v for s, v in chains_pairs() if s == name and v not in profile]
+
+
+def chains_noise():
+    """The noise jobs' records of every instance set whose speeds the chains tables compare."""
+    sets = [s for s in dict.fromkeys(s for s, _ in chains_pairs()) if chains_noise_variants(s)]
+    return noise_records("chains", sets)
+
+
+register_noise("chains", chains_noise_variants)
 
 
 def chains_provenance():

@@ -18,6 +18,7 @@ from decoders.io import write_text_atomic
 from decoders.tables.captions import caption
 from decoders.tier import QUICK_NOTE
 from decoders.harness.runner import default_grace
+from decoders.tables.resources import noise_mem_mb as resources_noise_mem_mb
 from decoders.imports import dependencies, script_dependencies
 from decoders.imports import modules as package_modules
 
@@ -77,12 +78,19 @@ def code_hash(script, *modules):
 def decoder_modules(wildcards):
     """The modules a decode job loads by name: its variant's decoder module and its reference's (harness.reference),
     each the variant's `module` or decoders.<experiment>.decoders, where that exists."""
-    experiment = config["experiments"][wildcards.experiment]
-    specs = [variant_spec(wildcards)]
-    reference = harness_settings(wildcards.experiment).get("reference")
+    return modules_of(wildcards.experiment, [variant_spec(wildcards)])
+
+
+def modules_of(experiment_name, specs):
+    """The package modules that define the decoders of variants `specs` of experiment `experiment_name` and of its
+    reference (harness.reference): each variant's `module` or decoders.<experiment>.decoders, where that exists.
+    """
+    experiment = config["experiments"][experiment_name]
+    specs = list(specs)
+    reference = harness_settings(experiment_name).get("reference")
     if reference in experiment.get("variants", {}):
         specs.append(experiment["variants"][reference])
-    names = {spec.get("module", f"decoders.{wildcards.experiment}.decoders") for spec in specs}
+    names = {spec.get("module", f"decoders.{experiment_name}.decoders") for spec in specs}
     return sorted(name for name in names if name in package_modules(Path(workflow.basedir) / "src"))
 
 
@@ -330,6 +338,81 @@ def instance_shards(experiment):
         f"results/instances/{experiment}/{{{{set}}}}/shard-{{shard}}.pkl",
         shard=shard_range(experiment),
     )
+
+
+# Run-to-run noise (the noise jobs of decode.smk): each experiment names, per instance set, the variants its tables
+# compare (register_noise); the sample and the number of processes are its harness.noise.
+NOISE = "results/noise/{experiment}/{dataset}"
+NOISE_VARIANTS = {}
+
+
+def register_noise(experiment, variants):
+    """`variants(set)`: the variants of `experiment` timed again on that instance set by its noise jobs."""
+    NOISE_VARIANTS[experiment] = variants
+
+
+def noise_variants(wildcards):
+    variants = NOISE_VARIANTS.get(wildcards.experiment)
+    if variants is None:
+        raise ValueError(f"experiments.{wildcards.experiment}: the experiment registers no noise variants")
+    return list(variants(wildcards.dataset))
+
+
+def noise_records(experiment, sets):
+    """The noise jobs' record files of an experiment's instance sets (none without harness.noise)."""
+    noise = harness_settings(experiment).get("noise")
+    if not noise:
+        return []
+    return [
+        f"results/noise/{experiment}/{name}/process-{process}.parquet"
+        for name in sets
+        for process in range(1, noise["processes"] + 1)
+    ]
+
+
+def _noise_specs(wildcards):
+    variants = config["experiments"][wildcards.experiment].get("variants", {})
+    return {name: variants[name] for name in noise_variants(wildcards) if name in variants}
+
+
+def noise_inputs(wildcards):
+    """A noise job reads every shard of the set, its index, and the params_file of a variant that has one."""
+    return {
+        "shards": expand(
+            f"{INSTANCES}/shard-{{shard}}.pkl", shard=shard_range(wildcards.experiment), **wildcards
+        ),
+        "index": expand(f"{INSTANCES}/index.tsv", **wildcards)[0],
+        "params_files": list(noise_params_files(wildcards).values()),
+    }
+
+
+def noise_params_files(wildcards):
+    return {
+        name: spec["params_file"].format(dataset=wildcards.dataset)
+        for name, spec in _noise_specs(wildcards).items()
+        if "params_file" in spec
+    }
+
+
+def noise_modules(wildcards):
+    """The decoder modules a noise job loads by name (its variants' and the reference's)."""
+    return modules_of(wildcards.experiment, _noise_specs(wildcards).values())
+
+
+def noise_mem_mb(wildcards, attempt):
+    """A noise job's mem_mb (decoders.tables.resources.noise_mem_mb), grown with each retry up to max_mem_mb."""
+    return min(resources_noise_mem_mb(config, wildcards.experiment) * attempt, RESOURCES["max_mem_mb"])
+
+
+def noise_runtime(wildcards, attempt):
+    """A noise job's bound in minutes: sample x variants x (time limit + grace) + start-up per variant, capped."""
+    harness = harness_settings(wildcards.experiment)
+    seconds = 0.0
+    for spec in _noise_specs(wildcards).values():
+        limit = spec.get("time_limit", harness["time_limit"])
+        seconds += harness["noise"]["sample"] * (limit + default_grace(limit))
+    minutes = math.ceil(seconds / 60) + RESOURCES["decode_startup"] * max(len(_noise_specs(wildcards)), 1)
+    return min(minutes * attempt, RESOURCES["max_runtime"])
 
 
 def run_provenance(runs):

@@ -59,3 +59,35 @@ rule gather_runs:
         code=code_hash("gather_runs"),
     script:
         "../scripts/gather_runs.py"
+
+
+# Run-to-run noise: a seeded sample of each instance set timed again by every variant whose speed the tables
+# compare (paired with harness.reference, as in the decode jobs), once per job for each of harness.noise.processes
+# jobs: each a process of its own, so that the spread of a ratio between them is the noise its interval must cover
+# (decoders.tables.intervals). Exclusive like a decode job (timed_threads) and under the same timing rules.
+rule noise:
+    input:
+        unpack(noise_inputs),
+    output:
+        records=f"{NOISE}/process-{{process}}.parquet",
+        provenance=f"{NOISE}/process-{{process}}.json",
+    log:
+        "results/logs/noise/{experiment}/{dataset}/process-{process}.log",
+    benchmark:
+        benchmark_file("noise", "{experiment}/{dataset}/process-{process}")
+    wildcard_constraints:
+        process=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: timed_threads
+    resources:
+        mem_mb=noise_mem_mb,
+        runtime=noise_runtime,
+    params:
+        variants=noise_variants,
+        params_files=noise_params_files,
+        harness=lambda wildcards: harness_settings(wildcards.experiment),
+        seed=config["seed"],
+        code=lambda wildcards: code_hash("noise", *noise_modules(wildcards)),
+    script:
+        "../scripts/noise.py"

@@ -89,6 +89,7 @@ rule titles_smallest_beam:
 rule titles_tables:
     input:
         runs=titles_runs_all(),
+        noise=noise_records("titles", TITLES.get("datasets", [])),
         instances=expand(
             "results/instances/titles/{dataset}/stats.json",
             dataset=TITLES.get("datasets", []),
@@ -150,6 +151,7 @@ rule titles_tables:
         runtime=job_runtime("titles_tables"),
     params:
         settings=TITLES,
+        seed=config["seed"],
         code=code_hash("titles_tables"),
     script:
         "../scripts/titles_tables.py"

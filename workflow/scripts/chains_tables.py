@@ -12,4 +12,6 @@ write_chains_outputs(
     snakemake.params.settings,
     tables=Path(snakemake.output.table1).parent,
     figures=Path(snakemake.output.figure2).parent,
+    noise_paths=snakemake.input.noise,
+    seed=snakemake.params.seed,
 )

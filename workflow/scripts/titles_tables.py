@@ -9,6 +9,8 @@ start_script(snakemake)
 write_titles_outputs(
     snakemake.input.runs,
     snakemake.params.settings,
+    noise_paths=snakemake.input.noise,
+    seed=snakemake.params.seed,
     scorer_stats=snakemake.input.scorers,
     instance_stats=snakemake.input.instances,
     beam_searches=snakemake.input.beams,

@@ -77,10 +77,9 @@ def decode_shard(
     A variant with a ``sample`` decodes only the shard's instances in that sample of the set (``index``, the set's
     index.tsv, says which; :func:`decoders.harness.instances.sample_ids` with ``seed``).
     """
-    where = f"experiments.{check_text(experiment, 'experiment')}.variants.{check_text(variant, 'variant')}"
+    check_text(experiment, "experiment")
+    check_text(variant, "variant")
     check_text(dataset, "dataset")
-    if not isinstance(spec, Mapping):
-        raise ConfigError(f"{where}: a variant (spec) must be a mapping; got {type(spec).__name__}")
     check_mapping(harness, "harness")
     check_mapping(config, "config")
     seed = check_int(seed, "seed", minimum=0)
@@ -88,36 +87,10 @@ def decode_shard(
         check_path(path, name)
     if index is not None:
         check_path(index, "index")
-    if not isinstance(spec.get("params", {}), Mapping):
-        raise ConfigError(f"{where}.params: must be a mapping; got {type(spec['params']).__name__}")
-    unknown = set(spec) - VARIANT_KEYS
-    if unknown or "decoder" not in spec:
-        raise ConfigError(
-            f"experiments.{experiment}.variants.{variant}: needs 'decoder'"
-            + (f"; unknown keys {sorted(unknown)}" if unknown else "")
-        )
-    module = spec.get("module")
-    params = dict(spec.get("params", {}))
-    if params_file is not None:
-        params.update(read_params_file(params_file, f"experiments.{experiment}.variants.{variant}"))
+    _check_variant(experiment, variant, spec)
     items = _shard_items(instances, spec, index, seed, f"experiments.{experiment}.variants.{variant}")
-    reference = _reference_variant(harness, config, experiment, variant)
-    frame = run_instances(
-        experiment,
-        dataset,
-        variant,
-        spec["decoder"],
-        params,
-        items,
-        time_limit=spec.get("time_limit", harness["time_limit"]),
-        evaluate=get_evaluator(experiment, module),
-        warmup=harness.get("warmup", 1),
-        isolate=harness.get("isolate", True),
-        progress=progress,
-        decoder_module=module,
-        repeats=harness.get("repeats", 1),
-        loop_repeats=harness.get("loop_repeats", 0),
-        reference=reference,
+    frame, params = _run_variant(
+        experiment, dataset, variant, spec, items, harness, config, params_file, progress
     )
     write_records(records, frame)
     prov = collect_provenance(
@@ -133,6 +106,158 @@ def decode_shard(
     write_provenance(provenance, prov)
     statuses = frame["status"].value_counts().to_dict()
     log.info("%s/%s/%s: %d instances %s", experiment, dataset, variant, len(frame), statuses)
+    return frame
+
+
+def _check_variant(experiment: str, variant: str, spec: Mapping[str, Any]) -> None:
+    """ConfigError naming the key when a variant's spec cannot be decoded."""
+    where = f"experiments.{experiment}.variants.{variant}"
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{where}: a variant (spec) must be a mapping; got {type(spec).__name__}")
+    if not isinstance(spec.get("params", {}), Mapping):
+        raise ConfigError(f"{where}.params: must be a mapping; got {type(spec['params']).__name__}")
+    unknown = set(spec) - VARIANT_KEYS
+    if unknown or "decoder" not in spec:
+        raise ConfigError(
+            f"{where}: needs 'decoder'" + (f"; unknown keys {sorted(unknown)}" if unknown else "")
+        )
+
+
+def _run_variant(
+    experiment: str,
+    dataset: str,
+    variant: str,
+    spec: Mapping[str, Any],
+    items: list[Instance],
+    harness: Mapping[str, Any],
+    config: Mapping[str, Any],
+    params_file: str | Path | None,
+    progress: bool,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Time ``items`` with one variant under the harness settings (paired with ``harness.reference``): the record
+    frame and the parameters the decoder received."""
+    module = spec.get("module")
+    params = dict(spec.get("params", {}))
+    if params_file is not None:
+        params.update(read_params_file(params_file, f"experiments.{experiment}.variants.{variant}"))
+    frame = run_instances(
+        experiment,
+        dataset,
+        variant,
+        spec["decoder"],
+        params,
+        items,
+        time_limit=spec.get("time_limit", harness["time_limit"]),
+        evaluate=get_evaluator(experiment, module),
+        warmup=harness.get("warmup", 1),
+        isolate=harness.get("isolate", True),
+        progress=progress,
+        decoder_module=module,
+        repeats=harness.get("repeats", 1),
+        loop_repeats=harness.get("loop_repeats", 0),
+        reference=_reference_variant(harness, config, experiment, variant),
+    )
+    return frame, params
+
+
+def noise_sample(settings: Mapping[str, Any] | None, where: str) -> tuple[int, int]:
+    """(sample, processes) of an experiment's ``harness.noise``: how many instances of each set are timed again,
+    and in how many separate processes; ConfigError naming the key when missing or not integers >= 2 / >= 1."""
+    if not isinstance(settings, Mapping):
+        raise ConfigError(f"{where}: needs {{sample: <int>, processes: <int>}}; got {settings!r}")
+    sample, processes = settings.get("sample"), settings.get("processes")
+    for key, value, minimum in (("sample", sample, 2), ("processes", processes, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ConfigError(f"{where}.{key}: must be an integer >= {minimum}; got {value!r}")
+    return sample, processes
+
+
+def retime_sample(
+    *,
+    experiment: str,
+    dataset: str,
+    process: int,
+    variants: Sequence[str],
+    shards: Sequence[str | Path],
+    index: str | Path,
+    records: str | Path,
+    provenance: str | Path,
+    harness: Mapping[str, Any],
+    seed: int,
+    config: Mapping[str, Any],
+    params_files: Mapping[str, str | Path] | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Time a seeded sample of an instance set again with each of ``variants``, as its decode jobs did (same
+    harness settings, paired with ``harness.reference``), for the ``process``-th of ``harness.noise.processes``
+    retimings: each is a job of its own, hence a process of its own, so that the spread of a ratio between them
+    is the run-to-run noise that an interval must cover (:mod:`decoders.tables.intervals`).
+
+    The sample is :func:`decoders.harness.instances.sample_ids` of the set's ``index`` with ``seed`` and
+    ``harness.noise.sample``: the same instances in every process. Writes one record per (variant, instance),
+    with a ``process`` column, and a provenance JSON.
+
+    The variants are timed in this process (``isolate`` off), one after another, each warmed up first: the job
+    is the fresh process, and a worker of its own per variant would cost each variant an interpreter start and
+    its kernels' loading (10-35 s a variant on the test configuration, 2026-12-02), several times what its
+    sample's timing takes. The time limits stay, as the cooperative deadlines every decoder checks.
+    """
+    experiment = check_text(experiment, "experiment")
+    check_text(dataset, "dataset")
+    process = check_int(process, "process", minimum=1)
+    harness = {**check_mapping(harness, "harness"), "isolate": False}
+    check_mapping(config, "config")
+    seed = check_int(seed, "seed", minimum=0)
+    sample, processes = noise_sample(harness.get("noise"), f"experiments.{experiment}.harness.noise")
+    if process > processes:
+        raise ConfigError(
+            f"experiments.{experiment}.harness.noise.processes is {processes}; no process {process}"
+        )
+    variants = [check_text(name, "variants") for name in check_sequence(variants, "variants")]
+    if not variants:
+        raise ConfigError(f"experiments.{experiment}: no variants to time again on {dataset}")
+    known = config["experiments"][experiment].get("variants", {})
+    frames = []
+    order = {
+        name: position for position, name in enumerate(sample_ids(read_instance_index(index), sample, seed))
+    }
+    found = [item for shard in shards for item in read_instance_shard(shard) if str(item[0]) in order]
+    items = sorted(found, key=lambda item: order[str(item[0])])  # the set's order, whatever the shards
+    specs = {}
+    for variant in variants:  # every one checked before any is timed
+        if variant not in known:
+            raise ConfigError(f"experiments.{experiment}.variants: no variant {variant!r} to time again")
+        spec = known[variant]
+        if isinstance(spec, Mapping):  # as a decode job sees it: mem_mb is read by the scheduler only
+            spec = {key: value for key, value in spec.items() if key != "mem_mb"}
+        _check_variant(experiment, variant, spec)
+        specs[variant] = spec
+    for variant, spec in specs.items():
+        frame, _ = _run_variant(
+            experiment,
+            dataset,
+            variant,
+            spec,
+            items,
+            harness,
+            config,
+            (params_files or {}).get(variant),
+            progress,
+        )
+        frames.append(frame.assign(process=process))
+    frame = pd.concat(frames, ignore_index=True)
+    write_records(records, frame)
+    prov = collect_provenance(
+        seed=seed,
+        config=dict(config),
+        threads=frames[0].attrs.get("threads"),
+        extra={
+            "harness": frames[0].attrs.get("harness"),
+            "noise": {"sample": sample, "processes": processes, "process": process, "variants": variants},
+        },
+    )
+    write_provenance(provenance, prov)
+    log.info("%s/%s noise process %d: %d records", experiment, dataset, process, len(frame))
     return frame
 
 

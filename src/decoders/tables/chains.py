@@ -12,7 +12,9 @@ interpreter's ~1-2 us per call to every decoder.
 Speed-ups over Viterbi are paired where the records allow it: a job timed with ``harness.reference`` carries,
 per sentence, ``stats.reference_seconds``, Viterbi's loop timed just before the variant's in the same process,
 and the speed-up is the sum of those over the sum of the variant's seconds. Without them (older runs, call
-timings) it is the ratio of the two jobs' sentences/s.
+timings) it is the ratio of the two jobs' sentences/s. Every speed ratio is printed with the ends of its 95%
+interval (``<column>_lo``, ``<column>_hi``): a paired bootstrap over sentences plus the run-to-run noise that
+the noise jobs measured by timing a sample again in separate processes (:mod:`decoders.tables.ratios`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,17 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from decoders.harness.records import mark_exact, read_records
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
+from decoders.tables.intervals import ratio_of_totals
+from decoders.tables.ratios import (
+    Comparison,
+    Sides,
+    instance_seconds,
+    interval_bounds,
+    interval_note,
+    load_noise,
+    matched_sides,
+    sides,
+)
 from decoders.tables.writers import save_figure, write_table
 
 #: Columns of the tables derived from the clock (times, rates, speed-ups, what the pairing costs): two runs of the
@@ -54,13 +67,20 @@ PAGE = {
 
 REFERENCE = "viterbi"
 
+#: The speed-up over the reference and the ends of its 95% interval, as the tables print them.
+SPEEDUP = ["speedup", "speedup_lo", "speedup_hi"]
+
 # Our variant name -> the paper's row name, where the paper has the row.
 PAPER_NAMES = {"cg-01": "cg"}
 
 
-def variant_summary(records: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
+def variant_summary(
+    records: pd.DataFrame, reference: str = REFERENCE, noise: pd.DataFrame | None = None, seed: int = 0
+) -> pd.DataFrame:
     """One row per (dataset, variant): sentences, % exact against the reference, sentences/s (compiled loop and
-    per Python call), token accuracy."""
+    per Python call), token accuracy, and the speed-ups over the reference with their 95% intervals
+    (``speedup_lo``/``_hi``, ``call_speedup_lo``/``_hi``: :func:`decoders.tables.intervals.records_interval` over
+    the run's ``records`` and the ``noise`` jobs' retimings, bootstrap seeded with ``seed``)."""
     frames = []
     for _, group in records.groupby("dataset", sort=False):
         has_reference = (group["variant"] == reference).any()
@@ -104,7 +124,49 @@ def variant_summary(records: pd.DataFrame, reference: str = REFERENCE) -> pd.Dat
             pairing[key] = 100.0 * (group["seconds"].sum() / sum(alone) - 1.0)
     summary["speedup"] = [paired.get((row.dataset, row.variant), row.speedup) for row in summary.itertuples()]
     summary["pairing_pct"] = [pairing.get((row.dataset, row.variant), np.nan) for row in summary.itertuples()]
+    for column, column_of in (("speedup", "seconds"), ("call_speedup", "call_seconds")):
+        bounds = [
+            interval_bounds(
+                speedup_comparison(records, row.dataset, row.variant, reference, column_of),
+                records,
+                noise,
+                seed,
+            )
+            if row.variant != reference
+            else (np.nan, np.nan)
+            for row in summary.itertuples()
+        ]
+        summary[f"{column}_lo"], summary[f"{column}_hi"] = [b[0] for b in bounds], [b[1] for b in bounds]
     return summary
+
+
+def speedup_comparison(
+    records: pd.DataFrame, dataset: str, variant: str, reference: str = REFERENCE, column: str = "seconds"
+) -> Comparison:
+    """The comparison (:mod:`decoders.tables.ratios`) whose ratio of totals is ``variant``'s speed-up over
+    ``reference``, its kind decided once on the run's ``records`` so that the noise jobs' records are measured
+    the same way: paired (the reference timed beside the variant in its process, ``stats.reference_seconds``,
+    over the variant's own) where every record of the run has the pair and ``column`` is ``seconds``; otherwise
+    the reference's own records over the variant's, matched by instance."""
+    if column == "seconds" and instance_seconds(records, dataset, variant, "reference_seconds") is not None:
+        return lambda frame: sides(
+            [instance_seconds(frame, dataset, variant, "reference_seconds")],
+            [instance_seconds(frame, dataset, variant)],
+        )
+    return lambda frame: matched_sides(frame, dataset, variant, reference, column)
+
+
+def through_reference_sides(
+    frame: pd.DataFrame, fast: tuple[str, str], slow: tuple[str, str]
+) -> Sides | None:
+    """The seconds whose ratio of totals is the speed-up of ``fast`` over ``slow`` (each an (instance set,
+    variant): another variant, or the same variant on the same sentences scored by another model) when each was
+    timed beside the reference in its own job: (reference beside fast / fast) / (reference beside slow / slow),
+    over the same instances, so that each job's process speed cancels against its own reference."""
+    return sides(
+        [instance_seconds(frame, *fast, "reference_seconds"), instance_seconds(frame, *slow)],
+        [instance_seconds(frame, *fast), instance_seconds(frame, *slow, "reference_seconds")],
+    )
 
 
 def paired_reference_seconds(group: pd.DataFrame) -> pd.Series | None:
@@ -162,10 +224,12 @@ def table1(
         "sentences",
         "exact_pct",
         "sent_per_s",
-        "speedup",
+        *SPEEDUP,
         "pairing_pct",
         "call_sent_per_s",
         "call_speedup",
+        "call_speedup_lo",
+        "call_speedup_hi",
         "token_acc",
         "timeouts",
         "paper_exact_pct",
@@ -176,9 +240,16 @@ def table1(
 
 
 def table2a(
-    summary: pd.DataFrame, pos_datasets: Iterable[str], joint_datasets: Iterable[str]
+    summary: pd.DataFrame,
+    pos_datasets: Iterable[str],
+    joint_datasets: Iterable[str],
+    records: pd.DataFrame | None = None,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Table 2A: throughput of the 0/1-loss oracles (2-best decoding) beside the paper's."""
+    """Table 2A: throughput of the 0/1-loss oracles (2-best decoding) beside the paper's, with each oracle's
+    speed-up over Viterbi 2-best (the paper's comparison), paired through the reference both were timed beside
+    (:func:`through_reference_sides`), with its 95% interval, where ``records`` are given."""
     paper = {PAPER_NAMES.get(r["decoder"], r["decoder"]): r for r in paper_rows("chains", "table2a_two_best")}
     oracle = summary[summary["variant"].str.contains("2best|-01", regex=True)].copy()
     pos, joint = set(pos_datasets), set(joint_datasets)
@@ -188,18 +259,65 @@ def table2a(
         paper.get(name, {}).get("pos_sent_per_s" if task == "POS" else "pos_ner_sent_per_s")
         for name, task in zip(key, oracle["task"], strict=True)
     ]
-    return _rounded(oracle[["task", "dataset", "variant", "sentences", "sent_per_s", "paper_sent_per_s"]])
+    two_best = "viterbi-2best"
+    paper_two_best = oracle["task"].map(
+        lambda task: paper.get(two_best, {}).get("pos_sent_per_s" if task == "POS" else "pos_ner_sent_per_s")
+    )
+    oracle["paper_speedup_vs_2best"] = oracle["paper_sent_per_s"] / paper_two_best.astype(float)
+    columns = ["speedup_vs_2best", "speedup_vs_2best_lo", "speedup_vs_2best_hi"]
+    for column in columns:
+        oracle[column] = np.nan
+    if records is not None:
+        for index, row in oracle.iterrows():
+            if row["variant"] == two_best:
+                oracle.loc[index, "speedup_vs_2best"] = 1.0
+                continue
+            pair = (row["dataset"], row["variant"]), (row["dataset"], two_best)
+            found = through_reference_sides(records, *pair)
+            if found is None:
+                continue
+            low, high = interval_bounds(
+                lambda frame, pair=pair: through_reference_sides(frame, *pair), records, noise, seed
+            )
+            oracle.loc[index, columns] = [ratio_of_totals(*found), low, high]
+    return _rounded(
+        oracle[
+            [
+                "task",
+                "dataset",
+                "variant",
+                "sentences",
+                "sent_per_s",
+                *SPEEDUP,
+                *columns,
+                "paper_sent_per_s",
+                "paper_speedup_vs_2best",
+            ]
+        ]
+    )
 
 
 def table2b(summary: pd.DataFrame, pos_datasets: Iterable[str]) -> pd.DataFrame:
-    """Table 2B: column generation with the reduced costs of eqs. 12, 8 and 9 on POS."""
+    """Table 2B: column generation with the reduced costs of eqs. 12, 8 and 9 on POS, with each one's paired
+    speed-up over Viterbi and its interval (from :func:`variant_summary`)."""
     equations = {"cg": 12, "cg-alpha": 8, "cg-alpha+theta": 9}
     paper = {row["decoder"]: row["sent_per_s"] for row in paper_rows("chains", "table2b_reduced_costs")}
     rows = summary[summary["variant"].isin(equations) & summary["dataset"].isin(list(pos_datasets))].copy()
     rows["equation"] = rows["variant"].map(equations)
     rows["paper_sent_per_s"] = rows["variant"].map(paper)
     return _rounded(
-        rows[["dataset", "variant", "equation", "sentences", "exact_pct", "sent_per_s", "paper_sent_per_s"]]
+        rows[
+            [
+                "dataset",
+                "variant",
+                "equation",
+                "sentences",
+                "exact_pct",
+                "sent_per_s",
+                *SPEEDUP,
+                "paper_sent_per_s",
+            ]
+        ]
     )
 
 
@@ -253,11 +371,16 @@ LENGTH_BUCKETS = (5, 10, 20, 40)
 
 
 def speed_by_length(
-    records: pd.DataFrame, datasets: Iterable[str], variants: Iterable[str] = ("viterbi+p", "cg")
+    records: pd.DataFrame,
+    datasets: Iterable[str],
+    variants: Iterable[str] = ("viterbi+p", "cg"),
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Speed-ups over Viterbi per sentence-length bucket (and over all sentences), from the same per-sentence
     timings as Table 1: a bucket's speed-up is Viterbi's summed seconds (timed beside the variant where the
-    records have them) over the variant's on its sentences.
+    records have them) over the variant's on its sentences, with its 95% interval (``<variant>_speedup_lo``,
+    ``_hi``: the bucket's sentences resampled, the run-to-run noise of the whole set's speed-up).
     Column generation pays a fixed cost per sentence and per round, Viterbi one per token, so short sentences
     gain least; ``cg_iterations`` is the mean number of CG rounds in the bucket."""
     variants = list(variants)
@@ -278,15 +401,6 @@ def speed_by_length(
             iterations = pd.Series(
                 [json.loads(s)["iterations"] for s in cg["stats"]], index=cg["instance_id"]
             ).reindex(seconds.index)
-        reference = {}  # per variant: Viterbi's seconds on each sentence, timed beside it where recorded
-        for variant in variants:
-            rows_of = chosen[chosen["variant"] == variant]
-            paired = paired_reference_seconds(rows_of)
-            reference[variant] = (
-                seconds[REFERENCE]
-                if paired is None
-                else pd.Series(paired.to_numpy(), index=rows_of["instance_id"]).reindex(seconds.index)
-            )
         groups = [(name, bucket == name) for name in names] + [("all", bucket.notna())]
         for name, mask in groups:
             if not mask.any():
@@ -301,10 +415,26 @@ def speed_by_length(
                 "viterbi_sent_per_s": len(part) / part[REFERENCE].sum(),
             }
             for variant in variants:
-                if variant in part:
-                    row[f"{variant}_speedup"] = reference[variant][mask].sum() / part[variant].sum()
+                comparison = speedup_comparison(chosen, dataset, variant)
+                found = comparison(chosen)
+                if variant not in part or found is None:
+                    continue
+                ids = part.index
+                row[f"{variant}_speedup"] = ratio_of_totals(found[0].loc[ids], found[1].loc[ids])
+                row[f"{variant}_speedup_lo"], row[f"{variant}_speedup_hi"] = interval_bounds(
+                    lambda frame, c=comparison, i=ids: _restricted(c(frame), i),
+                    chosen,
+                    noise,
+                    seed,
+                    noise_comparison=comparison,
+                )
             rows.append(row)
     return _rounded(pd.DataFrame(rows))
+
+
+def _restricted(pair: Sides | None, ids: pd.Index) -> Sides | None:
+    """Both sides on the instances ``ids`` only."""
+    return None if pair is None else (pair[0].loc[ids], pair[1].loc[ids])
 
 
 def speed_by_length_figure(table: pd.DataFrame, path) -> None:
@@ -316,7 +446,15 @@ def speed_by_length_figure(table: pd.DataFrame, path) -> None:
     for ax, dataset in zip(axes[0], datasets, strict=False):
         rows = table[(table["dataset"] == dataset) & (table["tokens"] != "all")]
         for column in columns:
-            ax.plot(rows["tokens"], rows[column], marker="o", label=column.removesuffix("_speedup"))
+            line = ax.plot(rows["tokens"], rows[column], marker="o", label=column.removesuffix("_speedup"))
+            if f"{column}_lo" in rows:  # the 95% intervals as a band
+                ax.fill_between(
+                    rows["tokens"],
+                    rows[f"{column}_lo"],
+                    rows[f"{column}_hi"],
+                    color=line[0].get_color(),
+                    alpha=0.2,
+                )
         ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         ax.set_xlabel("sentence length (tokens)")
         ax.set_ylabel("speed-up over Viterbi")
@@ -391,7 +529,8 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype.kind == "f":
-            out[column] = out[column].round(2 if column.endswith(("pct", "acc", "speedup")) else 1)
+            ratio = "speedup" in column or "vs_" in column  # a speed ratio or an end of its interval
+            out[column] = out[column].round(2 if ratio or column.endswith(("pct", "acc")) else 1)
     return out.reset_index(drop=True)
 
 
@@ -399,18 +538,46 @@ def load_runs(paths: Iterable[str]) -> pd.DataFrame:
     return pd.concat([read_records(path) for path in paths], ignore_index=True)
 
 
-def peer_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """Tagging throughput including scoring: our scorer + CG / Viterbi vs CRFsuite, on the same sentences."""
+def peer_table(
+    summary: pd.DataFrame,
+    records: pd.DataFrame | None = None,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Tagging throughput including scoring: our scorer + CG / Viterbi vs CRFsuite, on the same sentences. With
+    ``records``, ``vs_crfsuite`` gets its 95% interval: CRFsuite's seconds over the variant's, matched by sentence
+    (the two are timed in separate jobs: no compiled loop to pair them in one process)."""
     rows = summary[summary["dataset"].str.endswith("~features")].copy()
-    rows["dataset"] = rows["dataset"].str.removesuffix("~features")
-    crf = rows[rows["variant"] == "crfsuite"].set_index("dataset")["sent_per_s"]
+    crf = rows[rows["variant"] == PEER].set_index("dataset")["sent_per_s"]
     rows["vs_crfsuite"] = rows["sent_per_s"] / rows["dataset"].map(crf)
-    return _rounded(rows[["dataset", "variant", "sentences", "sent_per_s", "vs_crfsuite", "token_acc"]])
+    bounds = [
+        interval_bounds(speedup_comparison(records, row.dataset, row.variant, PEER), records, noise, seed)
+        if records is not None and row.variant != PEER
+        else (np.nan, np.nan)
+        for row in rows.itertuples()
+    ]
+    rows["vs_crfsuite_lo"], rows["vs_crfsuite_hi"] = [b[0] for b in bounds], [b[1] for b in bounds]
+    rows["dataset"] = rows["dataset"].str.removesuffix("~features")
+    columns = ["sent_per_s", "vs_crfsuite", "vs_crfsuite_lo", "vs_crfsuite_hi", "token_acc"]
+    return _rounded(rows[["dataset", "variant", "sentences", *columns]])
 
 
-def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
+#: The peer of the scoring-included comparison.
+PEER = "crfsuite"
+
+
+def figure2(
+    summary: pd.DataFrame,
+    settings: dict,
+    path,
+    records: pd.DataFrame | None = None,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Accuracy vs decoding speed as the transition L2 grows (paper's Fig. 2, one panel per dataset of
-    ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model."""
+    ``figure2.datasets``); returns the points, with each variant's speed-up over Viterbi under the same model
+    and, with ``records``, its speed under each model over its speed under the tables' model (the paper's "4x
+    gain in speed"), paired through Viterbi (:func:`through_reference_sides`) with its 95% interval."""
     figure = settings["figure2"]
     models = settings["models"]
     points = []
@@ -421,6 +588,7 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
             for variant in figure["variants"]:
                 if variant in rows.index:
                     row = rows.loc[variant]
+                    gain = _model_gain(records, noise, seed, dataset, name, variant)
                     points.append(
                         {
                             "dataset": dataset,
@@ -429,6 +597,9 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
                             "variant": variant,
                             "sent_per_s": row["sent_per_s"],
                             "speedup": row["speedup"],
+                            "speedup_lo": row["speedup_lo"],
+                            "speedup_hi": row["speedup_hi"],
+                            **gain,
                             "token_acc": row["token_acc"],
                         }
                     )
@@ -459,7 +630,7 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
                     fontsize=8,
                 )
             speedups += [
-                f"{row.lambda_t:g}: {row.speedup:.2f}x"
+                f"{row.lambda_t:g}: {row.speedup:.2f}x" + _bracket(row.speedup_lo, row.speedup_hi)
                 for row in group.itertuples()
                 if np.isfinite(row.speedup)
             ]
@@ -486,6 +657,29 @@ def figure2(summary: pd.DataFrame, settings: dict, path) -> pd.DataFrame:
         ax.legend(loc="lower left")
     save_figure(fig, path, dpi=150)
     return _rounded(frame)
+
+
+def _model_gain(
+    records: pd.DataFrame | None, noise: pd.DataFrame | None, seed: int, base: str, name: str, variant: str
+) -> dict[str, float]:
+    """``speedup_vs_base_model`` and its interval for one point of Fig. 2 (NaN without paired records)."""
+    if name == base:
+        return dict(zip(BASE_MODEL_GAIN, (1.0, np.nan, np.nan), strict=True))
+    pair = (name, variant), (base, variant)
+    found = None if records is None else through_reference_sides(records, *pair)
+    if found is None:
+        return dict.fromkeys(BASE_MODEL_GAIN, np.nan)
+    low, high = interval_bounds(lambda frame: through_reference_sides(frame, *pair), records, noise, seed)
+    return dict(zip(BASE_MODEL_GAIN, (ratio_of_totals(*found), low, high), strict=True))
+
+
+#: Fig. 2's speed under a model over the speed under the tables' model, and the ends of its interval.
+BASE_MODEL_GAIN = ["speedup_vs_base_model", "speedup_vs_base_model_lo", "speedup_vs_base_model_hi"]
+
+
+def _bracket(low: float, high: float) -> str:
+    """`` [low, high]`` of an interval, empty without one."""
+    return f" [{low:.2f}, {high:.2f}]" if np.isfinite(low) and np.isfinite(high) else ""
 
 
 def cg_statistics_figure(records: pd.DataFrame, path) -> None:
@@ -536,12 +730,23 @@ def cg_statistics_figure(records: pd.DataFrame, path) -> None:
     save_figure(fig, path, dpi=150)
 
 
-def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, figures) -> None:
-    """Every chains table (CSV, Markdown, LaTeX) and figure from the gathered run records."""
+def write_chains_outputs(
+    run_paths: Iterable[str],
+    settings: dict,
+    *,
+    tables,
+    figures,
+    noise_paths: Iterable[str] = (),
+    seed: int = 0,
+) -> None:
+    """Every chains table (CSV, Markdown, LaTeX) and figure from the gathered run records, the speed-ups with
+    95% intervals from the noise jobs' retimings (``noise_paths``) and bootstrap seed ``seed``."""
     tables, figures = Path(tables), Path(figures)
     figures.mkdir(parents=True, exist_ok=True)
     records = load_runs(run_paths)
-    summary = variant_summary(records)
+    noise = load_noise(noise_paths)
+    method = interval_note(settings, seed, noise)
+    summary = variant_summary(records, noise=noise, seed=seed)
     pos, joint = settings["pos"], settings["joint"]
     write_table(
         table1(summary, pos, joint, settings["runs"]["table1"]),
@@ -550,19 +755,22 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
         caption=caption("chains", "table1"),
         notes=[
             f"Datasets: POS {', '.join(pos)}; POS x NER {', '.join(joint)} (trained on UNER dev, tested on UNER test).",
+            method,
         ],
     )
     write_table(
-        table2a(summary, pos, joint),
+        table2a(summary, pos, joint, records, noise, seed),
         tables / "table2a",
         title="Table 2A: 0/1-loss oracles",
         caption=caption("chains", "table2"),
+        notes=[method],
     )
     write_table(
         table2b(summary, pos),
         tables / "table2b",
         title="Table 2B: reduced-cost formulations",
         caption=caption("chains", "table2b"),
+        notes=[method],
     )
     write_table(
         cg_statistics(records),
@@ -577,20 +785,22 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
         ],
     )
     write_table(
-        peer_table(summary),
+        peer_table(summary, records, noise, seed),
         tables / "peer",
         title="Tagging with scoring: ours vs CRFsuite",
         caption=caption("chains", "peer"),
+        notes=[method],
     )
-    points = figure2(summary, settings, figures / "figure2.png")
+    points = figure2(summary, settings, figures / "figure2.png", records, noise, seed)
     write_table(
         points,
         tables / "figure2",
         title="Figure 2: transition L2 vs speed and accuracy",
         caption=caption("chains", "figure2_points"),
+        notes=[method],
     )
     cg_statistics_figure(records, figures / "cg_statistics.png")
-    by_length = speed_by_length(records, [*pos, *joint])
+    by_length = speed_by_length(records, [*pos, *joint], noise=noise, seed=seed)
     write_table(
         by_length,
         tables / "speed_by_length",
@@ -599,7 +809,9 @@ def write_chains_outputs(run_paths: Iterable[str], settings: dict, *, tables, fi
         # one column per variant that ran (viterbi+p_speedup, cg_speedup): explained here, not in the caption
         notes=[
             "`<variant>_speedup`: Viterbi's summed seconds over the variant's on the bucket's sentences, Viterbi"
-            " timed beside the variant where the records have it (as in Table 1)."
+            " timed beside the variant where the records have it (as in Table 1); `<variant>_speedup_lo`, `_hi`:"
+            " its 95% interval, the bucket's sentences resampled, the noise term the whole set's.",
+            method,
         ],
     )
     speed_by_length_figure(by_length, figures / "speed_by_length.png")

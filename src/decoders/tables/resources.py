@@ -48,7 +48,18 @@ def declared_mem_mb(rule: str, job: str, config: Mapping[str, Any]) -> int:
         experiment, _, variant, _ = job.split("/")
         spec = config["experiments"].get(experiment, {}).get("variants", {}).get(variant, {})
         mem_mb = spec.get("mem_mb", mem_mb)
+    if rule == "noise":  # noise/<experiment>/<dataset>/process-<p>: every compared variant in one job
+        mem_mb = noise_mem_mb(config, job.split("/")[0])
     return int(mem_mb)
+
+
+def noise_mem_mb(config: Mapping[str, Any], experiment: str) -> int:
+    """The mem_mb of a noise job (workflow/rules/decode.smk), which times several variants of ``experiment`` one
+    after another: the largest of resources.rules.decode's and the experiment's variants' own."""
+    resources = config["resources"]
+    decode = resources["rules"].get("decode", {}).get("mem_mb", resources["mem_mb"])
+    variants = (config["experiments"].get(experiment) or {}).get("variants", {})
+    return int(max([decode, *(spec.get("mem_mb", decode) for spec in variants.values())]))
 
 
 def with_declared(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
@@ -82,7 +93,7 @@ def usage_table(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
 
 #: Rules that time their work (``threads: timed_threads`` in workflow/rules): with ``harness.exclusive`` each of
 #: their jobs reserves every core of a local run, so nothing runs beside it.
-TIMED_RULES = frozenset({"decode", "linking_scaling", "bnb_udpipe", "bnb_breakdown", "ppc_udpipe"})
+TIMED_RULES = frozenset({"decode", "noise", "linking_scaling", "bnb_udpipe", "bnb_breakdown", "ppc_udpipe"})
 
 
 def _exclusive(rule: str, job: str, config: Mapping[str, Any]) -> bool:

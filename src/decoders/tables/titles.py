@@ -23,6 +23,8 @@ from decoders.harness.records import mark_exact, read_records
 from decoders.io import read_json, write_text_atomic
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
+from decoders.tables.intervals import ratio_of_totals
+from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides, records_interval
 from decoders.tables.writers import rounded, save_figure, write_table
 from decoders.titles.decoders import title_text
 
@@ -58,8 +60,13 @@ def _params(frame: pd.DataFrame) -> pd.Series:
     return frame["params"].map(lambda s: json.loads(s) if isinstance(s, str) else {})
 
 
-def table1(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per (dataset, variant) in the configured order, with the paper's row beside it."""
+def table1(
+    records: pd.DataFrame, settings: Mapping[str, Any], noise: pd.DataFrame | None = None, seed: int = 0
+) -> pd.DataFrame:
+    """One row per (dataset, variant) in the configured order, with the paper's row beside it, and the variant's
+    speed-up over the exact reference (the ILP): its summed seconds over the variant's on the same titles, with
+    the 95% interval of :func:`decoders.tables.ratios.records_interval` (the ``noise`` jobs' retimings, bootstrap
+    seeded with ``seed``)."""
     marked = mark_exact(records, settings["exact"])
     paper = {row["decoder"]: row for row in paper_rows("titles", "table1")}
     order = list(dict.fromkeys([*settings["runs"], settings["exact"]]))
@@ -84,6 +91,7 @@ def table1(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                 "self_certified_pct": 100.0 * (group["status"] == "optimal").mean(),
                 "timeouts": int((group["status"] == "timeout").sum()),
                 "errors": int((group["status"] == "error").sum()),
+                **_speedup(records, noise, seed, dataset, variant, settings["exact"]),
                 "paper_row": name or "",
                 "paper_mean_s": row.get("mean_s"),
                 "paper_median_s": row.get("median_s"),
@@ -94,6 +102,45 @@ def table1(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     table["_order"] = table["variant"].map({v: i for i, v in enumerate(order)})
     return table.sort_values(["dataset", "_order"]).drop(columns="_order").reset_index(drop=True)
+
+
+def _speedup(
+    records: pd.DataFrame, noise: pd.DataFrame | None, seed: int, dataset: str, variant: str, exact: str
+) -> dict[str, float]:
+    """``speedup_vs_ilp`` and its interval: ``exact``'s total seconds over ``variant``'s on the same titles."""
+    found = matched_sides(records, dataset, variant, exact)
+    if found is None or variant == exact:
+        estimate = 1.0 if variant == exact else np.nan
+        return {"speedup_vs_ilp": estimate, "speedup_vs_ilp_lo": np.nan, "speedup_vs_ilp_hi": np.nan}
+    low, high = interval_bounds(
+        lambda frame: matched_sides(frame, dataset, variant, exact), records, noise, seed
+    )
+    return {"speedup_vs_ilp": ratio_of_totals(*found), "speedup_vs_ilp_lo": low, "speedup_vs_ilp_hi": high}
+
+
+def _ratio_text(
+    records: pd.DataFrame,
+    noise: pd.DataFrame | None,
+    seed: int,
+    dataset: str,
+    variant: str,
+    exact: str,
+    ratio: Mapping[str, float],
+) -> str:
+    """``"<m>x median [lo, hi], <t>x mean [lo, hi]"``: the ILP's median (mean) seconds over ``variant``'s on the
+    same titles, each with its 95% interval (:func:`decoders.tables.ratios.records_interval`)."""
+    parts = []
+    for statistic, name in (("median", "median_ratio"), ("total", "mean_ratio")):
+        found = records_interval(
+            lambda frame: matched_sides(frame, dataset, variant, exact),
+            records,
+            noise,
+            seed=seed,
+            statistic=statistic,
+        )
+        bracket = "" if found is None else f" [{found.low:.1f}, {found.high:.1f}]"
+        parts.append(f"{ratio[name]:.1f}x {'mean' if statistic == 'total' else 'median'}{bracket}")
+    return ", ".join(parts)
 
 
 def speed_ratio(
@@ -237,6 +284,8 @@ def write_titles_outputs(
     run_paths: Iterable[str],
     settings: Mapping[str, Any],
     *,
+    noise_paths: Iterable[str] = (),
+    seed: int = 0,
     scorer_stats: Iterable[str],
     instance_stats: Iterable[str],
     beam_searches: Iterable[str],
@@ -244,24 +293,30 @@ def write_titles_outputs(
     tables: str | Path,
     figures: str | Path,
 ) -> None:
-    """Every titles table and figure."""
+    """Every titles table and figure; the speed-ups' intervals from the noise jobs' retimings (``noise_paths``)
+    and bootstrap seed ``seed``."""
     records = load_runs(run_paths)
+    noise = load_noise(noise_paths)
     tables, figures = Path(tables), Path(figures)
-    table = table1(records, settings)
+    table = table1(records, settings, noise, seed)
     ratios = speed_ratio(table)
-    notes = [f"Exact reference (optimal_pct, certified_titles): {settings['exact']}."]
+    notes = [
+        f"Exact reference (optimal_pct, certified_titles): {settings['exact']}.",
+        interval_note(settings, seed, noise),
+    ]
     for dataset, ratio in ratios.items():
         notes.append(
-            f"{dataset}: ILP (CP-SAT) / colour-coding = {ratio['median_ratio']:.1f}x median,"
-            f" {ratio['mean_ratio']:.1f}x mean (paper: {57.3 / 9.7:.1f}x median, {6536.2 / 73.8:.1f}x mean)."
+            f"{dataset}: ILP (CP-SAT) / colour-coding = "
+            + _ratio_text(records, noise, seed, dataset, "colour-coding", settings["exact"], ratio)
+            + f" (paper: {57.3 / 9.7:.1f}x median, {6536.2 / 73.8:.1f}x mean)."
         )
     certified = "colour-coding-certified"
     for dataset, ratio in speed_ratio(table, fast=certified).items():
         by_k = ratio_by_k(records[records["dataset"] == dataset], certified)
         slowest = by_k.loc[by_k["ratio"].idxmin()] if len(by_k) else None
         notes.append(
-            f"{dataset}: ILP (CP-SAT) / {certified} = {ratio['median_ratio']:.1f}x median,"
-            f" {ratio['mean_ratio']:.1f}x mean"
+            f"{dataset}: ILP (CP-SAT) / {certified} = "
+            + _ratio_text(records, noise, seed, dataset, certified, settings["exact"], ratio)
             + (
                 f"; per k (medians) from {slowest['ratio']:.1f}x (k = {int(slowest['k'])}) up,"
                 f" faster at every k: {'yes' if (by_k['ratio'] > 1).all() else 'no'}"
