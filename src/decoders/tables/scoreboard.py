@@ -562,6 +562,11 @@ def cross_paper_rows(page: PageTables) -> tuple[pd.DataFrame, list[str]]:
                     "table": f"[{experiment} {method['table']}](#{found[1]})",
                 }
             )
+        if "seconds" in method.get("speedup", {}):
+            notes.append(
+                f"{experiment}, {method['method']}: speed-up = the direct method's {method['speedup']['seconds']}"
+                " over the lazy one's (no interval)."
+            )
         if "no_direct" in method:
             notes.append(
                 f"{experiment}, {method['method']}: no direct exact method timed: {method['no_direct']}."
@@ -600,7 +605,7 @@ def scoreboard_markdown(page: PageTables) -> str:
         START,
         "### Scoreboard: each paper's headline claims, claim by claim",
         "",
-        verdicts.RULES,
+        *[f"- {rule}" for rule in verdicts.RULES],
         "",
         _markdown(board),
         "",

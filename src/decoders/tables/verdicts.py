@@ -32,17 +32,20 @@ BETTER = ("higher", "lower", "none")
 #: Units whose tolerance is relative to our number (the rest are absolute, in the unit).
 RELATIVE_UNITS = ("times", "relative")
 
+#: The rules as the scoreboard's caption states them (one line each).
 RULES = (
-    "Verdicts are computed, never typed, by one rule per kind of claim from ours, its 95% interval [lo, hi] and the"
-    " paper's number p. Speed-ups and accuracy gains (effects; better is faster or more accurate): reproduced"
-    " when p lies in [lo, hi] and, unless p itself is within the tolerance of no effect (1x, 0 points), the"
-    " interval lies on p's side of no effect; exceeded when lo > p; otherwise not reproduced (ratios are judged"
-    " on a log scale). Shares, counts and values (measures): reproduced when p lies in [lo, hi]; exceeded when"
-    " the interval lies beyond p on the better side (never, for a fact with no better side); otherwise not"
-    ' reproduced. Bounds the paper states ("over 90%"): reproduced when ours is on the stated side of p, the'
-    " whole interval where there is one; otherwise not reproduced. Not comparable: the table lacks the row, or a"
-    " fact of our run that the claim's metric depends on differs from the paper's by more than the stated share."
-    " Where a table has no interval, [lo, hi] is ours within the tolerance of its unit (marked 'no interval')."
+    "Verdicts are computed from the tables, never typed: ours with its 95% interval [lo, hi] against the paper's"
+    " number p. Where a table has no interval, [lo, hi] is ours within the tolerance of its unit (the reason"
+    " says 'no interval').",
+    "Speed-ups and accuracy gains (better: faster, more accurate; ratios on a log scale): reproduced when p is in"
+    " [lo, hi] and the interval lies on p's side of no effect (1x, 0 points), unless p itself is within the"
+    " tolerance of no effect; exceeded when lo > p; otherwise not reproduced.",
+    "Shares, counts and values: reproduced when p is in [lo, hi]; exceeded when the interval lies beyond p on the"
+    " better side (never for a fact with no better side); otherwise not reproduced.",
+    'Bounds the paper states ("over 90%"): reproduced when ours, its whole interval where it has one, is on the'
+    " stated side of p; otherwise not reproduced.",
+    "Not comparable: the table lacks the row, or a fact of our run that the claim's metric depends on (e.g. the"
+    " length of a title) differs from the paper's by more than the stated share.",
 )
 
 
