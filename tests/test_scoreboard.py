@@ -288,6 +288,12 @@ def test_a_table_is_read_from_its_csv_where_the_run_has_it(tmp_path):
     frame, _ = lookup_table(PageTables.parse(text), "chains", "table1")
     assert frame.loc[frame["variant"] == "cg", "speedup"].tolist() == [2.7]
     assert lookup_table(page, "chains", "table2a") is None
+    # a selector that is not one row names the table
+    frame, _ = lookup_table(PageTables.parse(text, source="RESULTS.md"), "chains", "table1")
+    with pytest.raises(
+        ValueError, match=r"RESULTS.md: chains table1: row selector \{'dataset': 'wsj'\} matches 5"
+    ):
+        scoreboard._select(frame, {"dataset": "wsj"})
 
 
 def test_results_page_opens_with_the_scoreboard_from_the_csvs(tmp_path):

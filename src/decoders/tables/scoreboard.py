@@ -336,7 +336,11 @@ def lookup_table(page: PageTables, experiment: str, name: str) -> tuple[pd.DataF
         return None
     anchor, rows = found[0]
     csv = page.csv_dirs[experiment] / f"{name}.csv" if experiment in page.csv_dirs else None
-    return (pd.read_csv(csv), anchor) if csv is not None and csv.is_file() else (_frame(rows), anchor)
+    frame = pd.read_csv(csv) if csv is not None and csv.is_file() else _frame(rows)
+    frame.attrs["source"] = (
+        f"{csv if csv is not None and csv.is_file() else page.source}: {experiment} {name}"
+    )
+    return frame, anchor
 
 
 def _select(frame: pd.DataFrame, row: Mapping[str, Any]) -> pd.Series | None:
@@ -353,7 +357,9 @@ def _select(frame: pd.DataFrame, row: Mapping[str, Any]) -> pd.Series | None:
             mask &= cells.astype(str) == str(value)
     matched = frame[mask]
     if len(matched) > 1:
-        raise ValueError(f"row selector {dict(row)} matches {len(matched)} rows")
+        raise ValueError(
+            f"{frame.attrs.get('source', 'table')}: row selector {dict(row)} matches {len(matched)} rows"
+        )
     return None if matched.empty else matched.iloc[0]
 
 
