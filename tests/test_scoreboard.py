@@ -271,6 +271,9 @@ def test_command_inserts_then_refreshes_the_scoreboard(tmp_path, capsys):
     assert main([str(page)]) == 0
     row = board_of(page.read_text(encoding="utf-8")).loc["chains-cg-pos"]
     assert (row["verdict"], row["reason"]) == (verdicts.NOT_REPRODUCED, "high end 1.5 < 2.616")
+    page.write_text(first.replace(END, ""), encoding="utf-8")  # a block cut short is not guessed at
+    assert main([str(page)]) == 1
+    assert "expected one <!-- scoreboard: start -->" in capsys.readouterr().err
     assert main([str(tmp_path / "none.md")]) == 1
     assert "none.md: no results page" in capsys.readouterr().err
 

@@ -637,7 +637,9 @@ def insert_scoreboard(text: str, page: PageTables | None = None) -> str:
     """``text`` (a results page) with the scoreboard computed from ``page`` (default: its own Markdown tables)
     between its markers, replacing an earlier one, or else before the page's first ``## `` section."""
     page = page if page is not None else PageTables.parse(text)
-    if START in text and END in text:
+    if text.count(START) != text.count(END) or text.count(START) > 1:
+        raise ValueError(f"{page.source}: expected one {START} ... {END} block, or none")
+    if START in text:
         before, rest = text.split(START, 1)
         text = before.rstrip("\n") + "\n\n" + rest.split(END, 1)[1].lstrip("\n")
     block = scoreboard_markdown(page) + "\n\n"
