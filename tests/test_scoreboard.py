@@ -237,6 +237,8 @@ def test_scoreboard_of_a_hand_made_page():
     # a row the run did not cover, a table the section lacks: not comparable, saying which
     assert board.loc["chains-cg-ner", "verdict"] == verdicts.NOT_COMPARABLE
     assert board.loc["chains-cg-ner", "reason"] == "no speedup at dataset=ewt-ner, variant=cg"
+    assert board.loc["chains-cg-ner", "table"] == "[chains table1](#table-1-exactness-and-speed)"
+    assert board.loc["chains-eq12", "table"] == "table2b"  # no such table on the page: no link
     assert board.loc["chains-eq12", "reason"] == "no table2b table in the section"
     # titles: our titles are shorter than the paper's, so the speed-up is not comparable
     assert board.loc["titles-cc-median", "verdict"] == verdicts.NOT_COMPARABLE

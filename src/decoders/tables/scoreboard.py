@@ -448,8 +448,10 @@ def scoreboard_rows(page: PageTables) -> pd.DataFrame:
         paper = paper_number(claim["paper"])
         ours = ours_value(page, claim)
         table = claim["ours"]["table"]
-        if isinstance(ours, str):
-            verdict, shown, anchor = verdicts.Verdict(verdicts.NOT_COMPARABLE, ours), "", ""
+        if isinstance(ours, str):  # the row or table is missing: link to the table where the page has it
+            found = lookup_table(page, claim["experiment"], table)
+            verdict, shown = verdicts.Verdict(verdicts.NOT_COMPARABLE, ours), ""
+            anchor = found[1] if found else ""
         else:
             reason = incomparable(page, claim)
             verdict = (
