@@ -301,6 +301,11 @@ def test_report(finished_run, repo_root, mirror):
         html = archive.read("report/report.html").decode("utf-8", errors="replace")
     results = finished_run / "results"
     page = (results / "RESULTS.md").read_text(encoding="utf-8")
+    # the page opens with the scoreboard, one row per claim of the run's experiments
+    assert (
+        page.index("<!-- scoreboard: start -->") < page.index("<!-- scoreboard: end -->") < page.index("\n## ")
+    )
+    assert page.count("| titles-") + page.count("| chains-") >= 2
     tables = sorted((results / "tables").rglob("*.md"))
     figures = sorted((results / "figures").rglob("*.png"))
     for table in tables:

@@ -281,6 +281,21 @@ def page_inputs(wildcards):
     ]
 
 
+def page_csvs(wildcards):
+    """The CSV beside every Markdown table of the page's experiment sections: the scoreboard reads them."""
+    return [
+        str(Path(table).with_suffix(".csv"))
+        for section in page_sections().values()
+        for table in section["tables"]
+    ]
+
+
+def claims_hash():
+    """sha256 of the scoreboard's claims (decoders/tables/claims.yaml): a change to them rewrites the page."""
+    path = Path(workflow.basedir) / "src" / "decoders" / "tables" / "claims.yaml"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 # Decoding (decode.smk): instance sets and result records of (experiment, dataset, variant).
 wildcard_constraints:
     experiment="|".join(config["experiments"]),

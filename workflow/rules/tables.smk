@@ -34,6 +34,7 @@ rule results_page:
     input:
         corpora="results/tables/corpora.md",
         sections=page_inputs,
+        csvs=page_csvs,
     output:
         page=report(
             "results/RESULTS.md",
@@ -66,5 +67,6 @@ rule results_page:
     params:
         sections=lambda wildcards: page_sections(),
         code=code_hash("results_page", *(f"decoders.tables.{name}" for name in BUILT_EXPERIMENTS)),
+        claims=claims_hash(),
     script:
         "../scripts/results_page.py"
