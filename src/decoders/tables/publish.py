@@ -27,6 +27,7 @@ from decoders.errors import ConfigError
 from decoders.io import CHECKSUM_SUFFIX, write_text_atomic
 from decoders.tables.evidence import check, index_statuses, publish_records, write_statuses
 from decoders.tables.pages import PAGE, cpu_slug, experiment_of, index, page_field, sections
+from decoders.tables.scoreboard import insert_scoreboard
 
 
 def publish(
@@ -58,7 +59,8 @@ def publish(
     target = docs / "results" / cpu_slug(" + ".join(cpus))
     target.mkdir(parents=True, exist_ok=True)
     earlier = (target / PAGE).read_text(encoding="utf-8") if (target / PAGE).is_file() else ""
-    text = merge_pages(earlier, text, order)
+    # the scoreboard of the merged page: its sections may come from several runs (from their Markdown tables)
+    text = insert_scoreboard(merge_pages(earlier, text, order))
     if (results / "figures").is_dir():  # one folder per experiment: the new run's replace theirs only
         for folder in sorted(p for p in (results / "figures").iterdir() if p.is_dir()):
             shutil.rmtree(target / "figures" / folder.name, ignore_errors=True)
