@@ -235,7 +235,9 @@ def test_publishing_some_experiments_keeps_the_other_sections_of_the_cpus_page(t
         (results / "figures" / experiment / "f.png").write_bytes(experiment.encode())
     (results / PAGE).write_text(whole, encoding="utf-8")
     target = publish(results, docs)
-    assert (target / PAGE).read_text(encoding="utf-8") == insert_scoreboard(whole)  # it opens with the scoreboard
+    assert (target / PAGE).read_text(encoding="utf-8") == insert_scoreboard(
+        whole
+    )  # it opens with the scoreboard
 
     # A later run of bnb and chains alone: chains and the run-wide sections are the new run's; titles and the
     # earlier run's corpora / time sections stay, headed with the experiment they belong to; so do its figures.

@@ -303,7 +303,9 @@ def test_report(finished_run, repo_root, mirror):
     page = (results / "RESULTS.md").read_text(encoding="utf-8")
     # the page opens with the scoreboard, one row per claim of the run's experiments
     assert (
-        page.index("<!-- scoreboard: start -->") < page.index("<!-- scoreboard: end -->") < page.index("\n## ")
+        page.index("<!-- scoreboard: start -->")
+        < page.index("<!-- scoreboard: end -->")
+        < page.index("\n## ")
     )
     assert page.count("| titles-") + page.count("| chains-") >= 2
     tables = sorted((results / "tables").rglob("*.md"))
