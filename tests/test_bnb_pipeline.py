@@ -22,6 +22,7 @@ from decoders.parsing.model import FIXED_POINT_BITS, ParserModel
 from decoders.parsing.treebank import ParseSentence
 from decoders.parsing.trees import all_trees
 from decoders.tables import bnb as bnb_tables
+from decoders.tables.stats import bootstrap_p_value
 
 TAGGER = {"method": "ssvm", "lambda_e": 0.1, "lambda_t": 0.1, "epochs": 3, "learning_rate": 0.1}
 
@@ -356,10 +357,13 @@ def _records(variant, dataset, correct, status="optimal", calls=None, skipped=()
 
 def test_paired_bootstrap_and_table2(tmp_path):
     base = pd.DataFrame({"instance_id": ["a", "b", "c"], "correct": [3, 2, 4], "total": [4, 4, 4]})
-    assert bnb_tables.paired_bootstrap(base, base) == (0.0, 0.0, 0.0)
+    same = bnb_tables.paired_bootstrap(base, base)
+    assert (same.delta, same.low, same.high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
     better = base.assign(correct=[4, 3, 4])
-    delta, low, high = bnb_tables.paired_bootstrap(better, base)
-    assert delta == pytest.approx(100 * 2 / 12) and 0 <= low <= delta <= high
+    test = bnb_tables.paired_bootstrap(better, base)
+    assert test.delta == pytest.approx(100 * 2 / 12) and 0 <= test.low <= test.delta <= test.high
+    assert len(test.replicates) == bnb_tables.BOOTSTRAP_SAMPLES
+    assert test.p_value == bootstrap_p_value(test.replicates)
     with pytest.raises(ValueError, match="different sentences"):
         bnb_tables.paired_bootstrap(better.iloc[:2], base)
     records = pd.concat(
@@ -408,8 +412,10 @@ def test_paired_bootstrap_and_table2(tmp_path):
         "baseline-9", "vs_baseline"
     ] == pytest.approx(6.25)
     assert table.loc[["baseline", "baseline-9"], "reference"].isna().all()
-    low, high = table.loc["full", ["ci_low", "ci_high"]]
-    assert table.loc["full", "verdict"] == bnb_tables.verdict(low, high)
+    # one test in the table: Holm leaves its p-value as it is
+    assert table.loc["full", "p_holm"] == table.loc["full", "p_value"]
+    delta, p_holm = table.loc["full", ["vs_reference", "p_holm"]]
+    assert table.loc["full", "verdict"] == bnb_tables.verdict(delta, p_holm)
     (line,) = bnb_tables.gains_summary(table.reset_index())
     assert line.startswith("full vs baseline-9 (9 passes each): wsj +6.25 [")
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
@@ -528,12 +534,51 @@ def test_every_table2_model_needs_an_equal_training_reference():
 
 
 @pytest.mark.parametrize(
-    "low, high, expected",
-    [(0.1, 0.5, "gain"), (-0.5, -0.1, "loss"), (-0.1, 0.2, "no significant difference"),
-     (0.0, 0.3, "no significant difference"), (float("nan"), 0.1, "")],
+    "delta, p_holm, expected",
+    [(0.4, 0.01, "gain"), (-0.4, 0.05, "loss"), (0.4, 0.051, "no significant difference"),
+     (0.0, 0.0, "no significant difference"), (float("nan"), 0.1, ""), (0.3, float("nan"), "")],
 )  # fmt: skip
-def test_a_gain_or_loss_needs_an_interval_without_zero(low, high, expected):
-    assert bnb_tables.verdict(low, high) == expected
+def test_a_gain_or_loss_needs_a_corrected_p_value_at_most_5_percent(delta, p_holm, expected):
+    assert bnb_tables.verdict(delta, p_holm) == expected
+
+
+def _chance_gain_settings(models):
+    """Table 2 settings where every factor model in ``models`` continues the baseline for 3 passes, so baseline-9
+    is the reference of each."""
+    return {
+        "datasets": ["wsj"], "k": 10, "epochs": 6, "factor_epochs": 3, "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "baseline-9": {"order": 2, "epochs": 9},
+                   **{model: {"groups": ["comb"]} for model in models}},
+        "table2": {"baseline": "second-order", "baseline-9": "second-order", **dict.fromkeys(models, "bnb")},
+        "variants": {"second-order": {"decoder": "second-order", "exclusive": False},
+                     "bnb": {"decoder": "bnb", "exclusive": False}},
+    }  # fmt: skip
+
+
+def test_a_chance_gain_among_many_tests_is_not_significant_after_holm():
+    """One model gains 1 UAS point on 200 sentences (9 sentences up, 1 down: uncorrected p about 0.01, an interval
+    above 0), 20 others equal their reference: alone the gain holds; among 21 tests, Holm's p_holm exceeds 5%."""
+    reference = [2] * 200
+    lucky = [3] * 9 + [1] + [2] * 190
+    runs = [_records("second-order", "wsj~baseline~k10", reference),
+            _records("second-order", "wsj~baseline-9~k10", reference),
+            _records("bnb", "wsj~lucky~k10", lucky)]  # fmt: skip
+    alone = bnb_tables.table2(bnb_tables.load_runs_frame(pd.concat(runs)), _chance_gain_settings(["lucky"]))
+    row = alone.set_index("model").loc["lucky"]
+    assert row["ci_low"] > 0 and row["p_value"] < 0.05 and row["p_holm"] == row["p_value"]
+    assert row["verdict"] == "gain"
+    others = [f"same{i}" for i in range(20)]
+    runs += [_records("bnb", f"wsj~{model}~k10", reference) for model in others]
+    table = bnb_tables.table2(
+        bnb_tables.load_runs_frame(pd.concat(runs)), _chance_gain_settings(["lucky", *others])
+    ).set_index("model")
+    assert table["p_value"].notna().sum() == 21  # the factor models; the baselines have no reference
+    row = table.loc["lucky"]
+    assert row["p_value"] == alone.set_index("model").loc["lucky", "p_value"]
+    assert row["p_holm"] == pytest.approx(min(1.0, 21 * row["p_value"])) and row["p_holm"] > 0.05
+    assert row["verdict"] == "no significant difference"
+    assert (table.loc[others, "verdict"] == "no significant difference").all()
+    assert "p_holm 0.2" in bnb_tables.gains_summary(table.reset_index())[0]
 
 
 def test_cross_validation_errors_and_patterns(prepared):

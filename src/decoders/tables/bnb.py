@@ -3,7 +3,8 @@
 Records are per test sentence of an instance set ``<dataset>~<model>~<k>``: decode seconds (pruning and scoring
 included), ``correct``/``total`` scored words (UAS without punctuation), status (``optimal`` = certified), and
 the B&B's ``dp_calls``, ``nodes``, ``subgradient_iterations`` and ``factors`` in its stats. UAS differences between a
-model and the baseline carry a paired bootstrap interval (sentences resampled together for both models).
+model and the baseline carry a paired bootstrap interval (sentences resampled together for both models) and a
+bootstrap p-value, Holm-corrected over the table's family of tests before any gain or loss is claimed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from decoders.io import read_json, read_parquet
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
 from decoders.tables.captions import caption
+from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -57,6 +59,8 @@ PAPER_SYSTEMS = {
 #: Which of the paper's corpora a dataset stands in for.
 PAPER_CORPUS = {"wsj": "ptb", "ewt": "ptb", "gsd": "ctb"}
 BOOTSTRAP_SAMPLES = 1000
+#: The family-wise error rate at which Table 2 claims a gain or a loss (after Holm's correction).
+ALPHA = 0.05
 
 
 def pruning_label(k: int | None) -> str:
@@ -98,10 +102,23 @@ def uas_of(group: pd.DataFrame) -> float:
     return 100.0 * group["correct"].sum() / total if total else float("nan")
 
 
+@dataclass(frozen=True)
+class PairedDifference:
+    """UAS(ours) - UAS(base) in points, its 95% percentile interval and its two-sided bootstrap p-value (of no
+    difference), from the bootstrap replicates kept in ``replicates``."""
+
+    delta: float
+    low: float
+    high: float
+    p_value: float
+    replicates: np.ndarray
+
+
 def paired_bootstrap(
     ours: pd.DataFrame, base: pd.DataFrame, *, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0
-) -> tuple[float, float, float]:
-    """UAS(ours) - UAS(base) in points and its 95% percentile interval, resampling sentences jointly."""
+) -> PairedDifference:
+    """UAS(ours) - UAS(base), resampling sentences jointly: its interval and p-value (ValueError when the two runs
+    cover different sentences)."""
     joined = ours[["instance_id", "correct", "total"]].merge(
         base[["instance_id", "correct"]], on="instance_id", suffixes=("", "_base")
     )
@@ -115,7 +132,7 @@ def paired_bootstrap(
     picks = rng.integers(0, len(joined), size=(samples, len(joined)))
     deltas = 100.0 * (correct[picks].sum(1) - correct_base[picks].sum(1)) / total[picks].sum(1)
     low, high = np.percentile(deltas, [2.5, 97.5])
-    return float(delta), float(low), float(high)
+    return PairedDifference(float(delta), float(low), float(high), bootstrap_p_value(deltas), deltas)
 
 
 def _timed(settings: Mapping[str, Any], variant: str) -> bool:
@@ -142,18 +159,33 @@ def _paper(model: str, dataset: str) -> float | None:
     return None
 
 
-def verdict(low: float, high: float) -> str:
-    """What a 95% interval of a UAS difference supports: a gain or a loss only when it excludes 0."""
-    if not (math.isfinite(low) and math.isfinite(high)):
+def verdict(delta: float, p_adjusted: float, alpha: float = ALPHA) -> str:
+    """What a UAS difference and its Holm-adjusted p-value support: a gain or a loss only when the adjusted value is
+    at most ``alpha`` (the family-wise error rate over the table's tests); empty when no test was made."""
+    if not (math.isfinite(delta) and math.isfinite(p_adjusted)):
         return ""
-    return "gain" if low > 0 else "loss" if high < 0 else "no significant difference"
+    if p_adjusted > alpha or delta == 0:
+        return "no significant difference"
+    return "gain" if delta > 0 else "loss"
+
+
+def corrected(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """``table`` with its tests (``vs_reference`` and ``p_value``; NaN where none was made) Holm-adjusted as one
+    family (``p_holm``) and the ``verdict`` that adjusted value supports at ``alpha``."""
+    if table.empty:
+        return table.assign(p_holm=pd.Series(dtype=float), verdict=pd.Series(dtype=str))
+    adjusted = holm(table["p_value"].to_numpy(float))
+    deltas = table["vs_reference"].to_numpy(float)
+    verdicts = [verdict(d, p, alpha) for d, p in zip(deltas, adjusted, strict=True)]
+    return table.assign(p_holm=adjusted, verdict=verdicts)
 
 
 def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """UAS per model at the configured k; its paired-bootstrap difference (95% interval) to its equal-training
     reference (:func:`decoders.bnb.settings.bnb_references`: the second-order model without factors trained for as
     many passes) with the verdict that interval supports; the difference to the 6-pass baseline (the paper's
-    comparison, not an equal-training one for models that train longer); the paper's UAS."""
+    comparison, not an equal-training one for models that train longer); the paper's UAS. The verdict rests on the
+    difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`)."""
     k = pruning_label(settings["k"])
     references = bnb_references(settings)
     rows = []
@@ -170,7 +202,10 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                 continue
             reference = references.get(model)
             against = run_of(reference) if reference else group.iloc[:0]
-            delta, low, high = paired_bootstrap(group, against) if not against.empty else (math.nan,) * 3
+            test = paired_bootstrap(group, against) if not against.empty else None
+            delta, low, high, p_value = (
+                (test.delta, test.low, test.high, test.p_value) if test else (math.nan,) * 4
+            )
             rows.append(
                 {
                     "dataset": dataset,
@@ -183,7 +218,9 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "vs_reference": delta,
                     "ci_low": low,
                     "ci_high": high,
-                    "verdict": verdict(low, high),
+                    "p_value": p_value,
+                    "p_holm": math.nan,  # filled in over the whole table by corrected()
+                    "verdict": "",
                     "vs_baseline": uas_of(group) - uas_of(base)
                     if model != "baseline" and not base.empty
                     else math.nan,
@@ -192,17 +229,18 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "paper_uas": _paper(model, dataset),
                 }
             )
-    return pd.DataFrame(rows)
+    return corrected(pd.DataFrame(rows))
 
 
 def gains_summary(table: pd.DataFrame) -> list[str]:
-    """One line per model compared with a reference: its difference and interval on every dataset, and what
-    they support (the README's and the page's summary of Table 2)."""
+    """One line per model compared with a reference: its difference, interval and Holm-adjusted p-value on every
+    dataset, and what they support (the README's and the page's summary of Table 2)."""
     lines = []
     compared = table[table["reference"].notna()]
     for model, group in compared.groupby("model", sort=False):
         parts = [
-            f"{row.dataset} {row.vs_reference:+.2f} [{row.ci_low:+.2f}, {row.ci_high:+.2f}] ({row.verdict})"
+            f"{row.dataset} {row.vs_reference:+.2f} [{row.ci_low:+.2f}, {row.ci_high:+.2f}] "
+            f"p_holm {row.p_holm:.3f} ({row.verdict})"
             for row in group.itertuples()
         ]
         passes = int(group["passes"].iloc[0])
@@ -928,6 +966,7 @@ def _write_accuracy_tables(
 ) -> None:
     """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k."""
     second = table2(records, settings)
+    tests = int(second.get("p_value", pd.Series(dtype=float)).notna().sum())
     write_table(
         rounded(second),
         tables / "table2",
@@ -935,7 +974,9 @@ def _write_accuracy_tables(
         caption=caption("bnb", "table2"),
         notes=[
             "Against equal training (UAS points, 95% interval): " + " | ".join(gains_summary(second)),
-            f"ci_low/ci_high: {BOOTSTRAP_SAMPLES} bootstrap resamples of the test sentences.",
+            f"ci_low/ci_high: {BOOTSTRAP_SAMPLES} bootstrap resamples of the test sentences (uncorrected 95%); "
+            f"p_value: the share of those resamples on the far side of 0, two-sided; verdict: p_holm, Holm's "
+            f"correction over the table's {tests} tests, at a family-wise error rate of {ALPHA:.0%}.",
         ],
     )
     write_table(
