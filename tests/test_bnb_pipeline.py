@@ -429,7 +429,9 @@ def test_paired_bootstrap_and_table2(tmp_path):
     pd.DataFrame({"scored": [4, 4], "oracle": [4, 4], "pruned_oracle": [4, 3]}).to_parquet(oracle)
     table3 = bnb_tables.table3(frame, settings, {}, {"wsj~full~k10": oracle}).set_index("system")
     assert table3["pruned_oracle_uas"].tolist()[0] == pytest.approx(87.5)
-    checked = bnb_tables.audit(frame, settings).set_index("pruning")
+    checked = bnb_tables.audit(frame, settings)
+    assert set(checked["words"]) == {"all", "1-10"}  # every sentence has 5 words
+    checked = checked[checked["words"] == "all"].set_index("pruning")
     assert checked.loc["k10", ["exact_finished", "both_certified", "agree"]].tolist() == [4, 4, 4]
     assert checked.loc["unpruned", ["exact_timeouts", "exact_not_attempted", "bnb_certified", "agree"]].tolist() == [
         3, 1, 0, 0,
@@ -471,6 +473,86 @@ def test_paired_bootstrap_and_table2(tmp_path):
     assert counted.loc[("full", "k10"), ["timeouts", "memory_stops"]].tolist() == [0, 0]
 
 
+def _sized_records(variant, dataset, sizes, statuses, objectives, skipped=()):
+    """Records of sentences s0, s1, ... of the given sizes, statuses and objectives (``skipped``: not attempted)."""
+    rows = []
+    for i, (size, status, objective) in enumerate(zip(sizes, statuses, objectives, strict=True)):
+        stats = {"words": size, **({"not_attempted": True} if i in skipped else {})}
+        rows.append(
+            make_record(
+                experiment="bnb", dataset=dataset, variant=variant, instance_id=f"s{i}", size=size, seconds=2.0,
+                params={}, solution=Solution(None if i in skipped else [0] * size, objective, objective, status, stats),
+                evaluation={"correct": 1, "total": size},
+            )
+        )  # fmt: skip
+    return records_frame(rows)
+
+
+def test_the_audit_beyond_short_sentences_and_its_coverage_by_length():
+    """Six test sentences of 5, 12, 18, 18, 33 and 50 words: the short variant takes those of at most 15 words,
+    `beyond` a sample of the longer ones (s4 left out of its sample, s5 beyond its max_words). Counted by hand."""
+    sizes = [5, 12, 18, 18, 33, 50]
+    bnb = _sized_records("bnb", "wsj~full~k10", sizes, ["optimal"] * 5 + ["feasible"], [7, 8, 9, 10, 11, 12])
+    short = _sized_records("cp-sat", "wsj~full~k10", sizes, ["optimal", "optimal"] + ["timeout"] * 4,
+                           [7, 8] + [math.nan] * 4, skipped=(2, 3, 4, 5))  # fmt: skip
+    # beyond: s2 proved with B&B's objective, s3 proved with another (a disagreement), s5 not attempted
+    long = _sized_records("cp-sat-long", "wsj~full~k10", [18, 18, 50], ["optimal", "optimal", "timeout"],
+                          [9, 99, math.nan], skipped=(2,))  # fmt: skip
+    long["instance_id"] = ["s2", "s3", "s5"]
+    settings = {
+        "datasets": ["wsj"], "table3": {"model": "full", "variant": "bnb", "pruning": [10]},
+        "audit": {"model": "full", "variant": "cp-sat", "pruning": [10], "beyond": "cp-sat-long",
+                  "budget_minutes": 10},
+        "harness": {"time_limit": 60},
+        "variants": {"bnb": {"decoder": "bnb"},
+                     "cp-sat": {"decoder": "cp-sat", "params": {"max_words": 15}, "time_limit": 5, "sample": 60},
+                     "cp-sat-long": {"decoder": "cp-sat", "params": {"min_words": 16, "max_words": 40},
+                                     "sample": 3}},
+    }  # fmt: skip
+    frame = bnb_tables.load_runs_frame(pd.concat([bnb, short, long], ignore_index=True))
+    table = bnb_tables.audit(frame, settings).set_index("words")
+    assert table.index.tolist() == ["all", "1-10", "11-15", "16-20", "31-40", "41+"]
+    columns = ["test_sentences", "audited", "exact_finished", "exact_timeouts", "exact_not_attempted",
+               "bnb_certified", "both_certified", "agree"]  # fmt: skip
+    assert table.loc["all", columns].tolist() == [6, 4, 4, 0, 2, 4, 4, 3]
+    assert table.loc["16-20", columns].tolist() == [2, 2, 2, 0, 0, 2, 2, 1]
+    assert table.loc["31-40", columns].tolist() == [1, 0, 0, 0, 1, 0, 0, 0]
+    assert table.loc["all", "exact_finished_pct"] == pytest.approx(400 / 6)
+    assert table.loc["all", "exact_minutes"] == pytest.approx(4 * 2.0 / 60)
+    notes = bnb_tables.audit_notes(table.reset_index().assign(dataset="wsj", pruning="k10"), settings)
+    assert (
+        "cp-sat-long: sentences of 16-40 words, a sample of 3 per set, 60 s each (at most 3 minutes)"
+        in notes[0]
+    )
+    assert "Budget per instance set: 10 minutes" in notes[0]
+    assert notes[1].startswith(
+        "wsj k10: CP-SAT spent 0.1 minutes and certified 4 of 6 test sentences (66.7%)"
+    )
+
+
+def test_the_audit_budget_bounds_its_variants():
+    from decoders.bnb.settings import _bnb_audit_budget, audit_worst_case_minutes
+
+    bnb = {
+        "audit": {"model": "full", "variant": "cp-sat", "pruning": [10], "beyond": "long", "budget_minutes": 75},
+        "harness": {"time_limit": 120},
+        "variants": {"cp-sat": {"decoder": "cp-sat", "time_limit": 5, "sample": 500},
+                     "long": {"decoder": "cp-sat", "time_limit": 30, "sample": 60}},
+    }  # fmt: skip
+    assert audit_worst_case_minutes(bnb) == pytest.approx({"cp-sat": 2500 / 60, "long": 30.0})
+    assert _bnb_audit_budget(bnb) == []
+    tight = {**bnb, "audit": {**bnb["audit"], "budget_minutes": 60}}
+    (problem,) = _bnb_audit_budget(tight)
+    assert (
+        "audit.budget_minutes: 60 minutes per instance set is less than" in problem and "71.6667" in problem
+    )
+    # the harness's limit stands in for a variant's own; without a sample nothing bounds it
+    unsampled = {**bnb, "variants": {**bnb["variants"], "long": {"decoder": "cp-sat"}}}
+    (problem,) = _bnb_audit_budget(unsampled)
+    assert "the audit variant(s) long need a `sample`" in problem
+    assert _bnb_audit_budget({**bnb, "audit": {**bnb["audit"], "budget_minutes": None}}) == []
+
+
 def test_bnb_config_references_are_checked():
     from decoders.bnb.settings import _bnb_references
 
@@ -485,6 +567,8 @@ def test_bnb_config_references_are_checked():
     assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
     assert "must be a first-order model" in problems
     assert "start_from" not in problems
+    beyond = {**bnb, "audit": {"model": "baseline", "variant": "bnb", "pruning": [3], "beyond": "gone"}}
+    assert "audit.beyond: 'gone' is not one of experiments.bnb.variants" in "\n".join(_bnb_references(beyond))
     for start, message in (("full", "'full' is not one of"), ("baseline", None)):
         problems = "\n".join(_bnb_references({**bnb, "start_from": start}))
         assert (message in problems) if message else "start_from" not in problems

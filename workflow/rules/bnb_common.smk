@@ -1,6 +1,13 @@
 # Helpers of the bnb experiment's rules (bnb.smk; snakemake --lint wants functions apart from rules).
 
-from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models, bnb_start
+from decoders.bnb.settings import (
+    BNB_RUN_TABLES,
+    bnb_epochs,
+    bnb_groups,
+    bnb_models,
+    bnb_start,
+    run_variants,
+)
 
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
@@ -205,7 +212,8 @@ def bnb_breakdown_files():
 
 
 def bnb_runs():
-    """Gathered records of Table 2's (model, variant) pairs at k and Table 3's model at every pruning k."""
+    """Gathered records of Table 2's (model, variant) pairs at k and, at every pruning k, the model of Table 3, of
+    the search comparison and of the audit, by each of their variants."""
     pairs = [
         (bnb_set_name(d, model, BNB["k"]), variant)
         for d in BNB.get("datasets", [])
@@ -213,9 +221,10 @@ def bnb_runs():
         if model in bnb_models(BNB, d)
     ]
     pairs += [
-        (bnb_set_name(d, BNB[table]["model"], k), BNB[table]["variant"])
+        (bnb_set_name(d, BNB[table]["model"], k), variant)
         for table in BNB_RUN_TABLES
         if table in BNB
+        for variant in run_variants(BNB, table)
         for d in BNB.get("datasets", [])
         for k in BNB[table]["pruning"]
     ]

@@ -58,6 +58,26 @@ def problems(bnb: dict[str, Any]) -> list[str]:
 BNB_RUN_TABLES = ("table3", "audit", "search")
 
 
+def run_variants(bnb: Mapping[str, Any], table: str) -> list[str]:
+    """The variants a run table (:data:`BNB_RUN_TABLES`) decodes its model with: its ``variant``, and for the audit
+    also ``beyond`` (the solver of the longer sentences, with its own limits), when given."""
+    spec = bnb[table]
+    return [spec["variant"], *([spec["beyond"]] if spec.get("beyond") else [])]
+
+
+def audit_worst_case_minutes(bnb: Mapping[str, Any]) -> dict[str, float]:
+    """Per audit variant, the most its decode jobs can spend on one instance set: its ``sample`` of sentences times
+    its time limit per sentence (its own ``time_limit``, else the experiment's harness limit), in minutes; NaN for
+    a variant without a sample or a limit (no bound)."""
+    default = bnb.get("harness", {}).get("time_limit")
+    minutes = {}
+    for name in run_variants(bnb, "audit"):
+        spec = bnb["variants"].get(name, {})
+        sample, limit = spec.get("sample"), spec.get("time_limit", default)
+        minutes[name] = sample * limit / 60 if sample is not None and limit is not None else float("nan")
+    return minutes
+
+
 @_settings
 def bnb_start(bnb: Mapping[str, Any], model: str) -> str | None:
     """The model whose training ``model`` continues: its own ``start_from`` (a second-order model continuing the
@@ -176,6 +196,7 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     ]
     problems += _bnb_breakdown_references(bnb)
     problems += _bnb_learning_curve_references(bnb)
+    problems += _bnb_audit_budget(bnb)
     if "baseline" not in bnb["table2"]:
         problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
     if not problems:
@@ -195,9 +216,11 @@ def _bnb_name_references(bnb: Mapping[str, Any]) -> list[str]:
         ("pruner", bnb["pruner"], "models"),
         *((f"{table}.model", bnb[table]["model"], "models") for table in BNB_RUN_TABLES if table in bnb),
         *(
-            (f"{table}.variant", bnb[table]["variant"], "variants")
+            (f"{table}.{key}", bnb[table][key], "variants")
             for table in BNB_RUN_TABLES
             if table in bnb
+            for key in ("variant", "beyond")
+            if bnb[table].get(key)
         ),
         *((f"table2.{m}", m, "models") for m in bnb["table2"]),
         *((f"table2.{m}", v, "variants") for m, v in bnb["table2"].items()),
@@ -273,6 +296,29 @@ def _bnb_learning_curve_references(bnb: Mapping[str, Any]) -> list[str]:
             "factor groups, not the head classifier)"
         )
     return problems
+
+
+def _bnb_audit_budget(bnb: Mapping[str, Any]) -> list[str]:
+    """The audit's stated budget (``audit.budget_minutes``, per instance set) bounds what its variants can spend:
+    each has a sample and a time limit, and their worst cases sum to at most the budget."""
+    audit = bnb.get("audit", {})
+    budget = audit.get("budget_minutes")
+    if budget is None or any(name not in bnb["variants"] for name in run_variants(bnb, "audit")):
+        return []
+    worst = audit_worst_case_minutes(bnb)
+    unbounded = [name for name, minutes in worst.items() if minutes != minutes]
+    if unbounded:
+        return [
+            f"experiments.bnb.audit.budget_minutes: the audit variant(s) {', '.join(unbounded)} need a `sample` "
+            "and a `time_limit` (experiments.bnb.variants) for the budget to bound them"
+        ]
+    if sum(worst.values()) > budget:
+        parts = ", ".join(f"{name} {minutes:g}" for name, minutes in worst.items())
+        return [
+            f"experiments.bnb.audit.budget_minutes: {budget:g} minutes per instance set is less than the audit "
+            f"variants' worst case ({parts}: sample x time_limit, {sum(worst.values()):g} minutes)"
+        ]
+    return []
 
 
 def _bnb_missing_equal_training(bnb: Mapping[str, Any]) -> list[str]:

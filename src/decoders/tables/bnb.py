@@ -23,7 +23,7 @@ from matplotlib.ticker import FuncFormatter
 
 from decoders.bnb.errors import error_patterns
 from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
-from decoders.bnb.settings import bnb_passes, bnb_references
+from decoders.bnb.settings import audit_worst_case_minutes, bnb_passes, bnb_references, run_variants
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
@@ -183,7 +183,7 @@ def corrected(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
 def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """UAS per model at the configured k; its paired-bootstrap difference (95% interval) to its equal-training
     reference (:func:`decoders.bnb.settings.bnb_references`: the second-order model without factors trained for as
-    many passes) with the verdict that interval supports; the difference to the 6-pass baseline (the paper's
+    many passes) with its bootstrap p-value; the difference to the 6-pass baseline (the paper's
     comparison, not an equal-training one for models that train longer); the paper's UAS. The verdict rests on the
     difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`)."""
     k = pruning_label(settings["k"])
@@ -381,39 +381,122 @@ def _time_limits(settings: Mapping[str, Any]) -> str:
     return ", ".join(limits)
 
 
+#: Upper ends of the audit's sentence-length buckets, in words (the last bucket is everything longer).
+AUDIT_LENGTHS = (10, 15, 20, 25, 30, 40)
+
+
+def length_buckets(sizes: pd.Series, edges: Iterable[int] = AUDIT_LENGTHS) -> pd.Series:
+    """Each sentence length's bucket ("1-10", "11-15", ..., "41+" for the given upper ends), ordered by length."""
+    edges = sorted(edges)
+    labels = [f"{low + 1}-{high}" for low, high in zip([0, *edges[:-1]], edges, strict=True)]
+    return pd.cut(sizes, [0, *edges, math.inf], labels=[*labels, f"{edges[-1] + 1}+"])
+
+
+def _audited(exact: pd.DataFrame) -> pd.DataFrame:
+    """The sentences some audit variant attempted (not left out by its word bounds), one row each: a certified
+    answer where a variant gave one."""
+    skipped = exact["stats"].map(lambda text: bool(json.loads(text).get("not_attempted")))
+    tried = exact[~skipped].assign(proved=lambda frame: frame["status"] == "optimal")
+    return tried.sort_values("proved", ascending=False, kind="stable").drop_duplicates("instance_id")
+
+
+def _coverage(sentences: pd.DataFrame) -> dict[str, Any]:
+    """The audit's counts over some test sentences (one row each, merged with their audited answer)."""
+    audited = sentences["status_exact"].notna()
+    proved = sentences["status_exact"] == "optimal"
+    both = proved & (sentences["status_bnb"] == "optimal")
+    count = len(sentences)
+    return {
+        "test_sentences": count,
+        "audited": int(audited.sum()),
+        "audited_pct": 100.0 * audited.sum() / count if count else math.nan,
+        "exact_finished": int(proved.sum()),
+        "exact_finished_pct": 100.0 * proved.sum() / count if count else math.nan,
+        "exact_timeouts": int((audited & ~proved).sum()),
+        "exact_not_attempted": int((~audited).sum()),
+        "bnb_certified": int((audited & (sentences["status_bnb"] == "optimal")).sum()),
+        "both_certified": int(both.sum()),
+        "agree": int((both & (sentences["objective_exact"] == sentences["objective_bnb"])).sum()),
+        "exact_mean_seconds": sentences.loc[proved, "seconds"].mean(),
+        "exact_minutes": sentences.loc[audited, "seconds"].sum() / 60.0,
+    }
+
+
 def audit(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """The exactness audit: per pruning k, the sentences the independent exact solver finished and whether its
-    optimum equals the objective of the table-3 B&B run on each sentence both certified."""
+    """The exactness audit and its coverage: per pruning k and sentence-length bucket (and over all lengths), of
+    the test sentences (those of the table-3 B&B run at that k, else those the audit decoded) how many an audit
+    variant attempted, how many CP-SAT proved optimal or left at its time limit, and whether its optimum equals
+    the B&B objective on each sentence both certified."""
     spec, bnb = settings["audit"], settings["table3"]
+    variants = run_variants(settings, "audit")
     rows = []
     for dataset in settings["datasets"]:
         for k in spec["pruning"]:
             label = pruning_label(k)
             at = records[(records["dataset"] == dataset) & (records["pruning"] == label)]
-            exact = at[(at["model"] == spec["model"]) & (at["variant"] == spec["variant"])]
+            exact = at[(at["model"] == spec["model"]) & at["variant"].isin(variants)]
             ours = at[(at["model"] == bnb["model"]) & (at["variant"] == bnb["variant"])]
             if exact.empty:
                 continue
-            both = exact[["instance_id", "status", "objective", "seconds"]].merge(
-                ours[["instance_id", "status", "objective"]], on="instance_id", suffixes=("_exact", "_bnb")
+            tested = (ours if not ours.empty else exact.drop_duplicates("instance_id"))[
+                ["instance_id", "size"]
+            ]
+            sentences = tested.merge(
+                _audited(exact)[["instance_id", "status", "objective", "seconds"]],
+                on="instance_id",
+                how="left",
+            ).merge(
+                ours[["instance_id", "status", "objective"]],
+                on="instance_id",
+                how="left",
+                suffixes=("_exact", "_bnb"),
             )
-            certified = both[(both["status_exact"] == "optimal") & (both["status_bnb"] == "optimal")]
-            skipped = exact["stats"].map(lambda text: bool(json.loads(text).get("not_attempted")))
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "pruning": label,
-                    "sentences": len(exact),
-                    "exact_finished": int((exact["status"] == "optimal").sum()),
-                    "exact_timeouts": int(((exact["status"] == "timeout") & ~skipped).sum()),
-                    "exact_not_attempted": int(skipped.sum()),
-                    "bnb_certified": int((both["status_bnb"] == "optimal").sum()),
-                    "both_certified": len(certified),
-                    "agree": int((certified["objective_exact"] == certified["objective_bnb"]).sum()),
-                    "exact_mean_seconds": exact.loc[~skipped, "seconds"].mean(),
-                }
-            )
+            if ours.empty:
+                sentences = sentences.assign(status_bnb=math.nan, objective_bnb=math.nan)
+            buckets = length_buckets(sentences["size"])
+            groups = [("all", sentences), *sentences.groupby(buckets, observed=True)]
+            rows += [
+                {"dataset": dataset, "pruning": label, "words": str(words), **_coverage(group)}
+                for words, group in groups
+            ]
     return pd.DataFrame(rows)
+
+
+def audit_notes(table: pd.DataFrame, settings: Mapping[str, Any]) -> list[str]:
+    """The audit's budget and what it bought: each variant's word bounds, sample and limit per sentence, the worst
+    case they allow per instance set against config/bnb.yaml's ``audit.budget_minutes``, and per instance set the
+    minutes CP-SAT spent and the share of the test sentences it certified."""
+    default = settings.get("harness", {}).get("time_limit")
+    worst = audit_worst_case_minutes(settings)
+    parts = []
+    for name in run_variants(settings, "audit"):
+        spec = settings["variants"][name]
+        params = spec.get("params", {})
+        low, high = params.get("min_words", 1), params.get("max_words")
+        bound = f"at most {worst[name]:g} minutes" if math.isfinite(worst[name]) else "unbounded: no sample"
+        parts.append(
+            f"{name}: sentences of {low}-{high if high else ''} words, a sample of {spec.get('sample', 'all')} per "
+            f"set, {spec.get('time_limit', default)} s each ({bound})"
+        )
+    budget = settings["audit"].get("budget_minutes")
+    lines = [
+        "Audit variants: "
+        + "; ".join(parts)
+        + ". Budget per instance set: "
+        + (
+            f"{budget:g} minutes (config/bnb.yaml audit.budget_minutes)."
+            if budget is not None
+            else "none stated."
+        )
+    ]
+    overall = table[table["words"] == "all"] if not table.empty else table
+    lines += [
+        f"{row.dataset} {row.pruning}: CP-SAT spent {row.exact_minutes:.1f} minutes and certified "
+        f"{row.exact_finished} of {row.test_sentences} test sentences ({row.exact_finished_pct:.1f}%); "
+        f"{row.agree} of {row.both_certified} certified by both agree."
+        for row in overall.itertuples()
+    ]
+    return lines
 
 
 def tagging_table(summaries: Iterable[str | Path]) -> pd.DataFrame:
@@ -1010,11 +1093,13 @@ def _write_search_tables(records: pd.DataFrame, settings: Mapping[str, Any], tab
             f"limits per sentence: {_time_limits(settings)}.",
         ],
     )
+    checked = audit(records, settings)
     write_table(
-        rounded(audit(records, settings)),
+        rounded(checked),
         tables / "audit",
-        title="bnb: exactness audit (CP-SAT on the whole model vs B&B's certified optima)",
+        title="bnb: exactness audit (CP-SAT on the whole model vs B&B's certified optima) and its coverage",
         caption=caption("bnb", "audit"),
+        notes=audit_notes(checked, settings),
     )
 
 
