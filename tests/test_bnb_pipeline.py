@@ -865,3 +865,74 @@ def test_pipeline_functions_name_a_bad_argument(prepared, tmp_path):
     ]:
         with pytest.raises((ValueError, DecodersError), match=words):
             call()
+
+
+def test_the_seeds_table_gives_each_seeds_uas_and_their_spread():
+    """Baseline and full trained with seeds 13 (the run's: plain names), 14 and 15, four sentences of 4 scored
+    words each; the UAS per seed counted by hand: baseline 75, 50, 62.5; full 87.5, 62.5, 62.5."""
+    correct = {("baseline", 13): [3, 3, 3, 3], ("baseline", 14): [2, 2, 2, 2], ("baseline", 15): [3, 3, 2, 2],
+               ("full", 13): [4, 4, 3, 3], ("full", 14): [3, 3, 2, 2], ("full", 15): [2, 3, 3, 2]}  # fmt: skip
+    names = {13: "{}", 14: "{}.seed14", 15: "{}.seed15"}
+    records = pd.concat(
+        [
+            _records(
+                "second-order" if model == "baseline" else "bnb", f"wsj~{names[seed].format(model)}~k10", c
+            )
+            for (model, seed), c in correct.items()
+        ]
+    )
+    settings = {
+        "datasets": ["wsj"], "k": 10, "epochs": 6, "factor_epochs": 2, "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "baseline-8": {"order": 2, "epochs": 8}, "full": {"groups": ["comb"]}},
+        "table2": {"baseline": "second-order", "full": "bnb"},
+        "seeds": {"datasets": ["wsj"], "models": ["baseline", "full"], "seeds": [13, 14, 15]},
+        "variants": {"second-order": {"decoder": "second-order"}, "bnb": {"decoder": "bnb"}},
+    }  # fmt: skip
+    frame = bnb_tables.load_runs_frame(records)
+    histories = {"wsj/full": {"seconds": 60.0}, "wsj/full.seed14": {"seconds": 120.0}}
+    table = bnb_tables.seeds_table(frame, settings, 13, histories).set_index("model")
+    baseline = table.loc["baseline"]
+    assert baseline[["seed_13", "seed_14", "seed_15"]].tolist() == [75.0, 50.0, 62.5]
+    assert baseline["mean"] == pytest.approx(62.5) and baseline["range"] == 25.0
+    assert baseline["sd"] == pytest.approx(12.5) and baseline["seeds"] == 3  # sd of 75, 50, 62.5 (n - 1)
+    assert (
+        math.isnan(baseline["train_minutes_per_seed"]) and table.loc["full", "train_minutes_per_seed"] == 1.5
+    )
+    gain = table.loc["full - baseline"]
+    assert gain[["seed_13", "seed_14", "seed_15"]].tolist() == [12.5, 12.5, 0.0] and gain["decoder"] == ""
+    # the run's seed names the plain models: with 14, seed 13's would be baseline.seed13 (not run here)
+    other = bnb_tables.seeds_table(frame, settings, 14).set_index("model").loc["baseline"]
+    assert other["seed_14"] == 75.0 and math.isnan(other["seed_13"]) and other["seeds"] == 2
+    # Table 2 differences within the widest seed range (25 points: the baseline's, as the full model's) are named
+    second = pd.DataFrame({"dataset": ["wsj", "wsj"], "model": ["full", "baseline"], "vs_reference": [3.0, math.nan],
+                           "vs_baseline": [30.0, math.nan]})  # fmt: skip
+    (note,) = bnb_tables.seed_notes(table.reset_index(), second)
+    assert note.startswith("wsj: the baseline model's UAS spans 25.00 points over 3 seeds (sd 12.50)")
+    assert note.endswith("which the seed alone could produce: full vs reference +3.00.")
+    assert bnb_tables.seed_notes(pd.DataFrame(), second) == [
+        "not measured: config/bnb.yaml has no `seeds` entry"
+    ]
+
+
+def test_the_seed_study_names_and_checks_its_models():
+    from decoders.bnb.settings import _bnb_seed_references, seed_models, seeded_model, unseeded
+
+    assert seeded_model("full", 13, 13) == "full" and seeded_model("full", 14, 13) == "full.seed14"
+    assert unseeded("full.seed14") == ("full", 14) and unseeded("baseline-8") == ("baseline-8", None)
+    bnb = {
+        "datasets": ["wsj"], "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "full": {"groups": ["comb"]}, "third": {"order": 3}},
+        "table2": {"baseline": "second-order", "full": "bnb"},
+        "seeds": {"datasets": ["wsj"], "models": ["baseline", "full"], "seeds": [13, 14, 15]},
+    }  # fmt: skip
+    assert seed_models(bnb, 13) == {"baseline.seed14": ("baseline", 14), "baseline.seed15": ("baseline", 15),
+                                    "full.seed14": ("full", 14), "full.seed15": ("full", 15)}  # fmt: skip
+    assert _bnb_seed_references(bnb) == []
+    wrong = {**bnb, "seeds": {"datasets": ["ptb"], "models": ["full", "third", "gone"], "seeds": [1, 2]}}
+    problems = "\n".join(_bnb_seed_references(wrong))
+    assert "seeds.datasets: 'ptb' is not one of its datasets" in problems
+    assert "seeds.models: 'gone' is not one of experiments.bnb.models" in problems
+    assert "seeds.models: 'third' is not in table2" in problems
+    assert "'full' continues 'baseline''s training, so 'baseline' must be trained with each seed" in problems
+    clash = {**bnb, "models": {**bnb["models"], "x.seed2": {"order": 2}}}
+    assert "experiments.bnb.models.x.seed2: the seed study names" in "\n".join(_bnb_seed_references(clash))

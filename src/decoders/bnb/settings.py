@@ -78,6 +78,34 @@ def audit_worst_case_minutes(bnb: Mapping[str, Any]) -> dict[str, float]:
     return minutes
 
 
+#: What joins a model's name and a training seed in the names of the seed study's extra models (baseline.seed14).
+SEED_MARK = ".seed"
+
+
+def seeded_model(model: str, seed: int, run_seed: int) -> str:
+    """The name of ``model`` trained with ``seed``: its own name for the run's seed (config.yaml ``seed``), else
+    ``<model>.seed<seed>``."""
+    return model if seed == run_seed else f"{model}{SEED_MARK}{seed}"
+
+
+def unseeded(name: str) -> tuple[str, int | None]:
+    """(model, seed) of a seed-study model's name; (name, None) for a model of config/bnb.yaml's ``models``."""
+    model, mark, seed = name.rpartition(SEED_MARK)
+    return (model, int(seed)) if mark and seed.isdigit() else (name, None)
+
+
+def seed_models(bnb: Mapping[str, Any], run_seed: int) -> dict[str, tuple[str, int]]:
+    """The models the seed study (``seeds``) trains beyond the run's own: name -> (model, seed), for every model
+    of ``seeds.models`` and seed of ``seeds.seeds`` but the run's seed (whose models are the run's)."""
+    spec = bnb.get("seeds") or {}
+    return {
+        seeded_model(model, seed, run_seed): (model, seed)
+        for model in spec.get("models", [])
+        for seed in spec.get("seeds", [])
+        if seed != run_seed
+    }
+
+
 @_settings
 def bnb_start(bnb: Mapping[str, Any], model: str) -> str | None:
     """The model whose training ``model`` continues: its own ``start_from`` (a second-order model continuing the
@@ -197,6 +225,7 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     problems += _bnb_breakdown_references(bnb)
     problems += _bnb_learning_curve_references(bnb)
     problems += _bnb_audit_budget(bnb)
+    problems += _bnb_seed_references(bnb)
     if "baseline" not in bnb["table2"]:
         problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
     if not problems:
@@ -319,6 +348,38 @@ def _bnb_audit_budget(bnb: Mapping[str, Any]) -> list[str]:
             f"variants' worst case ({parts}: sample x time_limit, {sum(worst.values()):g} minutes)"
         ]
     return []
+
+
+def _bnb_seed_references(bnb: Mapping[str, Any]) -> list[str]:
+    """The seed study trains models of the experiment that Table 2 decodes, on its datasets, with every model
+    whose training they continue (so that a seed's factor model continues the same seed's baseline)."""
+    spec = bnb.get("seeds")
+    if not spec:
+        return []
+    key = "experiments.bnb.seeds"
+    problems = [
+        f"{key}.datasets: {d!r} is not one of its datasets"
+        for d in spec["datasets"]
+        if d not in bnb["datasets"]
+    ]
+    for model in spec["models"]:
+        if model not in bnb["models"]:
+            problems.append(f"{key}.models: {model!r} is not one of experiments.bnb.models")
+            continue
+        if model not in bnb["table2"]:
+            problems.append(f"{key}.models: {model!r} is not in table2, which names the variant decoding it")
+        start = bnb_start(bnb, model)
+        if start is not None and start not in spec["models"]:
+            problems.append(
+                f"{key}.models: {model!r} continues {start!r}'s training, so {start!r} must be trained with each "
+                "seed too (add it to seeds.models)"
+            )
+    problems += [
+        f"experiments.bnb.models.{model}: the seed study names its models <model>{SEED_MARK}<seed>; rename it"
+        for model in bnb["models"]
+        if unseeded(model)[1] is not None
+    ]
+    return problems
 
 
 def _bnb_missing_equal_training(bnb: Mapping[str, Any]) -> list[str]:

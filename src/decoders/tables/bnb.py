@@ -23,7 +23,13 @@ from matplotlib.ticker import FuncFormatter
 
 from decoders.bnb.errors import error_patterns
 from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
-from decoders.bnb.settings import audit_worst_case_minutes, bnb_passes, bnb_references, run_variants
+from decoders.bnb.settings import (
+    audit_worst_case_minutes,
+    bnb_passes,
+    bnb_references,
+    run_variants,
+    seeded_model,
+)
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
@@ -460,6 +466,101 @@ def audit(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                 for words, group in groups
             ]
     return pd.DataFrame(rows)
+
+
+def _training_minutes(histories: Mapping[str, Mapping[str, Any]], dataset: str, name: str) -> float:
+    """A model's measured training minutes from its history (``seconds``), NaN when it has none."""
+    seconds = histories.get(f"{dataset}/{name}", {}).get("seconds")
+    return math.nan if seconds is None else seconds / 60.0
+
+
+def seeds_table(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    run_seed: int,
+    histories: Mapping[str, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """The seed variance of trained models (config/bnb.yaml ``seeds``): per dataset and model, the test UAS of the
+    model trained with each seed (``seed_<n>`` columns), decoded at k by its Table 2 variant, and their mean,
+    standard deviation (n - 1) and range; then, per dataset, each model's difference to the first model listed
+    (the baseline), seed by seed. ``histories`` ("<dataset>/<model name>" -> training history) give the training
+    minutes each seed costs."""
+    spec = settings.get("seeds")
+    if not spec:
+        return pd.DataFrame()
+    k = pruning_label(settings["k"])
+    histories = histories or {}
+    rows = []
+    for dataset in spec["datasets"]:
+        at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
+        per_model = {}
+        for model in spec["models"]:
+            variant = settings["table2"][model]
+            names = {seed: seeded_model(model, seed, run_seed) for seed in spec["seeds"]}
+            uas = {
+                seed: uas_of(at_k[(at_k["model"] == name) & (at_k["variant"] == variant)])
+                for seed, name in names.items()
+            }
+            per_model[model] = uas
+            minutes = [_training_minutes(histories, dataset, name) for name in names.values()]
+            rows.append(
+                _seed_row(
+                    dataset,
+                    model,
+                    variant,
+                    uas,
+                    float(np.nanmean(minutes)) if any(math.isfinite(m) for m in minutes) else math.nan,
+                )
+            )
+        reference = spec["models"][0]
+        for model in spec["models"][1:]:
+            gains = {seed: per_model[model][seed] - per_model[reference][seed] for seed in spec["seeds"]}
+            rows.append(_seed_row(dataset, f"{model} - {reference}", "", gains, math.nan))
+    return pd.DataFrame(rows)
+
+
+def _seed_row(dataset: str, model: str, variant: str, values: Mapping[int, float], minutes: float) -> dict:
+    """One row of the seeds table: the value per seed and their mean, sd (n - 1) and range over the seeds that
+    have one."""
+    known = np.array([v for v in values.values() if math.isfinite(v)])
+    return {
+        "dataset": dataset,
+        "model": model,
+        "decoder": variant,
+        **{f"seed_{seed}": value for seed, value in values.items()},
+        "seeds": len(known),
+        "mean": known.mean() if known.size else math.nan,
+        "sd": known.std(ddof=1) if known.size > 1 else math.nan,
+        "range": np.ptp(known) if known.size else math.nan,
+        "train_minutes_per_seed": minutes,
+    }
+
+
+def seed_notes(seeds: pd.DataFrame, second: pd.DataFrame) -> list[str]:
+    """Which Table 2 claims the seed spread qualifies: on each dataset of the seed study, the Table 2 differences
+    (to the equal-training reference and to the baseline) smaller in size than the largest range over seeds of a
+    trained model there, which a change of seed alone could move by as much."""
+    if seeds.empty:
+        return ["not measured: config/bnb.yaml has no `seeds` entry"]
+    lines = []
+    models = seeds[seeds["decoder"] != ""]
+    for dataset, group in models.groupby("dataset", sort=False):
+        widest = group.loc[group["range"].idxmax()] if group["range"].notna().any() else None
+        if widest is None:
+            continue
+        table = second[second["dataset"] == dataset] if not second.empty else second
+        within = [
+            f"{row.model} {column.replace('_', ' ')} {getattr(row, column):+.2f}"
+            for row in table.itertuples()
+            for column in ("vs_reference", "vs_baseline")
+            if math.isfinite(getattr(row, column)) and abs(getattr(row, column)) < widest["range"]
+        ]
+        lines.append(
+            f"{dataset}: the {widest['model']} model's UAS spans {widest['range']:.2f} points over "
+            f"{int(widest['seeds'])} seeds (sd {widest['sd']:.2f}); Table 2 differences smaller than that span, "
+            "which the seed alone could produce: " + ("; ".join(within) if within else "none") + "."
+        )
+    return lines
 
 
 def audit_notes(table: pd.DataFrame, settings: Mapping[str, Any]) -> list[str]:
@@ -1024,14 +1125,18 @@ def write_bnb_outputs(
     factor_counts: Iterable[str] = (),
     breakdown: str | Path | None = None,
     learning_curves: Iterable[str] = (),
+    seed_histories: Iterable[str] = (),
+    run_seed: int | None = None,
 ) -> None:
-    """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it)."""
+    """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it;
+    ``seed_histories``: the training histories of the seed study's models, ``run_seed`` the run's seed)."""
     records = load_runs(run_paths)
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
     oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
-    _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
+    second = _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
+    _write_seeds(records, settings, second, run_seed, seed_histories, tables)
     _write_search_tables(records, settings, tables)
     _write_input_tables(settings, errors, factor_counts, tag_summaries, tables)
     _write_training_outputs(histories, oracle_files, learning_curves, settings, tables, figures)
@@ -1046,8 +1151,8 @@ def _write_accuracy_tables(
     peer_files: Mapping[str, Path],
     oracle_sets: Mapping[str, Path],
     tables: Path,
-) -> None:
-    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k."""
+) -> pd.DataFrame:
+    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k; returns Table 2."""
     second = table2(records, settings)
     tests = int(second.get("p_value", pd.Series(dtype=float)).notna().sum())
     write_table(
@@ -1076,6 +1181,28 @@ def _write_accuracy_tables(
             "and word embeddings learnt from these treebanks alone.",
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
         ],
+    )
+    return second
+
+
+def _write_seeds(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    second: pd.DataFrame,
+    run_seed: int | None,
+    seed_histories: Iterable[str],
+    tables: Path,
+) -> None:
+    """The seeds table, with the claims of Table 2 (``second``) its spread qualifies."""
+    histories = {f"{Path(p).parent.name}/{Path(p).name.removesuffix('.history.json')}": read_json(p)
+                 for p in seed_histories}  # fmt: skip
+    seeds = seeds_table(records, settings, run_seed, histories) if run_seed is not None else pd.DataFrame()
+    write_table(
+        rounded(seeds),
+        tables / "seeds",
+        title=f"bnb: seed variance of trained models (test UAS, k = {settings['k']})",
+        caption=caption("bnb", "seeds"),
+        notes=seed_notes(seeds, second),
     )
 
 
