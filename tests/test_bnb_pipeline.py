@@ -915,10 +915,12 @@ def test_the_seeds_table_gives_each_seeds_uas_and_their_spread():
 
 
 def test_the_seed_study_names_and_checks_its_models():
-    from decoders.bnb.settings import _bnb_seed_references, seed_models, seeded_model, unseeded
+    from decoders.bnb.settings import _bnb_seed_references, seed_models
+    from decoders.seeds import seeded_name, unseeded
 
-    assert seeded_model("full", 13, 13) == "full" and seeded_model("full", 14, 13) == "full.seed14"
+    assert seeded_name("full", 13, 13) == "full" and seeded_name("full", 14, 13) == "full.seed14"
     assert unseeded("full.seed14") == ("full", 14) and unseeded("baseline-8") == ("baseline-8", None)
+    assert unseeded("full.seedy") == ("full.seedy", None)
     bnb = {
         "datasets": ["wsj"], "start_from": "baseline",
         "models": {"baseline": {"order": 2}, "full": {"groups": ["comb"]}, "third": {"order": 3}},

@@ -8,9 +8,8 @@ from decoders.bnb.settings import (
     bnb_start,
     run_variants,
     seed_models,
-    seeded_model,
-    unseeded,
 )
+from decoders.seeds import seeded_name, unseeded
 
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
@@ -61,7 +60,7 @@ def bnb_seeded_start(model):
     seed's baseline)."""
     base, seed = unseeded(model)
     start = bnb_start(BNB, base)
-    return start if start is None or seed is None else seeded_model(start, seed, config["seed"])
+    return start if start is None or seed is None else seeded_name(start, seed, config["seed"])
 
 
 def bnb_train_inputs(wildcards):
@@ -263,7 +262,7 @@ def bnb_seed_histories():
     """The training histories of the seed study's models and of the run's own models it compares them with."""
     spec = BNB.get("seeds", {})
     return [
-        f"results/models/bnb/{d}/{seeded_model(m, seed, config['seed'])}.history.json"
+        f"results/models/bnb/{d}/{seeded_name(m, seed, config['seed'])}.history.json"
         for d in spec.get("datasets", [])
         for m in spec.get("models", [])
         for seed in spec.get("seeds", [])

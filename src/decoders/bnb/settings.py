@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from decoders.errors import ConfigError
+from decoders.seeds import SEED_MARK, seeded_name, unseeded
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -78,28 +79,12 @@ def audit_worst_case_minutes(bnb: Mapping[str, Any]) -> dict[str, float]:
     return minutes
 
 
-#: What joins a model's name and a training seed in the names of the seed study's extra models (baseline.seed14).
-SEED_MARK = ".seed"
-
-
-def seeded_model(model: str, seed: int, run_seed: int) -> str:
-    """The name of ``model`` trained with ``seed``: its own name for the run's seed (config.yaml ``seed``), else
-    ``<model>.seed<seed>``."""
-    return model if seed == run_seed else f"{model}{SEED_MARK}{seed}"
-
-
-def unseeded(name: str) -> tuple[str, int | None]:
-    """(model, seed) of a seed-study model's name; (name, None) for a model of config/bnb.yaml's ``models``."""
-    model, mark, seed = name.rpartition(SEED_MARK)
-    return (model, int(seed)) if mark and seed.isdigit() else (name, None)
-
-
 def seed_models(bnb: Mapping[str, Any], run_seed: int) -> dict[str, tuple[str, int]]:
     """The models the seed study (``seeds``) trains beyond the run's own: name -> (model, seed), for every model
     of ``seeds.models`` and seed of ``seeds.seeds`` but the run's seed (whose models are the run's)."""
     spec = bnb.get("seeds") or {}
     return {
-        seeded_model(model, seed, run_seed): (model, seed)
+        seeded_name(model, seed, run_seed): (model, seed)
         for model in spec.get("models", [])
         for seed in spec.get("seeds", [])
         if seed != run_seed

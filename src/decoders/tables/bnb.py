@@ -28,13 +28,13 @@ from decoders.bnb.settings import (
     bnb_passes,
     bnb_references,
     run_variants,
-    seeded_model,
 )
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
+from decoders.seeds import seeded_name, spread
 from decoders.tables.captions import caption
 from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -468,10 +468,14 @@ def audit(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _training_minutes(histories: Mapping[str, Mapping[str, Any]], dataset: str, name: str) -> float:
-    """A model's measured training minutes from its history (``seconds``), NaN when it has none."""
-    seconds = histories.get(f"{dataset}/{name}", {}).get("seconds")
-    return math.nan if seconds is None else seconds / 60.0
+def _training_minutes(
+    histories: Mapping[str, Mapping[str, Any]], dataset: str, names: Iterable[str]
+) -> float:
+    """The mean measured training minutes of some models (their histories' ``seconds``), NaN without any."""
+    seconds = [
+        histories[f"{dataset}/{name}"]["seconds"] for name in names if f"{dataset}/{name}" in histories
+    ]
+    return sum(seconds) / len(seconds) / 60.0 if seconds else math.nan
 
 
 def seeds_table(
@@ -496,22 +500,14 @@ def seeds_table(
         per_model = {}
         for model in spec["models"]:
             variant = settings["table2"][model]
-            names = {seed: seeded_model(model, seed, run_seed) for seed in spec["seeds"]}
+            names = {seed: seeded_name(model, seed, run_seed) for seed in spec["seeds"]}
             uas = {
                 seed: uas_of(at_k[(at_k["model"] == name) & (at_k["variant"] == variant)])
                 for seed, name in names.items()
             }
             per_model[model] = uas
-            minutes = [_training_minutes(histories, dataset, name) for name in names.values()]
-            rows.append(
-                _seed_row(
-                    dataset,
-                    model,
-                    variant,
-                    uas,
-                    float(np.nanmean(minutes)) if any(math.isfinite(m) for m in minutes) else math.nan,
-                )
-            )
+            minutes = _training_minutes(histories, dataset, names.values())
+            rows.append(_seed_row(dataset, model, variant, uas, minutes))
         reference = spec["models"][0]
         for model in spec["models"][1:]:
             gains = {seed: per_model[model][seed] - per_model[reference][seed] for seed in spec["seeds"]}
@@ -520,18 +516,12 @@ def seeds_table(
 
 
 def _seed_row(dataset: str, model: str, variant: str, values: Mapping[int, float], minutes: float) -> dict:
-    """One row of the seeds table: the value per seed and their mean, sd (n - 1) and range over the seeds that
-    have one."""
-    known = np.array([v for v in values.values() if math.isfinite(v)])
+    """One row of the seeds table: the value per seed and their spread (:func:`decoders.seeds.spread`)."""
     return {
         "dataset": dataset,
         "model": model,
         "decoder": variant,
-        **{f"seed_{seed}": value for seed, value in values.items()},
-        "seeds": len(known),
-        "mean": known.mean() if known.size else math.nan,
-        "sd": known.std(ddof=1) if known.size > 1 else math.nan,
-        "range": np.ptp(known) if known.size else math.nan,
+        **spread(values),
         "train_minutes_per_seed": minutes,
     }
 
