@@ -530,7 +530,7 @@ def test_the_seeds_table_and_what_it_says_of_table1(tmp_path):
     histories = {"szeged": HISTORY, "szeged.seed14": {**HISTORY, "grandparent": {**HISTORY["grandparent"],
                                                                                "seconds": 260.0}}}  # fmt: skip
     records = tables.load_runs_frame(pd.concat(frames.values(), ignore_index=True))
-    table = tables.seeds_table(records, settings, 13, histories).set_index("variant")
+    table = tables.seeds_table(records, settings, run_seed=13, histories=histories).set_index("variant")
     assert table.loc["mst", ["seed_13", "seed_14", "seed_15"]].tolist() == pytest.approx([60.0, 50.0, 70.0])
     assert table.loc["ppc", ["seed_13", "seed_14", "seed_15"]].tolist() == pytest.approx([70.0, 40.0, 80.0])
     assert table.loc["ppc", "range"] == pytest.approx(40.0) and table.loc["mst", "sd"] == pytest.approx(10.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -39,3 +40,25 @@ def spread(values: Mapping[int, float]) -> dict[str, float]:
         "sd": float(known.std(ddof=1)) if known.size > 1 else math.nan,
         "range": float(np.ptp(known)) if known.size else math.nan,
     }
+
+
+def seed_rows(
+    keys: Mapping[str, Any],
+    column: str,
+    values: Mapping[str, Mapping[int, float]],
+    minutes: Mapping[str, float],
+) -> list[dict[str, Any]]:
+    """The rows of a seeds table for one dataset: ``keys`` (e.g. the dataset) and, per name in ``column`` (a model
+    or a variant), its result per seed with their :func:`spread` and its training minutes per seed; then each name
+    after the first as a difference to the first, seed by seed (``"<name> - <first>"``, no minutes)."""
+    names = list(values)
+    rows = [
+        {**keys, column: name, **spread(values[name]), "train_minutes_per_seed": minutes[name]}
+        for name in names
+    ]
+    for name in names[1:]:
+        gains = {seed: value - values[names[0]][seed] for seed, value in values[name].items()}
+        rows.append(
+            {**keys, column: f"{name} - {names[0]}", **spread(gains), "train_minutes_per_seed": math.nan}
+        )
+    return rows

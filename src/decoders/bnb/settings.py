@@ -293,17 +293,18 @@ def _bnb_start_references(bnb: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _unknown_datasets(bnb: Mapping[str, Any], key: str, datasets: list[str]) -> list[str]:
+    """A problem for each of an entry's ``datasets`` (at ``key``) that is not one of the experiment's."""
+    return [f"{key}.datasets: {d!r} is not one of its datasets" for d in datasets if d not in bnb["datasets"]]
+
+
 def _bnb_learning_curve_references(bnb: Mapping[str, Any]) -> list[str]:
     """The learning curve (if any) measures the experiment's datasets and a model of an order."""
     curve = bnb.get("learning_curve")
     if curve is None:
         return []
     key = "experiments.bnb.learning_curve"
-    problems = [
-        f"{key}.datasets: {d!r} is not one of its datasets"
-        for d in curve["datasets"]
-        if d not in bnb["datasets"]
-    ]
+    problems = _unknown_datasets(bnb, key, curve["datasets"])
     if "order" not in bnb["models"].get(curve["model"], {}):
         problems.append(
             f"{key}.model: {curve['model']!r} is not one of experiments.bnb.models of an order (1, 2 or 3: no "
@@ -342,11 +343,7 @@ def _bnb_seed_references(bnb: Mapping[str, Any]) -> list[str]:
     if not spec:
         return []
     key = "experiments.bnb.seeds"
-    problems = [
-        f"{key}.datasets: {d!r} is not one of its datasets"
-        for d in spec["datasets"]
-        if d not in bnb["datasets"]
-    ]
+    problems = _unknown_datasets(bnb, key, spec["datasets"])
     for model in spec["models"]:
         if model not in bnb["models"]:
             problems.append(f"{key}.models: {model!r} is not one of experiments.bnb.models")

@@ -34,7 +34,7 @@ from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
-from decoders.seeds import seeded_name, spread
+from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
 from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -497,33 +497,20 @@ def seeds_table(
     rows = []
     for dataset in spec["datasets"]:
         at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
-        per_model = {}
+        uas, minutes = {}, {}
         for model in spec["models"]:
             variant = settings["table2"][model]
             names = {seed: seeded_name(model, seed, run_seed) for seed in spec["seeds"]}
-            uas = {
+            uas[model] = {
                 seed: uas_of(at_k[(at_k["model"] == name) & (at_k["variant"] == variant)])
                 for seed, name in names.items()
             }
-            per_model[model] = uas
-            minutes = _training_minutes(histories, dataset, names.values())
-            rows.append(_seed_row(dataset, model, variant, uas, minutes))
-        reference = spec["models"][0]
-        for model in spec["models"][1:]:
-            gains = {seed: per_model[model][seed] - per_model[reference][seed] for seed in spec["seeds"]}
-            rows.append(_seed_row(dataset, f"{model} - {reference}", "", gains, math.nan))
-    return pd.DataFrame(rows)
-
-
-def _seed_row(dataset: str, model: str, variant: str, values: Mapping[int, float], minutes: float) -> dict:
-    """One row of the seeds table: the value per seed and their spread (:func:`decoders.seeds.spread`)."""
-    return {
-        "dataset": dataset,
-        "model": model,
-        "decoder": variant,
-        **spread(values),
-        "train_minutes_per_seed": minutes,
-    }
+            minutes[model] = _training_minutes(histories, dataset, names.values())
+        rows += seed_rows({"dataset": dataset}, "model", uas, minutes)
+    table = pd.DataFrame(rows)
+    if not table.empty:  # the decoder of each model (none on a difference row)
+        table.insert(2, "decoder", table["model"].map(settings["table2"]).fillna(""))
+    return table
 
 
 def seed_notes(seeds: pd.DataFrame, second: pd.DataFrame) -> list[str]:

@@ -28,7 +28,7 @@ from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
-from decoders.seeds import seeded_name, spread
+from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -793,8 +793,9 @@ def bf_growth(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Pa
 def seeds_table(
     records: pd.DataFrame,
     settings: Mapping[str, Any],
+    *,
     run_seed: int,
-    histories: Mapping[str, Mapping[str, Any]] | None = None,
+    histories: Mapping[str, Mapping[str, Any]],
 ) -> pd.DataFrame:
     """The seed variance of trained models (config/ppc.yaml ``seeds``): per dataset and variant, the test UAS of
     the parsers trained with each seed (``seed_<n>`` columns; instance set ``<dataset>.seed<n>``, the run's seed
@@ -803,7 +804,6 @@ def seeds_table(
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
-    histories = histories or {}
     rows = []
     for dataset in spec["datasets"]:
         sets = {seed: seeded_name(dataset, seed, run_seed) for seed in spec["seeds"]}
@@ -813,23 +813,15 @@ def seeds_table(
             if name in histories
         ]
         minutes = sum(seconds) / len(seconds) / 60.0 if seconds else float("nan")
-        per_variant = {}
-        for variant in spec["variants"]:
-            values = {}
-            for seed, name in sets.items():
-                of_set = records[records["dataset"] == name]
-                values[seed] = uas(_variant(of_set, variant), scored_words(of_set))
-            per_variant[variant] = values
-            rows.append(
-                {"dataset": dataset, "variant": variant, **spread(values), "train_minutes_per_seed": minutes}
-            )
-        reference = spec["variants"][0]
-        for variant in spec["variants"][1:]:
-            gains = {
-                seed: per_variant[variant][seed] - per_variant[reference][seed] for seed in spec["seeds"]
+        values = {
+            variant: {
+                seed: uas(_variant(records[records["dataset"] == name], variant),
+                          scored_words(records[records["dataset"] == name]))
+                for seed, name in sets.items()
             }
-            rows.append({"dataset": dataset, "variant": f"{variant} - {reference}", **spread(gains),
-                         "train_minutes_per_seed": float("nan")})  # fmt: skip
+            for variant in spec["variants"]
+        }  # fmt: skip
+        rows += seed_rows({"dataset": dataset}, "variant", values, dict.fromkeys(values, minutes))
     return pd.DataFrame(rows)
 
 
@@ -863,7 +855,11 @@ def _write_seeds(
     seed_runs = list(seed_runs)
     both = pd.concat([records, load_runs(seed_runs)], ignore_index=True) if seed_runs else records
     histories = {Path(p).parent.name: read_json(p) for p in seed_histories}
-    seeds = seeds_table(both, settings, run_seed, histories) if run_seed is not None else pd.DataFrame()
+    seeds = (
+        seeds_table(both, settings, run_seed=run_seed, histories=histories)
+        if run_seed is not None
+        else pd.DataFrame()
+    )
     write_table(
         rounded(seeds),
         tables / "seeds",
