@@ -521,7 +521,7 @@ def test_the_audit_beyond_short_sentences_and_its_coverage_by_length():
     assert table.loc["all", "exact_minutes"] == pytest.approx(4 * 2.0 / 60)
     notes = bnb_tables.audit_notes(table.reset_index().assign(dataset="wsj", pruning="k10"), settings)
     assert (
-        "cp-sat-long: sentences of 16-40 words, a sample of 3 per set, 60 s each (at most 3 minutes)"
+        "cp-sat-long: sentences of 16-40 words, a sample of 3 per set, 60 s each (at most 3.0 minutes)"
         in notes[0]
     )
     assert "Budget per instance set: 10 minutes" in notes[0]

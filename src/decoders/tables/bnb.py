@@ -551,7 +551,7 @@ def audit_notes(table: pd.DataFrame, settings: Mapping[str, Any]) -> list[str]:
         spec = settings["variants"][name]
         params = spec.get("params", {})
         low, high = params.get("min_words", 1), params.get("max_words")
-        bound = f"at most {worst[name]:g} minutes" if math.isfinite(worst[name]) else "unbounded: no sample"
+        bound = f"at most {worst[name]:.1f} minutes" if math.isfinite(worst[name]) else "unbounded: no sample"
         parts.append(
             f"{name}: sentences of {low}-{high if high else ''} words, a sample of {spec.get('sample', 'all')} per "
             f"set, {spec.get('time_limit', default)} s each ({bound})"
