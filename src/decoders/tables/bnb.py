@@ -34,7 +34,7 @@ from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
-from decoders.seeds import seed_rows, seeded_name
+from decoders.seeds import seed_rows, seeded_name, unseeded
 from decoders.tables.captions import caption
 from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -1107,13 +1107,15 @@ def write_bnb_outputs(
 ) -> None:
     """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it;
     ``seed_histories``: the training histories of the seed study's models, ``run_seed`` the run's seed)."""
-    records = load_runs(run_paths)
+    every = load_runs(run_paths)
+    # the seed study's models (<model>.seed<n>) go to the seeds table alone
+    records = every[every["model"].map(lambda name: unseeded(name)[1] is None)]
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
     oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
     second = _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
-    _write_seeds(records, settings, second, run_seed, seed_histories, tables)
+    _write_seeds(every, settings, second, run_seed, seed_histories, tables)
     _write_search_tables(records, settings, tables)
     _write_input_tables(settings, errors, factor_counts, tag_summaries, tables)
     _write_training_outputs(histories, oracle_files, learning_curves, settings, tables, figures)
