@@ -104,19 +104,22 @@ def test_decoders_certify_verified_trees(models, decoder, model):
             assert all(json.loads(s)["dp_calls"] >= 1 for s in frame["stats"])
 
 
-def test_cp_sat_leaves_sentences_longer_than_max_words_unattempted(models):
+def test_cp_sat_leaves_sentences_outside_min_and_max_words_unattempted(models):
     vocab, paths = models
     items = _instances(vocab, paths["bnb"], paths["first"])
-    for _, size, instance in items:
-        solution = bnb_decoders.decode_cp_sat(instance, max_words=4)
-        if size > 4:
-            assert solution.status == "timeout" and solution.structure is None
-            assert solution.stats == {"words": size, "not_attempted": True}
-        else:
-            assert solution.status == "optimal" and "not_attempted" not in solution.stats
-    for bad in (0, 2.5, True, "4"):
-        with pytest.raises(ConfigError, match="max_words"):
-            bnb_decoders.decode_cp_sat(items[0][2], max_words=bad)
+    sizes = sorted(size for _, size, _ in items)
+    assert sizes[0] < 4 < sizes[-1]  # both sides of the bounds below are exercised
+    for bounds, inside in (({"max_words": 4}, lambda n: n <= 4), ({"min_words": 4}, lambda n: n >= 4)):
+        for _, size, instance in items:
+            solution = bnb_decoders.decode_cp_sat(instance, **bounds)
+            if not inside(size):
+                assert solution.status == "timeout" and solution.structure is None
+                assert solution.stats == {"words": size, "not_attempted": True}
+            else:
+                assert solution.status == "optimal" and "not_attempted" not in solution.stats
+    for key, bad in [(key, bad) for key in ("max_words", "min_words") for bad in (0, 2.5, True, "4")]:
+        with pytest.raises(ConfigError, match=key):
+            bnb_decoders.decode_cp_sat(items[0][2], **{key: bad})
 
 
 def test_the_verifier_rejects_tampered_certificates(models):

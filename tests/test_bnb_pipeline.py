@@ -22,6 +22,7 @@ from decoders.parsing.model import FIXED_POINT_BITS, ParserModel
 from decoders.parsing.treebank import ParseSentence
 from decoders.parsing.trees import all_trees
 from decoders.tables import bnb as bnb_tables
+from decoders.tables.stats import bootstrap_p_value
 
 TAGGER = {"method": "ssvm", "lambda_e": 0.1, "lambda_t": 0.1, "epochs": 3, "learning_rate": 0.1}
 
@@ -356,10 +357,13 @@ def _records(variant, dataset, correct, status="optimal", calls=None, skipped=()
 
 def test_paired_bootstrap_and_table2(tmp_path):
     base = pd.DataFrame({"instance_id": ["a", "b", "c"], "correct": [3, 2, 4], "total": [4, 4, 4]})
-    assert bnb_tables.paired_bootstrap(base, base) == (0.0, 0.0, 0.0)
+    same = bnb_tables.paired_bootstrap(base, base)
+    assert (same.delta, same.low, same.high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
     better = base.assign(correct=[4, 3, 4])
-    delta, low, high = bnb_tables.paired_bootstrap(better, base)
-    assert delta == pytest.approx(100 * 2 / 12) and 0 <= low <= delta <= high
+    test = bnb_tables.paired_bootstrap(better, base)
+    assert test.delta == pytest.approx(100 * 2 / 12) and 0 <= test.low <= test.delta <= test.high
+    assert len(test.replicates) == bnb_tables.BOOTSTRAP_SAMPLES
+    assert test.p_value == bootstrap_p_value(test.replicates)
     with pytest.raises(ValueError, match="different sentences"):
         bnb_tables.paired_bootstrap(better.iloc[:2], base)
     records = pd.concat(
@@ -408,8 +412,10 @@ def test_paired_bootstrap_and_table2(tmp_path):
         "baseline-9", "vs_baseline"
     ] == pytest.approx(6.25)
     assert table.loc[["baseline", "baseline-9"], "reference"].isna().all()
-    low, high = table.loc["full", ["ci_low", "ci_high"]]
-    assert table.loc["full", "verdict"] == bnb_tables.verdict(low, high)
+    # one test in the table: Holm leaves its p-value as it is
+    assert table.loc["full", "p_holm"] == table.loc["full", "p_value"]
+    delta, p_holm = table.loc["full", ["vs_reference", "p_holm"]]
+    assert table.loc["full", "verdict"] == bnb_tables.verdict(delta, p_holm)
     (line,) = bnb_tables.gains_summary(table.reset_index())
     assert line.startswith("full vs baseline-9 (9 passes each): wsj +6.25 [")
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
@@ -423,7 +429,9 @@ def test_paired_bootstrap_and_table2(tmp_path):
     pd.DataFrame({"scored": [4, 4], "oracle": [4, 4], "pruned_oracle": [4, 3]}).to_parquet(oracle)
     table3 = bnb_tables.table3(frame, settings, {}, {"wsj~full~k10": oracle}).set_index("system")
     assert table3["pruned_oracle_uas"].tolist()[0] == pytest.approx(87.5)
-    checked = bnb_tables.audit(frame, settings).set_index("pruning")
+    checked = bnb_tables.audit(frame, settings)
+    assert set(checked["words"]) == {"all", "1-10"}  # every sentence has 5 words
+    checked = checked[checked["words"] == "all"].set_index("pruning")
     assert checked.loc["k10", ["exact_finished", "both_certified", "agree"]].tolist() == [4, 4, 4]
     assert checked.loc["unpruned", ["exact_timeouts", "exact_not_attempted", "bnb_certified", "agree"]].tolist() == [
         3, 1, 0, 0,
@@ -465,6 +473,86 @@ def test_paired_bootstrap_and_table2(tmp_path):
     assert counted.loc[("full", "k10"), ["timeouts", "memory_stops"]].tolist() == [0, 0]
 
 
+def _sized_records(variant, dataset, sizes, statuses, objectives, skipped=()):
+    """Records of sentences s0, s1, ... of the given sizes, statuses and objectives (``skipped``: not attempted)."""
+    rows = []
+    for i, (size, status, objective) in enumerate(zip(sizes, statuses, objectives, strict=True)):
+        stats = {"words": size, **({"not_attempted": True} if i in skipped else {})}
+        rows.append(
+            make_record(
+                experiment="bnb", dataset=dataset, variant=variant, instance_id=f"s{i}", size=size, seconds=2.0,
+                params={}, solution=Solution(None if i in skipped else [0] * size, objective, objective, status, stats),
+                evaluation={"correct": 1, "total": size},
+            )
+        )  # fmt: skip
+    return records_frame(rows)
+
+
+def test_the_audit_beyond_short_sentences_and_its_coverage_by_length():
+    """Six test sentences of 5, 12, 18, 18, 33 and 50 words: the short variant takes those of at most 15 words,
+    `beyond` a sample of the longer ones (s4 left out of its sample, s5 beyond its max_words). Counted by hand."""
+    sizes = [5, 12, 18, 18, 33, 50]
+    bnb = _sized_records("bnb", "wsj~full~k10", sizes, ["optimal"] * 5 + ["feasible"], [7, 8, 9, 10, 11, 12])
+    short = _sized_records("cp-sat", "wsj~full~k10", sizes, ["optimal", "optimal"] + ["timeout"] * 4,
+                           [7, 8] + [math.nan] * 4, skipped=(2, 3, 4, 5))  # fmt: skip
+    # beyond: s2 proved with B&B's objective, s3 proved with another (a disagreement), s5 not attempted
+    long = _sized_records("cp-sat-long", "wsj~full~k10", [18, 18, 50], ["optimal", "optimal", "timeout"],
+                          [9, 99, math.nan], skipped=(2,))  # fmt: skip
+    long["instance_id"] = ["s2", "s3", "s5"]
+    settings = {
+        "datasets": ["wsj"], "table3": {"model": "full", "variant": "bnb", "pruning": [10]},
+        "audit": {"model": "full", "variant": "cp-sat", "pruning": [10], "beyond": "cp-sat-long",
+                  "budget_minutes": 10},
+        "harness": {"time_limit": 60},
+        "variants": {"bnb": {"decoder": "bnb"},
+                     "cp-sat": {"decoder": "cp-sat", "params": {"max_words": 15}, "time_limit": 5, "sample": 60},
+                     "cp-sat-long": {"decoder": "cp-sat", "params": {"min_words": 16, "max_words": 40},
+                                     "sample": 3}},
+    }  # fmt: skip
+    frame = bnb_tables.load_runs_frame(pd.concat([bnb, short, long], ignore_index=True))
+    table = bnb_tables.audit(frame, settings).set_index("words")
+    assert table.index.tolist() == ["all", "1-10", "11-15", "16-20", "31-40", "41+"]
+    columns = ["test_sentences", "audited", "exact_finished", "exact_timeouts", "exact_not_attempted",
+               "bnb_certified", "both_certified", "agree"]  # fmt: skip
+    assert table.loc["all", columns].tolist() == [6, 4, 4, 0, 2, 4, 4, 3]
+    assert table.loc["16-20", columns].tolist() == [2, 2, 2, 0, 0, 2, 2, 1]
+    assert table.loc["31-40", columns].tolist() == [1, 0, 0, 0, 1, 0, 0, 0]
+    assert table.loc["all", "exact_finished_pct"] == pytest.approx(400 / 6)
+    assert table.loc["all", "exact_minutes"] == pytest.approx(4 * 2.0 / 60)
+    notes = bnb_tables.audit_notes(table.reset_index().assign(dataset="wsj", pruning="k10"), settings)
+    assert (
+        "cp-sat-long: sentences of 16-40 words, a sample of 3 per set, 60 s each (at most 3.0 minutes)"
+        in notes[0]
+    )
+    assert "Budget per instance set: 10 minutes" in notes[0]
+    assert notes[1].startswith(
+        "wsj k10: CP-SAT spent 0.1 minutes and certified 4 of 6 test sentences (66.7%)"
+    )
+
+
+def test_the_audit_budget_bounds_its_variants():
+    from decoders.bnb.settings import _bnb_audit_budget, audit_worst_case_minutes
+
+    bnb = {
+        "audit": {"model": "full", "variant": "cp-sat", "pruning": [10], "beyond": "long", "budget_minutes": 75},
+        "harness": {"time_limit": 120},
+        "variants": {"cp-sat": {"decoder": "cp-sat", "time_limit": 5, "sample": 500},
+                     "long": {"decoder": "cp-sat", "time_limit": 30, "sample": 60}},
+    }  # fmt: skip
+    assert audit_worst_case_minutes(bnb) == pytest.approx({"cp-sat": 2500 / 60, "long": 30.0})
+    assert _bnb_audit_budget(bnb) == []
+    tight = {**bnb, "audit": {**bnb["audit"], "budget_minutes": 60}}
+    (problem,) = _bnb_audit_budget(tight)
+    assert (
+        "audit.budget_minutes: 60 minutes per instance set is less than" in problem and "71.6667" in problem
+    )
+    # the harness's limit stands in for a variant's own; without a sample nothing bounds it
+    unsampled = {**bnb, "variants": {**bnb["variants"], "long": {"decoder": "cp-sat"}}}
+    (problem,) = _bnb_audit_budget(unsampled)
+    assert "the audit variant(s) long need a `sample`" in problem
+    assert _bnb_audit_budget({**bnb, "audit": {**bnb["audit"], "budget_minutes": None}}) == []
+
+
 def test_bnb_config_references_are_checked():
     from decoders.bnb.settings import _bnb_references
 
@@ -479,6 +567,8 @@ def test_bnb_config_references_are_checked():
     assert "table2.baseline: 'second-order' is not one of experiments.bnb.variants" in problems
     assert "must be a first-order model" in problems
     assert "start_from" not in problems
+    beyond = {**bnb, "audit": {"model": "baseline", "variant": "bnb", "pruning": [3], "beyond": "gone"}}
+    assert "audit.beyond: 'gone' is not one of experiments.bnb.variants" in "\n".join(_bnb_references(beyond))
     for start, message in (("full", "'full' is not one of"), ("baseline", None)):
         problems = "\n".join(_bnb_references({**bnb, "start_from": start}))
         assert (message in problems) if message else "start_from" not in problems
@@ -528,12 +618,51 @@ def test_every_table2_model_needs_an_equal_training_reference():
 
 
 @pytest.mark.parametrize(
-    "low, high, expected",
-    [(0.1, 0.5, "gain"), (-0.5, -0.1, "loss"), (-0.1, 0.2, "no significant difference"),
-     (0.0, 0.3, "no significant difference"), (float("nan"), 0.1, "")],
+    "delta, p_holm, expected",
+    [(0.4, 0.01, "gain"), (-0.4, 0.05, "loss"), (0.4, 0.051, "no significant difference"),
+     (0.0, 0.0, "no significant difference"), (float("nan"), 0.1, ""), (0.3, float("nan"), "")],
 )  # fmt: skip
-def test_a_gain_or_loss_needs_an_interval_without_zero(low, high, expected):
-    assert bnb_tables.verdict(low, high) == expected
+def test_a_gain_or_loss_needs_a_corrected_p_value_at_most_5_percent(delta, p_holm, expected):
+    assert bnb_tables.verdict(delta, p_holm) == expected
+
+
+def _chance_gain_settings(models):
+    """Table 2 settings where every factor model in ``models`` continues the baseline for 3 passes, so baseline-9
+    is the reference of each."""
+    return {
+        "datasets": ["wsj"], "k": 10, "epochs": 6, "factor_epochs": 3, "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "baseline-9": {"order": 2, "epochs": 9},
+                   **{model: {"groups": ["comb"]} for model in models}},
+        "table2": {"baseline": "second-order", "baseline-9": "second-order", **dict.fromkeys(models, "bnb")},
+        "variants": {"second-order": {"decoder": "second-order", "exclusive": False},
+                     "bnb": {"decoder": "bnb", "exclusive": False}},
+    }  # fmt: skip
+
+
+def test_a_chance_gain_among_many_tests_is_not_significant_after_holm():
+    """One model gains 1 UAS point on 200 sentences (9 sentences up, 1 down: uncorrected p about 0.01, an interval
+    above 0), 20 others equal their reference: alone the gain holds; among 21 tests, Holm's p_holm exceeds 5%."""
+    reference = [2] * 200
+    lucky = [3] * 9 + [1] + [2] * 190
+    runs = [_records("second-order", "wsj~baseline~k10", reference),
+            _records("second-order", "wsj~baseline-9~k10", reference),
+            _records("bnb", "wsj~lucky~k10", lucky)]  # fmt: skip
+    alone = bnb_tables.table2(bnb_tables.load_runs_frame(pd.concat(runs)), _chance_gain_settings(["lucky"]))
+    row = alone.set_index("model").loc["lucky"]
+    assert row["ci_low"] > 0 and row["p_value"] < 0.05 and row["p_holm"] == row["p_value"]
+    assert row["verdict"] == "gain"
+    others = [f"same{i}" for i in range(20)]
+    runs += [_records("bnb", f"wsj~{model}~k10", reference) for model in others]
+    table = bnb_tables.table2(
+        bnb_tables.load_runs_frame(pd.concat(runs)), _chance_gain_settings(["lucky", *others])
+    ).set_index("model")
+    assert table["p_value"].notna().sum() == 21  # the factor models; the baselines have no reference
+    row = table.loc["lucky"]
+    assert row["p_value"] == alone.set_index("model").loc["lucky", "p_value"]
+    assert row["p_holm"] == pytest.approx(min(1.0, 21 * row["p_value"])) and row["p_holm"] > 0.05
+    assert row["verdict"] == "no significant difference"
+    assert (table.loc[others, "verdict"] == "no significant difference").all()
+    assert "p_holm 0.2" in bnb_tables.gains_summary(table.reset_index())[0]
 
 
 def test_cross_validation_errors_and_patterns(prepared):
@@ -736,3 +865,76 @@ def test_pipeline_functions_name_a_bad_argument(prepared, tmp_path):
     ]:
         with pytest.raises((ValueError, DecodersError), match=words):
             call()
+
+
+def test_the_seeds_table_gives_each_seeds_uas_and_their_spread():
+    """Baseline and full trained with seeds 13 (the run's: plain names), 14 and 15, four sentences of 4 scored
+    words each; the UAS per seed counted by hand: baseline 75, 50, 62.5; full 87.5, 62.5, 62.5."""
+    correct = {("baseline", 13): [3, 3, 3, 3], ("baseline", 14): [2, 2, 2, 2], ("baseline", 15): [3, 3, 2, 2],
+               ("full", 13): [4, 4, 3, 3], ("full", 14): [3, 3, 2, 2], ("full", 15): [2, 3, 3, 2]}  # fmt: skip
+    names = {13: "{}", 14: "{}.seed14", 15: "{}.seed15"}
+    records = pd.concat(
+        [
+            _records(
+                "second-order" if model == "baseline" else "bnb", f"wsj~{names[seed].format(model)}~k10", c
+            )
+            for (model, seed), c in correct.items()
+        ]
+    )
+    settings = {
+        "datasets": ["wsj"], "k": 10, "epochs": 6, "factor_epochs": 2, "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "baseline-8": {"order": 2, "epochs": 8}, "full": {"groups": ["comb"]}},
+        "table2": {"baseline": "second-order", "full": "bnb"},
+        "seeds": {"datasets": ["wsj"], "models": ["baseline", "full"], "seeds": [13, 14, 15]},
+        "variants": {"second-order": {"decoder": "second-order"}, "bnb": {"decoder": "bnb"}},
+    }  # fmt: skip
+    frame = bnb_tables.load_runs_frame(records)
+    histories = {"wsj/full": {"seconds": 60.0}, "wsj/full.seed14": {"seconds": 120.0}}
+    table = bnb_tables.seeds_table(frame, settings, 13, histories).set_index("model")
+    baseline = table.loc["baseline"]
+    assert baseline[["seed_13", "seed_14", "seed_15"]].tolist() == [75.0, 50.0, 62.5]
+    assert baseline["mean"] == pytest.approx(62.5) and baseline["range"] == 25.0
+    assert baseline["sd"] == pytest.approx(12.5) and baseline["seeds"] == 3  # sd of 75, 50, 62.5 (n - 1)
+    assert (
+        math.isnan(baseline["train_minutes_per_seed"]) and table.loc["full", "train_minutes_per_seed"] == 1.5
+    )
+    gain = table.loc["full - baseline"]
+    assert gain[["seed_13", "seed_14", "seed_15"]].tolist() == [12.5, 12.5, 0.0] and gain["decoder"] == ""
+    # the run's seed names the plain models: with 14, seed 13's would be baseline.seed13 (not run here)
+    other = bnb_tables.seeds_table(frame, settings, 14).set_index("model").loc["baseline"]
+    assert other["seed_14"] == 75.0 and math.isnan(other["seed_13"]) and other["seeds"] == 2
+    # Table 2 differences within the widest seed range (25 points: the baseline's, as the full model's) are named
+    second = pd.DataFrame({"dataset": ["wsj", "wsj"], "model": ["full", "baseline"], "vs_reference": [3.0, math.nan],
+                           "vs_baseline": [30.0, math.nan]})  # fmt: skip
+    (note,) = bnb_tables.seed_notes(table.reset_index(), second)
+    assert note.startswith("wsj: the baseline model's UAS spans 25.00 points over 3 seeds (sd 12.50)")
+    assert note.endswith("which the seed alone could produce: full vs reference +3.00.")
+    assert bnb_tables.seed_notes(pd.DataFrame(), second) == [
+        "not measured: config/bnb.yaml has no `seeds` entry"
+    ]
+
+
+def test_the_seed_study_names_and_checks_its_models():
+    from decoders.bnb.settings import _bnb_seed_references, seed_models
+    from decoders.seeds import seeded_name, unseeded
+
+    assert seeded_name("full", 13, 13) == "full" and seeded_name("full", 14, 13) == "full.seed14"
+    assert unseeded("full.seed14") == ("full", 14) and unseeded("baseline-8") == ("baseline-8", None)
+    assert unseeded("full.seedy") == ("full.seedy", None)
+    bnb = {
+        "datasets": ["wsj"], "start_from": "baseline",
+        "models": {"baseline": {"order": 2}, "full": {"groups": ["comb"]}, "third": {"order": 3}},
+        "table2": {"baseline": "second-order", "full": "bnb"},
+        "seeds": {"datasets": ["wsj"], "models": ["baseline", "full"], "seeds": [13, 14, 15]},
+    }  # fmt: skip
+    assert seed_models(bnb, 13) == {"baseline.seed14": ("baseline", 14), "baseline.seed15": ("baseline", 15),
+                                    "full.seed14": ("full", 14), "full.seed15": ("full", 15)}  # fmt: skip
+    assert _bnb_seed_references(bnb) == []
+    wrong = {**bnb, "seeds": {"datasets": ["ptb"], "models": ["full", "third", "gone"], "seeds": [1, 2]}}
+    problems = "\n".join(_bnb_seed_references(wrong))
+    assert "seeds.datasets: 'ptb' is not one of its datasets" in problems
+    assert "seeds.models: 'gone' is not one of experiments.bnb.models" in problems
+    assert "seeds.models: 'third' is not in table2" in problems
+    assert "'full' continues 'baseline''s training, so 'baseline' must be trained with each seed" in problems
+    clash = {**bnb, "models": {**bnb["models"], "x.seed2": {"order": 2}}}
+    assert "experiments.bnb.models.x.seed2: the seed study names" in "\n".join(_bnb_seed_references(clash))

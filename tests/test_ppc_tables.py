@@ -499,3 +499,85 @@ def test_model_notes_say_whether_the_target_is_met_and_the_measured_causes():
     assert tables.model_notes(table[table["system"] != tables.SYSTEMS["mst"]], {}) == []
     alone = tables.model_notes(table[table["system"] != tables.SYSTEMS["bf_cycles"]], {})[1]
     assert alone.endswith("not met.")
+
+
+def _uas_run(dataset: str, variant: str, correct: list[int | None]) -> pd.DataFrame:
+    """Records of sentences of 5 scored words each (None: a killed timeout, no tree: its words still count)."""
+    rows = []
+    for i, c in enumerate(correct):
+        solution = Solution(None if c is None else [0] * 5, 1.0, None, "optimal" if c is not None else "timeout",
+                            {"words": 5})  # fmt: skip
+        rows.append(
+            make_record(
+                experiment="ppc", dataset=dataset, variant=variant, params={}, instance_id=f"s{i}", size=125,
+                seconds=0.1, solution=solution, evaluation={} if c is None else {"correct": c, "total": 5},
+            )
+        )  # fmt: skip
+    return records_frame(rows)
+
+
+def test_the_seeds_table_and_what_it_says_of_table1(tmp_path):
+    """szeged's parsers with seeds 13 (the run's: set "szeged"), 14 and 15, two sentences of 5 words: UAS by hand
+    mst 60, 50, 70; ppc 70, 40, 80 (seed 14's second sentence a timeout, no tree); ppc - mst +10, -10, +10."""
+    correct = {("szeged", "mst"): [3, 3], ("szeged", "ppc"): [4, 3], ("szeged.seed14", "mst"): [2, 3],
+               ("szeged.seed14", "ppc"): [4, None], ("szeged.seed15", "mst"): [4, 3],
+               ("szeged.seed15", "ppc"): [4, 4]}  # fmt: skip
+    frames = {key: _uas_run(*key, c) for key, c in correct.items()}
+    settings = {
+        **SETTINGS,
+        "seeds": {"datasets": ["szeged"], "variants": ["mst", "ppc"], "seeds": [13, 14, 15]},
+    }
+    histories = {"szeged": HISTORY, "szeged.seed14": {**HISTORY, "grandparent": {**HISTORY["grandparent"],
+                                                                               "seconds": 260.0}}}  # fmt: skip
+    records = tables.load_runs_frame(pd.concat(frames.values(), ignore_index=True))
+    table = tables.seeds_table(records, settings, run_seed=13, histories=histories).set_index("variant")
+    assert table.loc["mst", ["seed_13", "seed_14", "seed_15"]].tolist() == pytest.approx([60.0, 50.0, 70.0])
+    assert table.loc["ppc", ["seed_13", "seed_14", "seed_15"]].tolist() == pytest.approx([70.0, 40.0, 80.0])
+    assert table.loc["ppc", "range"] == pytest.approx(40.0) and table.loc["mst", "sd"] == pytest.approx(10.0)
+    # training minutes: (8 + 140) s and (8 + 260) s, their mean
+    assert table.loc["mst", "train_minutes_per_seed"] == pytest.approx((148 + 268) / 2 / 60)
+    gain = table.loc["ppc - mst"]
+    assert gain[["seed_13", "seed_14", "seed_15"]].tolist() == pytest.approx([10.0, -10.0, 10.0])
+    (note,) = tables.seed_notes(table.reset_index())
+    assert note.startswith(
+        "szeged: ppc - mst over 3 seeds: mean +3.33 UAS points (sd 11.55, from -10.00 to +10.00)"
+    )
+    assert note.endswith("its sign is not the same on every seed.")
+    assert tables.seed_notes(pd.DataFrame()) == ["not measured: config/ppc.yaml has no `seeds` entry"]
+    # written by write_ppc_outputs from the run's records and the seed study's
+    paths = {}
+    for (dataset, variant), frame in frames.items():
+        path = tmp_path / "runs" / dataset / f"{variant}.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_records(path, frame)
+        paths[dataset, variant] = str(path)
+    seed_history = tmp_path / "models" / "szeged.seed14" / "history.json"
+    seed_history.parent.mkdir(parents=True)
+    seed_history.write_text(json.dumps(HISTORY), encoding="utf-8")
+    run_paths = [p for (dataset, _), p in paths.items() if dataset == "szeged"]
+    tables.write_ppc_outputs(
+        run_paths, {**settings, "datasets": ["szeged"]}, peers=[], tables=tmp_path / "t", figures=tmp_path / "f",
+        seed_runs=[p for p in paths.values() if p not in run_paths], seed_histories=[str(seed_history)],
+        run_seed=13,
+    )  # fmt: skip
+    written = pd.read_csv(tmp_path / "t" / "seeds.csv").set_index("variant")
+    assert written.loc["ppc - mst", "seeds"] == 3 and "sign is not the same" in (
+        tmp_path / "t" / "seeds.md"
+    ).read_text(encoding="utf-8")
+
+
+def test_the_seed_study_names_datasets_and_variants_of_ppc():
+    from decoders.errors import ConfigError
+    from decoders.ppc.settings import problems, seed_sets
+
+    ppc = {"datasets": ["szeged"], "variants": {"mst": {}, "ppc": {}},
+           "seeds": {"datasets": ["szeged"], "variants": ["mst", "ppc"], "seeds": [13, 14]}}  # fmt: skip
+    assert problems(ppc) == [] and seed_sets(ppc, 13) == {"szeged.seed14": ("szeged", 14)}
+    wrong = {**ppc, "seeds": {"datasets": ["ddt"], "variants": ["bf"], "seeds": [1, 2]}}
+    assert problems(wrong) == [
+        "experiments.ppc.seeds.datasets: 'ddt' is not one of experiments.ppc.datasets",
+        "experiments.ppc.seeds.variants: 'bf' is not one of experiments.ppc.variants",
+    ]
+    assert problems({"datasets": ["szeged"], "variants": {}}) == []
+    with pytest.raises(ConfigError, match="experiments.ppc"):
+        problems(["szeged"])

@@ -95,8 +95,17 @@ def test_default_config_dry_run(repo_root, tmp_path):
         for name, variant in (spec or {}).get("variants", {}).items()
         if variant.get("exclusive") is False
     }
-    # bnb: the audit, the paper's search and Table 2's rows but Table 3's model (their accuracies are the result)
-    assert beside == {"cp-sat", "bnb-paper", "bnb-beside", "eisner", "second-order", "third-order"}
+    # bnb: the audit (both its variants), the paper's search and Table 2's rows but Table 3's model (their
+    # accuracies are the result)
+    assert beside == {
+        "cp-sat",
+        "cp-sat-long",
+        "bnb-paper",
+        "bnb-beside",
+        "eisner",
+        "second-order",
+        "third-order",
+    }
     decodes = {(variant, count) for rule, count, variant in jobs if rule == "decode"}
     assert decodes and all(count == (1 if variant in beside else 2) for variant, count in decodes)
     assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}
@@ -220,6 +229,15 @@ def test_run_parses_with_every_bnb_model(finished_run):
     assert len(table3) == 2 * 3  # k = 3, k = 5, UDPipe per dataset
     audit = pd.read_csv(tables / "audit.csv")
     assert (audit["agree"] == audit["both_certified"]).all()
+    # its length buckets share out every test sentence
+    buckets = audit[audit["words"] != "all"].groupby("dataset")["test_sentences"].sum()
+    assert (
+        buckets.to_dict() == audit[audit["words"] == "all"].set_index("dataset")["test_sentences"].to_dict()
+    )
+    # the seed study (tests/workflow/config.yaml): baseline and full on wsj with seeds 13 and 14, and their gain
+    seeds = pd.read_csv(tables / "seeds.csv").set_index("model")
+    assert seeds.index.tolist() == ["baseline", "full", "full - baseline"] and (seeds["seeds"] == 2).all()
+    assert seeds.loc[["baseline", "full"], ["seed_13", "seed_14"]].stack().between(0, 100).all()
     for name in ("statistics", "tagging", "training"):
         assert len(pd.read_csv(tables / f"{name}.csv")) > 0
     curve = pd.read_csv(tables / "learning_curve.csv")  # the baseline on half and all of wsj's documents
@@ -287,6 +305,8 @@ def test_run_parses_with_every_ppc_variant(finished_run):
     assert len(pd.read_csv(tables / "table2.csv")) == 3
     audit = pd.read_csv(tables / "audit.csv")
     assert (audit["passed"] == audit["audited"]).all() and audit["audited"].sum() > 0
+    seeds = pd.read_csv(tables / "seeds.csv").set_index("variant")  # szeged's parsers with seeds 13 and 14
+    assert seeds.index.tolist() == ["mst", "ppc", "ppc - mst"] and (seeds["seeds"] == 2).all()
     for name in ("time_vs_length", "bf_growth"):
         assert (finished_run / "results" / "figures" / "ppc" / f"{name}.png").stat().st_size > 0
 

@@ -46,7 +46,7 @@ rule bnb_train:
         benchmark_file("bnb_train", "{dataset}/{model}")
     wildcard_constraints:
         dataset=wildcard_choice(BNB.get("datasets", [])),
-        model=wildcard_choice(BNB.get("models", {})),
+        model=wildcard_choice(bnb_trained_models()),
     conda:
         CONDA_ENV
     threads: 1
@@ -249,6 +249,7 @@ rule bnb_tables:
         peer_summaries=expand("results/peers/bnb/{dataset}/udpipe.json", dataset=BNB.get("datasets", [])),
         tags=expand("results/models/bnb/{dataset}/tags.json", dataset=BNB.get("datasets", [])),
         histories=bnb_histories(),
+        seed_histories=bnb_seed_histories(),
         errors=expand(
             "results/models/bnb/{dataset}/cv_errors.parquet",
             dataset=BNB.get("error_analysis", {}).get("datasets", []),
@@ -311,6 +312,11 @@ rule bnb_tables:
             caption=report_caption("bnb", "learning_curve"),
             category="bnb",
         ),
+        seeds=report(
+            "results/tables/bnb/seeds.csv",
+            caption=report_caption("bnb", "seeds"),
+            category="bnb",
+        ),
         other=expand("results/tables/bnb/{table}.{suffix}", table=BNB_TABLES, suffix=["md", "tex"]),
         figure4=report(
             "results/figures/bnb/figure4.png",
@@ -339,6 +345,7 @@ rule bnb_tables:
         runtime=job_runtime("bnb_tables"),
     params:
         settings=BNB,
+        seed=config["seed"],
         code=code_hash("bnb_tables"),
     script:
         "../scripts/bnb_tables.py"

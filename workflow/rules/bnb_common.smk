@@ -1,6 +1,15 @@
 # Helpers of the bnb experiment's rules (bnb.smk; snakemake --lint wants functions apart from rules).
 
-from decoders.bnb.settings import BNB_RUN_TABLES, bnb_epochs, bnb_groups, bnb_models, bnb_start
+from decoders.bnb.settings import (
+    BNB_RUN_TABLES,
+    bnb_epochs,
+    bnb_groups,
+    bnb_models,
+    bnb_start,
+    run_variants,
+    seed_models,
+)
+from decoders.seeds import seeded_name, unseeded
 
 # bnb: per dataset the tags and one model per `models` entry; instance sets "<dataset>~<model>~k<k>" (the model's
 # test sentences pruned to k heads per word) or "<dataset>~<model>~unpruned".
@@ -16,7 +25,11 @@ BNB_TABLES = [
     "factors",
     "breakdown",
     "learning_curve",
+    "seeds",
 ]
+# The seed study's extra models (name "<model>.seed<seed>" -> (model, seed)): trained, pruned and decoded as their
+# model, with another seed.
+BNB_SEEDS = seed_models(BNB, config["seed"])
 # The datasets the hand-crafted factors are counted on: the English ones (none for Chinese, as the paper).
 BNB_ENGLISH = [d for d in BNB.get("datasets", []) if BNB.get("languages", {}).get(d) == "en"]
 
@@ -37,6 +50,19 @@ def bnb_model_file(dataset, model):
     return f"results/models/bnb/{dataset}/{model}.npz"
 
 
+def bnb_trained_models():
+    """Every model name bnb_train makes: config/bnb.yaml's models and the seed study's."""
+    return [*BNB.get("models", {}), *BNB_SEEDS]
+
+
+def bnb_seeded_start(model):
+    """The model whose training ``model`` continues, with ``model``'s seed (a seed's full model continues the same
+    seed's baseline)."""
+    base, seed = unseeded(model)
+    start = bnb_start(BNB, base)
+    return start if start is None or seed is None else seeded_name(start, seed, config["seed"])
+
+
 def bnb_train_inputs(wildcards):
     inputs = {
         **treebank_split_files(wildcards.dataset),
@@ -44,13 +70,15 @@ def bnb_train_inputs(wildcards):
     }
     if wildcards.model != BNB["pruner"]:
         inputs["pruner"] = bnb_model_file(wildcards.dataset, BNB["pruner"])
-    start = bnb_start(BNB, wildcards.model)
+    start = bnb_seeded_start(wildcards.model)
     if start is not None:
         inputs["start"] = bnb_model_file(wildcards.dataset, start)
     return inputs
 
 
-def bnb_train_options(dataset, model):
+def bnb_train_options(dataset, name):
+    """A model's training options; a seed-study model (bnb_trained_models) has its model's, with its own seed."""
+    model, seed = unseeded(name)
     spec = BNB["models"][model]
     # backbone_step only when set, so that the other models' parameters (and their trained files) stay as they were
     step = {"backbone_step": spec["backbone_step"]} if "backbone_step" in spec else {}
@@ -72,7 +100,7 @@ def bnb_train_options(dataset, model):
         "bits": BNB["feature_bits"],
         "k": BNB["train_k"],
         "search": BNB["training_search"],
-        "seed": config["seed"],
+        "seed": config["seed"] if seed is None else seed,
         "dev_fraction": BNB["dev_fraction"],
     }
 
@@ -89,7 +117,7 @@ def bnb_set(name):
 
 def bnb_set_pattern():
     datasets = wildcard_choice(BNB.get("datasets", []))
-    models = wildcard_choice(BNB.get("models", {}))
+    models = wildcard_choice(bnb_trained_models())
     return f"({datasets})~({models})~(k[1-9][0-9]*|unpruned)"
 
 
@@ -205,7 +233,9 @@ def bnb_breakdown_files():
 
 
 def bnb_runs():
-    """Gathered records of Table 2's (model, variant) pairs at k and Table 3's model at every pruning k."""
+    """Gathered records of Table 2's (model, variant) pairs at k; at every pruning k, the model of Table 3, of the
+    search comparison and of the audit, by each of their variants; the seed study's models at k by their model's
+    Table 2 variant."""
     pairs = [
         (bnb_set_name(d, model, BNB["k"]), variant)
         for d in BNB.get("datasets", [])
@@ -213,10 +243,27 @@ def bnb_runs():
         if model in bnb_models(BNB, d)
     ]
     pairs += [
-        (bnb_set_name(d, BNB[table]["model"], k), BNB[table]["variant"])
+        (bnb_set_name(d, BNB[table]["model"], k), variant)
         for table in BNB_RUN_TABLES
         if table in BNB
+        for variant in run_variants(BNB, table)
         for d in BNB.get("datasets", [])
         for k in BNB[table]["pruning"]
     ]
+    pairs += [
+        (bnb_set_name(d, name, BNB["k"]), BNB["table2"][model])
+        for d in BNB.get("seeds", {}).get("datasets", [])
+        for name, (model, _) in BNB_SEEDS.items()
+    ]
     return [f"results/runs/bnb/{s}/{v}.parquet" for s, v in dict.fromkeys(pairs)]
+
+
+def bnb_seed_histories():
+    """The training histories of the seed study's models and of the run's own models it compares them with."""
+    spec = BNB.get("seeds", {})
+    return [
+        f"results/models/bnb/{d}/{seeded_name(m, seed, config['seed'])}.history.json"
+        for d in spec.get("datasets", [])
+        for m in spec.get("models", [])
+        for seed in spec.get("seeds", [])
+    ]

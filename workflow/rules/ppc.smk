@@ -5,7 +5,7 @@
 
 rule ppc_train:
     input:
-        unpack(treebank_splits),
+        unpack(ppc_splits),
     output:
         first="results/models/ppc/{dataset}/first-order.npz",
         model="results/models/ppc/{dataset}/grandparent.npz",
@@ -15,7 +15,7 @@ rule ppc_train:
     benchmark:
         benchmark_file("ppc_train", "{dataset}")
     wildcard_constraints:
-        dataset=wildcard_choice(PPC.get("datasets", [])),
+        dataset=wildcard_choice(ppc_sets()),
     conda:
         CONDA_ENV
     threads: 1
@@ -31,7 +31,7 @@ rule ppc_train:
 
 rule ppc_instances:
     input:
-        unpack(treebank_splits),
+        unpack(ppc_splits),
         first="results/models/ppc/{dataset}/first-order.npz",
         model="results/models/ppc/{dataset}/grandparent.npz",
     output:
@@ -42,7 +42,7 @@ rule ppc_instances:
     benchmark:
         benchmark_file("ppc_instances", "{dataset}")
     wildcard_constraints:
-        dataset=wildcard_choice(PPC.get("datasets", [])),
+        dataset=wildcard_choice(ppc_sets()),
     conda:
         CONDA_ENV
     threads: 1
@@ -116,15 +116,19 @@ rule ppc_udpipe:
 # The tables read every configured variant on every dataset (the ILP only when configured); constants, not
 # functions (snakemake --lint wants helper functions in common.smk). The results page can take the decode jobs'
 # provenance as run_provenance(PPC_RUNS).
-PPC_TABLES = ["table1", "table2", "statistics", "audit", "training"]
+PPC_TABLES = ["table1", "table2", "statistics", "audit", "training", "seeds"]
 PPC_RUNS = [
     f"results/runs/ppc/{d}/{v}.parquet" for d in PPC.get("datasets", []) for v in PPC.get("variants", {})
 ]
+# The seed study's runs: its sets decoded by its variants (the run's own seed is among PPC_RUNS).
+PPC_SEED_RUNS = [f"results/runs/ppc/{s}/{v}.parquet" for s in PPC_SEEDS for v in PPC_SEED_VARIANTS]
 
 
 rule ppc_tables:
     input:
         runs=PPC_RUNS,
+        seed_runs=PPC_SEED_RUNS,
+        seed_histories=ppc_seed_histories(),
         peers=expand("results/peers/ppc/{dataset}/udpipe.parquet", dataset=PPC.get("datasets", [])),
         peer_summaries=expand("results/peers/ppc/{dataset}/udpipe.json", dataset=PPC.get("datasets", [])),
         histories=expand("results/models/ppc/{dataset}/history.json", dataset=PPC.get("datasets", [])),
@@ -154,6 +158,11 @@ rule ppc_tables:
             caption=report_caption("ppc", "training"),
             category="ppc",
         ),
+        seeds=report(
+            "results/tables/ppc/seeds.csv",
+            caption=report_caption("ppc", "seeds"),
+            category="ppc",
+        ),
         other=expand("results/tables/ppc/{table}.{suffix}", table=PPC_TABLES, suffix=["md", "tex"]),
         time_vs_length=report(
             "results/figures/ppc/time_vs_length.png",
@@ -177,6 +186,7 @@ rule ppc_tables:
         runtime=job_runtime("ppc_tables"),
     params:
         settings={**PPC, "harness": harness_settings("ppc")} if PPC else {},
+        seed=config["seed"],
         code=code_hash("ppc_tables"),
     script:
         "../scripts/ppc_tables.py"
@@ -187,5 +197,5 @@ register_experiment(
     "ppc",
     targets=["results/tables/ppc/table1.csv"],
     tables=expand("results/tables/ppc/{table}.md", table=PPC_TABLES),
-    provenance=lambda: run_provenance(PPC_RUNS),
+    provenance=lambda: run_provenance(PPC_RUNS + PPC_SEED_RUNS),
 )

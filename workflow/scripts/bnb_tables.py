@@ -1,5 +1,5 @@
-"""The bnb tables (Tables 2 and 3, B&B statistics, tagging, training, hand-crafted factors) and figures
-(Figs. 4 and 5)."""
+"""The bnb tables (Tables 2 and 3, B&B statistics, the audit, tagging, training, hand-crafted factors, seed
+variance) and figures (Figs. 4 and 5)."""
 
 from pathlib import Path
 
@@ -15,6 +15,8 @@ write_bnb_outputs(
     factor_counts=snakemake.input.factor_counts,
     tag_summaries=snakemake.input.tags,
     histories=snakemake.input.histories,
+    seed_histories=snakemake.input.seed_histories,
+    run_seed=snakemake.params.seed,
     oracles=snakemake.input.oracles,
     learning_curves=snakemake.input.learning_curves,
     breakdown=next((p for p in snakemake.input.breakdown if p.endswith(".parquet")), None),

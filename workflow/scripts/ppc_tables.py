@@ -1,4 +1,4 @@
-"""The ppc tables (Tables 1 and 2, PPC statistics, the audit, training) and figures (time vs length, BF's
+"""The ppc tables (Tables 1 and 2, PPC statistics, the audit, training, seed variance) and figures (time vs length, BF's
 growth)."""
 
 from pathlib import Path
@@ -12,6 +12,9 @@ write_ppc_outputs(
     snakemake.params.settings,
     peers=snakemake.input.peers,
     histories=snakemake.input.histories,
+    seed_runs=snakemake.input.seed_runs,
+    seed_histories=snakemake.input.seed_histories,
+    run_seed=snakemake.params.seed,
     tables=Path(snakemake.output.table1).parent,
     figures=Path(snakemake.output.time_vs_length).parent,
 )

@@ -220,19 +220,27 @@ def search_settings(
 
 @register(EXPERIMENT, "cp-sat")
 def decode_cp_sat(
-    instance: ParseInstance, *, deadline: float | None = None, workers: int = 1, max_words: int | None = None
+    instance: ParseInstance,
+    *,
+    deadline: float | None = None,
+    workers: int = 1,
+    max_words: int | None = None,
+    min_words: int = 1,
 ) -> Solution:
     """The exactness audit: the B&B model (second-order parts and the model's factor groups) solved by CP-SAT as
     one integer program (:mod:`decoders.bnb.audit`), independent of branch and bound. A sentence longer than
-    ``max_words`` is not attempted (status ``timeout``, no tree, ``not_attempted`` in its stats): the program
-    grows as n^4 and such sentences spend the whole time limit unproved."""
+    ``max_words`` or shorter than ``min_words`` is not attempted (status ``timeout``, no tree, ``not_attempted``
+    in its stats): the program grows as n^4, so long sentences get a variant of their own with a longer limit
+    (config/bnb.yaml's ``audit.beyond``), and a variant for them leaves the short ones to the other."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"workers must be an integer >= 1; got {workers!r}")
     if max_words is not None and (
         isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1
     ):
         raise ConfigError(f"max_words must be an integer >= 1 or null; got {max_words!r}")
-    if max_words is not None and instance.n > max_words:
+    if isinstance(min_words, bool) or not isinstance(min_words, int) or min_words < 1:
+        raise ConfigError(f"min_words must be an integer >= 1; got {min_words!r}")
+    if (max_words is not None and instance.n > max_words) or instance.n < min_words:
         return Solution(None, math.nan, math.nan, "timeout", {"words": instance.n, "not_attempted": True})
     model, structure = load_model(instance.model)
     _expect(structure, NonLocalStructure, "cp-sat", instance.model)

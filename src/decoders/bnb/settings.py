@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from decoders.errors import ConfigError
+from decoders.seeds import SEED_MARK, seeded_name, unseeded
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -56,6 +57,38 @@ def problems(bnb: dict[str, Any]) -> list[str]:
 
 #: bnb's entries that name a model, a variant and pruning ks to decode (Table 3, the audit, the search comparison)
 BNB_RUN_TABLES = ("table3", "audit", "search")
+
+
+def run_variants(bnb: Mapping[str, Any], table: str) -> list[str]:
+    """The variants a run table (:data:`BNB_RUN_TABLES`) decodes its model with: its ``variant``, and for the audit
+    also ``beyond`` (the solver of the longer sentences, with its own limits), when given."""
+    spec = bnb[table]
+    return [spec["variant"], *([spec["beyond"]] if spec.get("beyond") else [])]
+
+
+def audit_worst_case_minutes(bnb: Mapping[str, Any]) -> dict[str, float]:
+    """Per audit variant, the most its decode jobs can spend on one instance set: its ``sample`` of sentences times
+    its time limit per sentence (its own ``time_limit``, else the experiment's harness limit), in minutes; NaN for
+    a variant without a sample or a limit (no bound)."""
+    default = bnb.get("harness", {}).get("time_limit")
+    minutes = {}
+    for name in run_variants(bnb, "audit"):
+        spec = bnb["variants"].get(name, {})
+        sample, limit = spec.get("sample"), spec.get("time_limit", default)
+        minutes[name] = sample * limit / 60 if sample is not None and limit is not None else float("nan")
+    return minutes
+
+
+def seed_models(bnb: Mapping[str, Any], run_seed: int) -> dict[str, tuple[str, int]]:
+    """The models the seed study (``seeds``) trains beyond the run's own: name -> (model, seed), for every model
+    of ``seeds.models`` and seed of ``seeds.seeds`` but the run's seed (whose models are the run's)."""
+    spec = bnb.get("seeds") or {}
+    return {
+        seeded_name(model, seed, run_seed): (model, seed)
+        for model in spec.get("models", [])
+        for seed in spec.get("seeds", [])
+        if seed != run_seed
+    }
 
 
 @_settings
@@ -176,6 +209,8 @@ def _bnb_references(bnb: dict[str, Any]) -> list[str]:
     ]
     problems += _bnb_breakdown_references(bnb)
     problems += _bnb_learning_curve_references(bnb)
+    problems += _bnb_audit_budget(bnb)
+    problems += _bnb_seed_references(bnb)
     if "baseline" not in bnb["table2"]:
         problems.append("experiments.bnb.table2: needs the 'baseline' model (the differences are to it)")
     if not problems:
@@ -195,9 +230,11 @@ def _bnb_name_references(bnb: Mapping[str, Any]) -> list[str]:
         ("pruner", bnb["pruner"], "models"),
         *((f"{table}.model", bnb[table]["model"], "models") for table in BNB_RUN_TABLES if table in bnb),
         *(
-            (f"{table}.variant", bnb[table]["variant"], "variants")
+            (f"{table}.{key}", bnb[table][key], "variants")
             for table in BNB_RUN_TABLES
             if table in bnb
+            for key in ("variant", "beyond")
+            if bnb[table].get(key)
         ),
         *((f"table2.{m}", m, "models") for m in bnb["table2"]),
         *((f"table2.{m}", v, "variants") for m, v in bnb["table2"].items()),
@@ -256,22 +293,74 @@ def _bnb_start_references(bnb: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _unknown_datasets(bnb: Mapping[str, Any], key: str, datasets: list[str]) -> list[str]:
+    """A problem for each of an entry's ``datasets`` (at ``key``) that is not one of the experiment's."""
+    return [f"{key}.datasets: {d!r} is not one of its datasets" for d in datasets if d not in bnb["datasets"]]
+
+
 def _bnb_learning_curve_references(bnb: Mapping[str, Any]) -> list[str]:
     """The learning curve (if any) measures the experiment's datasets and a model of an order."""
     curve = bnb.get("learning_curve")
     if curve is None:
         return []
     key = "experiments.bnb.learning_curve"
-    problems = [
-        f"{key}.datasets: {d!r} is not one of its datasets"
-        for d in curve["datasets"]
-        if d not in bnb["datasets"]
-    ]
+    problems = _unknown_datasets(bnb, key, curve["datasets"])
     if "order" not in bnb["models"].get(curve["model"], {}):
         problems.append(
             f"{key}.model: {curve['model']!r} is not one of experiments.bnb.models of an order (1, 2 or 3: no "
             "factor groups, not the head classifier)"
         )
+    return problems
+
+
+def _bnb_audit_budget(bnb: Mapping[str, Any]) -> list[str]:
+    """The audit's stated budget (``audit.budget_minutes``, per instance set) bounds what its variants can spend:
+    each has a sample and a time limit, and their worst cases sum to at most the budget."""
+    audit = bnb.get("audit", {})
+    budget = audit.get("budget_minutes")
+    if budget is None or any(name not in bnb["variants"] for name in run_variants(bnb, "audit")):
+        return []
+    worst = audit_worst_case_minutes(bnb)
+    unbounded = [name for name, minutes in worst.items() if minutes != minutes]
+    if unbounded:
+        return [
+            f"experiments.bnb.audit.budget_minutes: the audit variant(s) {', '.join(unbounded)} need a `sample` "
+            "and a `time_limit` (experiments.bnb.variants) for the budget to bound them"
+        ]
+    if sum(worst.values()) > budget:
+        parts = ", ".join(f"{name} {minutes:g}" for name, minutes in worst.items())
+        return [
+            f"experiments.bnb.audit.budget_minutes: {budget:g} minutes per instance set is less than the audit "
+            f"variants' worst case ({parts}: sample x time_limit, {sum(worst.values()):g} minutes)"
+        ]
+    return []
+
+
+def _bnb_seed_references(bnb: Mapping[str, Any]) -> list[str]:
+    """The seed study trains models of the experiment that Table 2 decodes, on its datasets, with every model
+    whose training they continue (so that a seed's factor model continues the same seed's baseline)."""
+    spec = bnb.get("seeds")
+    if not spec:
+        return []
+    key = "experiments.bnb.seeds"
+    problems = _unknown_datasets(bnb, key, spec["datasets"])
+    for model in spec["models"]:
+        if model not in bnb["models"]:
+            problems.append(f"{key}.models: {model!r} is not one of experiments.bnb.models")
+            continue
+        if model not in bnb["table2"]:
+            problems.append(f"{key}.models: {model!r} is not in table2, which names the variant decoding it")
+        start = bnb_start(bnb, model)
+        if start is not None and start not in spec["models"]:
+            problems.append(
+                f"{key}.models: {model!r} continues {start!r}'s training, so {start!r} must be trained with each "
+                "seed too (add it to seeds.models)"
+            )
+    problems += [
+        f"experiments.bnb.models.{model}: the seed study names its models <model>{SEED_MARK}<seed>; rename it"
+        for model in bnb["models"]
+        if unseeded(model)[1] is not None
+    ]
     return problems
 
 

@@ -3,7 +3,8 @@
 Records are per test sentence of an instance set ``<dataset>~<model>~<k>``: decode seconds (pruning and scoring
 included), ``correct``/``total`` scored words (UAS without punctuation), status (``optimal`` = certified), and
 the B&B's ``dp_calls``, ``nodes``, ``subgradient_iterations`` and ``factors`` in its stats. UAS differences between a
-model and the baseline carry a paired bootstrap interval (sentences resampled together for both models).
+model and the baseline carry a paired bootstrap interval (sentences resampled together for both models) and a
+bootstrap p-value, Holm-corrected over the table's family of tests before any gain or loss is claimed.
 """
 
 from __future__ import annotations
@@ -22,13 +23,20 @@ from matplotlib.ticker import FuncFormatter
 
 from decoders.bnb.errors import error_patterns
 from decoders.bnb.factors import PATTERN_NOTES, PATTERNS
-from decoders.bnb.settings import bnb_passes, bnb_references
+from decoders.bnb.settings import (
+    audit_worst_case_minutes,
+    bnb_passes,
+    bnb_references,
+    run_variants,
+)
 from decoders.errors import CorpusFormatError
 from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
+from decoders.seeds import seed_rows, seeded_name, unseeded
 from decoders.tables.captions import caption
+from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -57,6 +65,8 @@ PAPER_SYSTEMS = {
 #: Which of the paper's corpora a dataset stands in for.
 PAPER_CORPUS = {"wsj": "ptb", "ewt": "ptb", "gsd": "ctb"}
 BOOTSTRAP_SAMPLES = 1000
+#: The family-wise error rate at which Table 2 claims a gain or a loss (after Holm's correction).
+ALPHA = 0.05
 
 
 def pruning_label(k: int | None) -> str:
@@ -98,10 +108,23 @@ def uas_of(group: pd.DataFrame) -> float:
     return 100.0 * group["correct"].sum() / total if total else float("nan")
 
 
+@dataclass(frozen=True)
+class PairedDifference:
+    """UAS(ours) - UAS(base) in points, its 95% percentile interval and its two-sided bootstrap p-value (of no
+    difference), from the bootstrap replicates kept in ``replicates``."""
+
+    delta: float
+    low: float
+    high: float
+    p_value: float
+    replicates: np.ndarray
+
+
 def paired_bootstrap(
     ours: pd.DataFrame, base: pd.DataFrame, *, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0
-) -> tuple[float, float, float]:
-    """UAS(ours) - UAS(base) in points and its 95% percentile interval, resampling sentences jointly."""
+) -> PairedDifference:
+    """UAS(ours) - UAS(base), resampling sentences jointly: its interval and p-value (ValueError when the two runs
+    cover different sentences)."""
     joined = ours[["instance_id", "correct", "total"]].merge(
         base[["instance_id", "correct"]], on="instance_id", suffixes=("", "_base")
     )
@@ -115,7 +138,7 @@ def paired_bootstrap(
     picks = rng.integers(0, len(joined), size=(samples, len(joined)))
     deltas = 100.0 * (correct[picks].sum(1) - correct_base[picks].sum(1)) / total[picks].sum(1)
     low, high = np.percentile(deltas, [2.5, 97.5])
-    return float(delta), float(low), float(high)
+    return PairedDifference(float(delta), float(low), float(high), bootstrap_p_value(deltas), deltas)
 
 
 def _timed(settings: Mapping[str, Any], variant: str) -> bool:
@@ -142,18 +165,33 @@ def _paper(model: str, dataset: str) -> float | None:
     return None
 
 
-def verdict(low: float, high: float) -> str:
-    """What a 95% interval of a UAS difference supports: a gain or a loss only when it excludes 0."""
-    if not (math.isfinite(low) and math.isfinite(high)):
+def verdict(delta: float, p_adjusted: float, alpha: float = ALPHA) -> str:
+    """What a UAS difference and its Holm-adjusted p-value support: a gain or a loss only when the adjusted value is
+    at most ``alpha`` (the family-wise error rate over the table's tests); empty when no test was made."""
+    if not (math.isfinite(delta) and math.isfinite(p_adjusted)):
         return ""
-    return "gain" if low > 0 else "loss" if high < 0 else "no significant difference"
+    if p_adjusted > alpha or delta == 0:
+        return "no significant difference"
+    return "gain" if delta > 0 else "loss"
+
+
+def corrected(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """``table`` with its tests (``vs_reference`` and ``p_value``; NaN where none was made) Holm-adjusted as one
+    family (``p_holm``) and the ``verdict`` that adjusted value supports at ``alpha``."""
+    if table.empty:
+        return table.assign(p_holm=pd.Series(dtype=float), verdict=pd.Series(dtype=str))
+    adjusted = holm(table["p_value"].to_numpy(float))
+    deltas = table["vs_reference"].to_numpy(float)
+    verdicts = [verdict(d, p, alpha) for d, p in zip(deltas, adjusted, strict=True)]
+    return table.assign(p_holm=adjusted, verdict=verdicts)
 
 
 def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """UAS per model at the configured k; its paired-bootstrap difference (95% interval) to its equal-training
     reference (:func:`decoders.bnb.settings.bnb_references`: the second-order model without factors trained for as
-    many passes) with the verdict that interval supports; the difference to the 6-pass baseline (the paper's
-    comparison, not an equal-training one for models that train longer); the paper's UAS."""
+    many passes) with its bootstrap p-value; the difference to the 6-pass baseline (the paper's
+    comparison, not an equal-training one for models that train longer); the paper's UAS. The verdict rests on the
+    difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`)."""
     k = pruning_label(settings["k"])
     references = bnb_references(settings)
     rows = []
@@ -170,7 +208,10 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                 continue
             reference = references.get(model)
             against = run_of(reference) if reference else group.iloc[:0]
-            delta, low, high = paired_bootstrap(group, against) if not against.empty else (math.nan,) * 3
+            test = paired_bootstrap(group, against) if not against.empty else None
+            delta, low, high, p_value = (
+                (test.delta, test.low, test.high, test.p_value) if test else (math.nan,) * 4
+            )
             rows.append(
                 {
                     "dataset": dataset,
@@ -183,7 +224,9 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "vs_reference": delta,
                     "ci_low": low,
                     "ci_high": high,
-                    "verdict": verdict(low, high),
+                    "p_value": p_value,
+                    "p_holm": math.nan,  # filled in over the whole table by corrected()
+                    "verdict": "",
                     "vs_baseline": uas_of(group) - uas_of(base)
                     if model != "baseline" and not base.empty
                     else math.nan,
@@ -192,17 +235,18 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "paper_uas": _paper(model, dataset),
                 }
             )
-    return pd.DataFrame(rows)
+    return corrected(pd.DataFrame(rows))
 
 
 def gains_summary(table: pd.DataFrame) -> list[str]:
-    """One line per model compared with a reference: its difference and interval on every dataset, and what
-    they support (the README's and the page's summary of Table 2)."""
+    """One line per model compared with a reference: its difference, interval and Holm-adjusted p-value on every
+    dataset, and what they support (the README's and the page's summary of Table 2)."""
     lines = []
     compared = table[table["reference"].notna()]
     for model, group in compared.groupby("model", sort=False):
         parts = [
-            f"{row.dataset} {row.vs_reference:+.2f} [{row.ci_low:+.2f}, {row.ci_high:+.2f}] ({row.verdict})"
+            f"{row.dataset} {row.vs_reference:+.2f} [{row.ci_low:+.2f}, {row.ci_high:+.2f}] "
+            f"p_holm {row.p_holm:.3f} ({row.verdict})"
             for row in group.itertuples()
         ]
         passes = int(group["passes"].iloc[0])
@@ -343,39 +387,194 @@ def _time_limits(settings: Mapping[str, Any]) -> str:
     return ", ".join(limits)
 
 
+#: Upper ends of the audit's sentence-length buckets, in words (the last bucket is everything longer).
+AUDIT_LENGTHS = (10, 15, 20, 25, 30, 40)
+
+
+def length_buckets(sizes: pd.Series, edges: Iterable[int] = AUDIT_LENGTHS) -> pd.Series:
+    """Each sentence length's bucket ("1-10", "11-15", ..., "41+" for the given upper ends), ordered by length."""
+    edges = sorted(edges)
+    labels = [f"{low + 1}-{high}" for low, high in zip([0, *edges[:-1]], edges, strict=True)]
+    return pd.cut(sizes, [0, *edges, math.inf], labels=[*labels, f"{edges[-1] + 1}+"])
+
+
+def _audited(exact: pd.DataFrame) -> pd.DataFrame:
+    """The sentences some audit variant attempted (not left out by its word bounds), one row each: a certified
+    answer where a variant gave one."""
+    skipped = exact["stats"].map(lambda text: bool(json.loads(text).get("not_attempted")))
+    tried = exact[~skipped].assign(proved=lambda frame: frame["status"] == "optimal")
+    return tried.sort_values("proved", ascending=False, kind="stable").drop_duplicates("instance_id")
+
+
+def _coverage(sentences: pd.DataFrame) -> dict[str, Any]:
+    """The audit's counts over some test sentences (one row each, merged with their audited answer)."""
+    audited = sentences["status_exact"].notna()
+    proved = sentences["status_exact"] == "optimal"
+    both = proved & (sentences["status_bnb"] == "optimal")
+    count = len(sentences)
+    return {
+        "test_sentences": count,
+        "audited": int(audited.sum()),
+        "audited_pct": 100.0 * audited.sum() / count if count else math.nan,
+        "exact_finished": int(proved.sum()),
+        "exact_finished_pct": 100.0 * proved.sum() / count if count else math.nan,
+        "exact_timeouts": int((audited & ~proved).sum()),
+        "exact_not_attempted": int((~audited).sum()),
+        "bnb_certified": int((audited & (sentences["status_bnb"] == "optimal")).sum()),
+        "both_certified": int(both.sum()),
+        "agree": int((both & (sentences["objective_exact"] == sentences["objective_bnb"])).sum()),
+        "exact_mean_seconds": sentences.loc[proved, "seconds"].mean(),
+        "exact_minutes": sentences.loc[audited, "seconds"].sum() / 60.0,
+    }
+
+
 def audit(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """The exactness audit: per pruning k, the sentences the independent exact solver finished and whether its
-    optimum equals the objective of the table-3 B&B run on each sentence both certified."""
+    """The exactness audit and its coverage: per pruning k and sentence-length bucket (and over all lengths), of
+    the test sentences (those of the table-3 B&B run at that k, else those the audit decoded) how many an audit
+    variant attempted, how many CP-SAT proved optimal or left at its time limit, and whether its optimum equals
+    the B&B objective on each sentence both certified."""
     spec, bnb = settings["audit"], settings["table3"]
+    variants = run_variants(settings, "audit")
     rows = []
     for dataset in settings["datasets"]:
         for k in spec["pruning"]:
             label = pruning_label(k)
             at = records[(records["dataset"] == dataset) & (records["pruning"] == label)]
-            exact = at[(at["model"] == spec["model"]) & (at["variant"] == spec["variant"])]
+            exact = at[(at["model"] == spec["model"]) & at["variant"].isin(variants)]
             ours = at[(at["model"] == bnb["model"]) & (at["variant"] == bnb["variant"])]
             if exact.empty:
                 continue
-            both = exact[["instance_id", "status", "objective", "seconds"]].merge(
-                ours[["instance_id", "status", "objective"]], on="instance_id", suffixes=("_exact", "_bnb")
+            tested = (ours if not ours.empty else exact.drop_duplicates("instance_id"))[
+                ["instance_id", "size"]
+            ]
+            sentences = tested.merge(
+                _audited(exact)[["instance_id", "status", "objective", "seconds"]],
+                on="instance_id",
+                how="left",
+            ).merge(
+                ours[["instance_id", "status", "objective"]],
+                on="instance_id",
+                how="left",
+                suffixes=("_exact", "_bnb"),
             )
-            certified = both[(both["status_exact"] == "optimal") & (both["status_bnb"] == "optimal")]
-            skipped = exact["stats"].map(lambda text: bool(json.loads(text).get("not_attempted")))
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "pruning": label,
-                    "sentences": len(exact),
-                    "exact_finished": int((exact["status"] == "optimal").sum()),
-                    "exact_timeouts": int(((exact["status"] == "timeout") & ~skipped).sum()),
-                    "exact_not_attempted": int(skipped.sum()),
-                    "bnb_certified": int((both["status_bnb"] == "optimal").sum()),
-                    "both_certified": len(certified),
-                    "agree": int((certified["objective_exact"] == certified["objective_bnb"]).sum()),
-                    "exact_mean_seconds": exact.loc[~skipped, "seconds"].mean(),
-                }
-            )
+            if ours.empty:
+                sentences = sentences.assign(status_bnb=math.nan, objective_bnb=math.nan)
+            buckets = length_buckets(sentences["size"])
+            groups = [("all", sentences), *sentences.groupby(buckets, observed=True)]
+            rows += [
+                {"dataset": dataset, "pruning": label, "words": str(words), **_coverage(group)}
+                for words, group in groups
+            ]
     return pd.DataFrame(rows)
+
+
+def _training_minutes(
+    histories: Mapping[str, Mapping[str, Any]], dataset: str, names: Iterable[str]
+) -> float:
+    """The mean measured training minutes of some models (their histories' ``seconds``), NaN without any."""
+    seconds = [
+        histories[f"{dataset}/{name}"]["seconds"] for name in names if f"{dataset}/{name}" in histories
+    ]
+    return sum(seconds) / len(seconds) / 60.0 if seconds else math.nan
+
+
+def seeds_table(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    run_seed: int,
+    histories: Mapping[str, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """The seed variance of trained models (config/bnb.yaml ``seeds``): per dataset and model, the test UAS of the
+    model trained with each seed (``seed_<n>`` columns), decoded at k by its Table 2 variant, and their mean,
+    standard deviation (n - 1) and range; then, per dataset, each model's difference to the first model listed
+    (the baseline), seed by seed. ``histories`` ("<dataset>/<model name>" -> training history) give the training
+    minutes each seed costs."""
+    spec = settings.get("seeds")
+    if not spec:
+        return pd.DataFrame()
+    k = pruning_label(settings["k"])
+    histories = histories or {}
+    rows = []
+    for dataset in spec["datasets"]:
+        at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
+        uas, minutes = {}, {}
+        for model in spec["models"]:
+            variant = settings["table2"][model]
+            names = {seed: seeded_name(model, seed, run_seed) for seed in spec["seeds"]}
+            uas[model] = {
+                seed: uas_of(at_k[(at_k["model"] == name) & (at_k["variant"] == variant)])
+                for seed, name in names.items()
+            }
+            minutes[model] = _training_minutes(histories, dataset, names.values())
+        rows += seed_rows({"dataset": dataset}, "model", uas, minutes)
+    table = pd.DataFrame(rows)
+    if not table.empty:  # the decoder of each model (none on a difference row)
+        table.insert(2, "decoder", table["model"].map(settings["table2"]).fillna(""))
+    return table
+
+
+def seed_notes(seeds: pd.DataFrame, second: pd.DataFrame) -> list[str]:
+    """Which Table 2 claims the seed spread qualifies: on each dataset of the seed study, the Table 2 differences
+    (to the equal-training reference and to the baseline) smaller in size than the largest range over seeds of a
+    trained model there, which a change of seed alone could move by as much."""
+    if seeds.empty:
+        return ["not measured: config/bnb.yaml has no `seeds` entry"]
+    lines = []
+    models = seeds[seeds["decoder"] != ""]
+    for dataset, group in models.groupby("dataset", sort=False):
+        widest = group.loc[group["range"].idxmax()] if group["range"].notna().any() else None
+        if widest is None:
+            continue
+        table = second[second["dataset"] == dataset] if not second.empty else second
+        within = [
+            f"{row.model} {column.replace('_', ' ')} {getattr(row, column):+.2f}"
+            for row in table.itertuples()
+            for column in ("vs_reference", "vs_baseline")
+            if math.isfinite(getattr(row, column)) and abs(getattr(row, column)) < widest["range"]
+        ]
+        lines.append(
+            f"{dataset}: the {widest['model']} model's UAS spans {widest['range']:.2f} points over "
+            f"{int(widest['seeds'])} seeds (sd {widest['sd']:.2f}); Table 2 differences smaller than that span, "
+            "which the seed alone could produce: " + ("; ".join(within) if within else "none") + "."
+        )
+    return lines
+
+
+def audit_notes(table: pd.DataFrame, settings: Mapping[str, Any]) -> list[str]:
+    """The audit's budget and what it bought: each variant's word bounds, sample and limit per sentence, the worst
+    case they allow per instance set against config/bnb.yaml's ``audit.budget_minutes``, and per instance set the
+    minutes CP-SAT spent and the share of the test sentences it certified."""
+    default = settings.get("harness", {}).get("time_limit")
+    worst = audit_worst_case_minutes(settings)
+    parts = []
+    for name in run_variants(settings, "audit"):
+        spec = settings["variants"][name]
+        params = spec.get("params", {})
+        low, high = params.get("min_words", 1), params.get("max_words")
+        bound = f"at most {worst[name]:.1f} minutes" if math.isfinite(worst[name]) else "unbounded: no sample"
+        parts.append(
+            f"{name}: sentences of {low}-{high if high else ''} words, a sample of {spec.get('sample', 'all')} per "
+            f"set, {spec.get('time_limit', default)} s each ({bound})"
+        )
+    budget = settings["audit"].get("budget_minutes")
+    lines = [
+        "Audit variants: "
+        + "; ".join(parts)
+        + ". Budget per instance set: "
+        + (
+            f"{budget:g} minutes (config/bnb.yaml audit.budget_minutes)."
+            if budget is not None
+            else "none stated."
+        )
+    ]
+    overall = table[table["words"] == "all"] if not table.empty else table
+    lines += [
+        f"{row.dataset} {row.pruning}: CP-SAT spent {row.exact_minutes:.1f} minutes and certified "
+        f"{row.exact_finished} of {row.test_sentences} test sentences ({row.exact_finished_pct:.1f}%); "
+        f"{row.agree} of {row.both_certified} certified by both agree."
+        for row in overall.itertuples()
+    ]
+    return lines
 
 
 def tagging_table(summaries: Iterable[str | Path]) -> pd.DataFrame:
@@ -903,14 +1102,20 @@ def write_bnb_outputs(
     factor_counts: Iterable[str] = (),
     breakdown: str | Path | None = None,
     learning_curves: Iterable[str] = (),
+    seed_histories: Iterable[str] = (),
+    run_seed: int | None = None,
 ) -> None:
-    """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it)."""
-    records = load_runs(run_paths)
+    """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it;
+    ``seed_histories``: the training histories of the seed study's models, ``run_seed`` the run's seed)."""
+    every = load_runs(run_paths)
+    # the seed study's models (<model>.seed<n>) go to the seeds table alone
+    records = every[every["model"].map(lambda name: unseeded(name)[1] is None)]
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
     oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
-    _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
+    second = _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
+    _write_seeds(every, settings, second, run_seed, seed_histories, tables)
     _write_search_tables(records, settings, tables)
     _write_input_tables(settings, errors, factor_counts, tag_summaries, tables)
     _write_training_outputs(histories, oracle_files, learning_curves, settings, tables, figures)
@@ -925,9 +1130,10 @@ def _write_accuracy_tables(
     peer_files: Mapping[str, Path],
     oracle_sets: Mapping[str, Path],
     tables: Path,
-) -> None:
-    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k."""
+) -> pd.DataFrame:
+    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k; returns Table 2."""
     second = table2(records, settings)
+    tests = int(second.get("p_value", pd.Series(dtype=float)).notna().sum())
     write_table(
         rounded(second),
         tables / "table2",
@@ -935,7 +1141,9 @@ def _write_accuracy_tables(
         caption=caption("bnb", "table2"),
         notes=[
             "Against equal training (UAS points, 95% interval): " + " | ".join(gains_summary(second)),
-            f"ci_low/ci_high: {BOOTSTRAP_SAMPLES} bootstrap resamples of the test sentences.",
+            f"ci_low/ci_high: {BOOTSTRAP_SAMPLES} bootstrap resamples of the test sentences (uncorrected 95%); "
+            f"p_value: the share of those resamples on the far side of 0, two-sided; verdict: p_holm, Holm's "
+            f"correction over the table's {tests} tests, at a family-wise error rate of {ALPHA:.0%}.",
         ],
     )
     write_table(
@@ -953,6 +1161,28 @@ def _write_accuracy_tables(
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
         ],
     )
+    return second
+
+
+def _write_seeds(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    second: pd.DataFrame,
+    run_seed: int | None,
+    seed_histories: Iterable[str],
+    tables: Path,
+) -> None:
+    """The seeds table, with the claims of Table 2 (``second``) its spread qualifies."""
+    histories = {f"{Path(p).parent.name}/{Path(p).name.removesuffix('.history.json')}": read_json(p)
+                 for p in seed_histories}  # fmt: skip
+    seeds = seeds_table(records, settings, run_seed, histories) if run_seed is not None else pd.DataFrame()
+    write_table(
+        rounded(seeds),
+        tables / "seeds",
+        title=f"bnb: seed variance of trained models (test UAS, k = {settings['k']})",
+        caption=caption("bnb", "seeds"),
+        notes=seed_notes(seeds, second),
+    )
 
 
 def _write_search_tables(records: pd.DataFrame, settings: Mapping[str, Any], tables: Path) -> None:
@@ -969,11 +1199,13 @@ def _write_search_tables(records: pd.DataFrame, settings: Mapping[str, Any], tab
             f"limits per sentence: {_time_limits(settings)}.",
         ],
     )
+    checked = audit(records, settings)
     write_table(
-        rounded(audit(records, settings)),
+        rounded(checked),
         tables / "audit",
-        title="bnb: exactness audit (CP-SAT on the whole model vs B&B's certified optima)",
+        title="bnb: exactness audit (CP-SAT on the whole model vs B&B's certified optima) and its coverage",
         caption=caption("bnb", "audit"),
+        notes=audit_notes(checked, settings),
     )
 
 

@@ -28,6 +28,7 @@ from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
+from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -789,6 +790,85 @@ def bf_growth(records: pd.DataFrame, settings: Mapping[str, Any], path: str | Pa
     save_figure(fig, path)
 
 
+def seeds_table(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    *,
+    run_seed: int,
+    histories: Mapping[str, Mapping[str, Any]],
+) -> pd.DataFrame:
+    """The seed variance of trained models (config/ppc.yaml ``seeds``): per dataset and variant, the test UAS of
+    the parsers trained with each seed (``seed_<n>`` columns; instance set ``<dataset>.seed<n>``, the run's seed
+    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by seed.
+    ``histories`` (instance set -> training history) give the training minutes of each seed (both parsers)."""
+    spec = settings.get("seeds")
+    if not spec:
+        return pd.DataFrame()
+    rows = []
+    for dataset in spec["datasets"]:
+        sets = {seed: seeded_name(dataset, seed, run_seed) for seed in spec["seeds"]}
+        seconds = [
+            histories[name]["first_order"]["seconds"] + histories[name]["grandparent"]["seconds"]
+            for name in sets.values()
+            if name in histories
+        ]
+        minutes = sum(seconds) / len(seconds) / 60.0 if seconds else float("nan")
+        values = {
+            variant: {
+                seed: uas(_variant(records[records["dataset"] == name], variant),
+                          scored_words(records[records["dataset"] == name]))
+                for seed, name in sets.items()
+            }
+            for variant in spec["variants"]
+        }  # fmt: skip
+        rows += seed_rows({"dataset": dataset}, "variant", values, dict.fromkeys(values, minutes))
+    return pd.DataFrame(rows)
+
+
+def seed_notes(seeds: pd.DataFrame) -> list[str]:
+    """What the seed spread says of the single-seed claims: per difference row, its range over seeds and whether
+    its sign holds on every seed (Table 1's UAS difference between the grandparent LP and the MST is one draw)."""
+    if seeds.empty:
+        return ["not measured: config/ppc.yaml has no `seeds` entry"]
+    lines = []
+    for row in seeds[seeds["variant"].str.contains(" - ", regex=False)].itertuples():
+        values = [getattr(row, column) for column in seeds.columns if column.startswith("seed_")]
+        known = [value for value in values if np.isfinite(value)]
+        steady = known and (all(v > 0 for v in known) or all(v < 0 for v in known))
+        lines.append(
+            f"{row.dataset}: {row.variant} over {row.seeds} seeds: mean {row.mean:+.2f} UAS points (sd {row.sd:.2f}, "
+            f"from {min(known, default=float('nan')):+.2f} to {max(known, default=float('nan')):+.2f}); "
+            + ("its sign holds on every seed." if steady else "its sign is not the same on every seed.")
+        )
+    return lines
+
+
+def _write_seeds(
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    seed_runs: Iterable[str],
+    seed_histories: Iterable[str],
+    run_seed: int | None,
+    tables: Path,
+) -> None:
+    """The seeds table from the run's records (its own seed) and the seed study's."""
+    seed_runs = list(seed_runs)
+    both = pd.concat([records, load_runs(seed_runs)], ignore_index=True) if seed_runs else records
+    histories = {Path(p).parent.name: read_json(p) for p in seed_histories}
+    seeds = (
+        seeds_table(both, settings, run_seed=run_seed, histories=histories)
+        if run_seed is not None
+        else pd.DataFrame()
+    )
+    write_table(
+        rounded(seeds),
+        tables / "seeds",
+        title="ppc: seed variance of trained models (test UAS)",
+        caption=caption("ppc", "seeds"),
+        notes=seed_notes(seeds),
+    )
+
+
 def write_ppc_outputs(
     run_paths: Iterable[str],
     settings: Mapping[str, Any],
@@ -797,10 +877,15 @@ def write_ppc_outputs(
     histories: Iterable[str] = (),
     tables: str | Path,
     figures: str | Path,
+    seed_runs: Iterable[str] = (),
+    seed_histories: Iterable[str] = (),
+    run_seed: int | None = None,
 ) -> None:
-    """Every ppc table (Tables 1 and 2, PPC statistics, the audit, training) and figure (time vs length, BF's
-    growth); ``histories``: the training histories, results/models/ppc/<dataset>/history.json."""
+    """Every ppc table (Tables 1 and 2, PPC statistics, the audit, training, seed variance) and figure (time vs
+    length, BF's growth); ``histories``: the training histories, results/models/ppc/<dataset>/history.json;
+    ``seed_runs`` and ``seed_histories`` the seed study's runs and histories, ``run_seed`` the run's seed."""
     records = load_runs(run_paths)
+    _write_seeds(records, settings, seed_runs, seed_histories, run_seed, Path(tables))
     trained = {Path(p).parent.name: read_json(p) for p in histories}
     tables, figures = Path(tables), Path(figures)
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
