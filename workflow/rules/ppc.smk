@@ -128,6 +128,7 @@ rule ppc_tables:
         peers=expand("results/peers/ppc/{dataset}/udpipe.parquet", dataset=PPC.get("datasets", [])),
         peer_summaries=expand("results/peers/ppc/{dataset}/udpipe.json", dataset=PPC.get("datasets", [])),
         histories=expand("results/models/ppc/{dataset}/history.json", dataset=PPC.get("datasets", [])),
+        noise=noise_records("ppc", PPC.get("datasets", [])),
     output:
         table1=report(
             "results/tables/ppc/table1.csv",
@@ -177,6 +178,7 @@ rule ppc_tables:
         runtime=job_runtime("ppc_tables"),
     params:
         settings={**PPC, "harness": harness_settings("ppc")} if PPC else {},
+        seed=config["seed"],
         code=code_hash("ppc_tables"),
     script:
         "../scripts/ppc_tables.py"

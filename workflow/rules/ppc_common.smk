@@ -15,3 +15,13 @@ def ppc_train_options(dataset):
         "seed": config["seed"],
         "dev_fraction": PPC.get("dev_fraction", 0.1),
     }
+
+
+def ppc_noise_variants(dataset):
+    """The variants whose speeds Tables 1 and 2 compare, timed again by the noise jobs: every configured variant
+    but the audit (decoder ppc-audit, not a speed row), each of which plays a role of Table 1 or 2
+    (decoders.tables.ppc.variant_roles)."""
+    return [name for name, spec in PPC.get("variants", {}).items() if spec.get("decoder") != "ppc-audit"]
+
+
+register_noise("ppc", ppc_noise_variants)

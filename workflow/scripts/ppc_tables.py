@@ -12,6 +12,8 @@ write_ppc_outputs(
     snakemake.params.settings,
     peers=snakemake.input.peers,
     histories=snakemake.input.histories,
+    noise_paths=snakemake.input.noise,
+    seed=snakemake.params.seed,
     tables=Path(snakemake.output.table1).parent,
     figures=Path(snakemake.output.time_vs_length).parent,
 )
