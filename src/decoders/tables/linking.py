@@ -432,7 +432,7 @@ def scaling_note(processes: int, seed: int) -> str:
     return (
         f"`*_lo`, `*_hi`: 95% interval of networkx's seconds over ours: the run's ratio times exp(s * t(k - 1)), "
         f"{BOOTSTRAP_SAMPLES} draws, where s is the standard deviation of the log ratio over k = {processes + 1} "
-        f"separate processes ({processes} jobs that rebuild the graph from the seed and time both again, plus the "
+        f"separate processes ({processes} job(s) that rebuild the graph from the seed and time both again, plus the "
         f"run itself; seed {seed}); percentile interval. One graph: no instances to resample."
     )
 
