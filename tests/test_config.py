@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from decoders.config import in_order_of, load_config, validate_config
+from decoders.config import in_order_of, load_config, load_yaml, validate_config
 from decoders.errors import ConfigError
 
 
@@ -71,6 +71,11 @@ def test_an_experiment_set_to_null_is_left_out(config, schema):
             "experiments.titles.harness.noise",
             "'processes' is a required property",
         ),
+        (
+            lambda c: c["experiments"]["ppc"]["harness"]["noise"].update(processes=0),
+            "experiments.ppc.harness.noise.processes",
+            "less than the minimum",
+        ),
     ],
 )
 def test_bad_values_name_the_key(config, schema, change, key, words):
@@ -79,6 +84,13 @@ def test_bad_values_name_the_key(config, schema, change, key, words):
     with pytest.raises(ConfigError) as info:
         validate_config(bad, schema)
     assert f"{key}: " in str(info.value) and words in str(info.value)
+
+
+@pytest.mark.parametrize("overlay", ["config/ppc.yaml", "config/quick.yaml", "tests/workflow/config.yaml"])
+def test_ppc_measures_run_to_run_noise_in_every_tier(repo_root, overlay):
+    """ppc's speed ratios carry intervals with a noise term in the full run, the quick tier and the toy run."""
+    noise = load_yaml(repo_root / overlay)["ppc"]["harness"]["noise"]
+    assert noise["sample"] >= 2 and noise["processes"] >= 1
 
 
 def test_bad_sha256_names_the_file(config, schema):

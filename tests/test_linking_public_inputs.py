@@ -367,6 +367,7 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
     "decoders.linking.jobs.build_synthetic_graph": (None, dict.fromkeys(CLASSES, NA_FILES)),
     "decoders.linking.jobs.build_synthetic_set": (None, dict.fromkeys(CLASSES, NA_FILES)),
     "decoders.linking.jobs.scaling": (None, dict.fromkeys(CLASSES, NA_FILES)),
+    "decoders.linking.jobs.scaling_noise": (None, dict.fromkeys(CLASSES, NA_FILES)),
     # nel
     "decoders.linking.nel.strip_parenthesised": (
         {"title": "Mercury (planet)"},

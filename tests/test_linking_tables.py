@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from decoders.errors import ConfigError
 from decoders.linking.sweep import parse_sweep_variant, sweep_runs, sweep_variant_name, sweep_variants
-from decoders.tables.linking import CEILING, sweep_figure, sweep_frame, sweep_table
+from decoders.tables.linking import CEILING, scaling_table, sweep_figure, sweep_frame, sweep_table
 
 LINKING = {
     "variants": {
@@ -112,3 +115,49 @@ def test_sweep_figure_is_written(tmp_path) -> None:
     path.parent.mkdir()
     sweep_figure(sweep_table(sweep_frame(runs, GOLDS)), path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def _scaling(path, bfs: tuple[float, float], pagerank: tuple[float, float], process: int | None = None):
+    """Scaling rows of one graph (ours: numba kernels; networkx), BFS and PageRank seconds of each."""
+    rows = [
+        ("g", 10, 20, "bfs", "numba", bfs[0], None),
+        ("g", 10, 20, "pagerank", "numba", pagerank[0], None),
+        ("g", 10, 20, "graph_arrays", "numpy", None, 240.0),
+        ("g", 10, 20, "build", "networkx", 0.5, 1e6),
+        ("g", 10, 20, "bfs", "networkx", bfs[1], None),
+        ("g", 10, 20, "pagerank", "networkx", pagerank[1], None),
+        ("big", 100, 200, "bfs", "numba", 1.0, None),
+    ]
+    frame = pd.DataFrame(
+        rows, columns=["graph", "nodes", "edges", "operation", "library", "seconds", "bytes"]
+    )
+    if process is not None:
+        frame = frame.assign(process=process)
+    frame.to_parquet(path)
+    return path
+
+
+def test_scaling_ratios_of_networkx_to_ours_with_their_run_to_run_interval(tmp_path) -> None:
+    run = _scaling(tmp_path / "run.parquet", bfs=(0.01, 0.5), pagerank=(0.1, 4.0))
+    alone = scaling_table(run).set_index(["graph", "library"])
+    networkx = alone.loc[("g", "networkx")]
+    assert networkx["bfs_networkx_over_ours"] == pytest.approx(50.0)
+    assert networkx["pagerank_networkx_over_ours"] == pytest.approx(40.0)
+    assert math.isnan(networkx["bfs_networkx_over_ours_lo"])  # timed once: no interval
+    assert math.isnan(alone.loc[("g", "ours"), "bfs_networkx_over_ours"])  # on networkx's row only
+    assert math.isnan(alone.loc[("big", "ours"), "bfs_networkx_over_ours"])  # a graph networkx did not run on
+    # two retimings: BFS 40x and 62.5x, PageRank 40x as in the run (no spread)
+    noise = [
+        _scaling(tmp_path / "p1.parquet", bfs=(0.01, 0.4), pagerank=(0.1, 4.0), process=1),
+        _scaling(tmp_path / "p2.parquet", bfs=(0.008, 0.5), pagerank=(0.2, 8.0), process=2),
+    ]
+    table = scaling_table(run, noise, seed=3).set_index(["graph", "library"])
+    networkx = table.loc[("g", "networkx")]
+    assert networkx["pagerank_networkx_over_ours_lo"] == pytest.approx(40.0)
+    assert networkx["pagerank_networkx_over_ours_hi"] == pytest.approx(40.0)
+    # independently: the run's log ratio plus s * t(2) quantiles, s over the three processes' log ratios
+    logs = np.log([50.0, 40.0, 62.5])
+    spread = stats.t.ppf(0.975, 2) * logs.std(ddof=1)
+    low, high = networkx["bfs_networkx_over_ours_lo"], networkx["bfs_networkx_over_ours_hi"]
+    assert low == pytest.approx(50.0 * math.exp(-spread), rel=0.1)
+    assert high == pytest.approx(50.0 * math.exp(spread), rel=0.1)

@@ -9,7 +9,14 @@ import conllu
 import pytest
 
 from decoders.corpora.sentences import sentence_frame
-from decoders.parsing.udpipe import UDPipeError, load_model, parse_udpipe, to_conllu, train_udpipe
+from decoders.parsing.udpipe import (
+    UDPipeError,
+    load_model,
+    parse_udpipe,
+    parse_udpipe_each,
+    to_conllu,
+    train_udpipe,
+)
 
 # small network and few iterations: a few seconds per training on two cores
 OPTIONS = "iterations=8;hidden_layer=64;embedding_form=16;embedding_xpostag=8"
@@ -114,6 +121,12 @@ def test_parsing_the_training_sentences_recovers_the_toy_grammar(trained, treeba
         assert len(predicted) == len(words)
         assert all(0 <= head <= len(words) for head in predicted)
     assert _uas(heads, list(treebank["heads"])) >= 0.95
+
+
+def test_each_sentence_is_timed_on_its_own(trained, treebank):
+    heads, seconds = parse_udpipe_each(trained[0], treebank)
+    assert heads == parse_udpipe(trained[0], treebank)[0]
+    assert len(seconds) == len(treebank) and all(s > 0 for s in seconds)
 
 
 def test_parsing_new_sentences_of_the_grammar(trained):

@@ -144,7 +144,11 @@ def test_the_udpipe_peer_trains_non_projective_and_parses_the_test_split(run, mi
     )  # fmt: skip
     records = pd.read_parquet(tmp_path / "records.parquet")
     assert len(records) == 12 and (records["correct"] <= records["total"]).all()
-    assert json.loads((tmp_path / "summary.json").read_text())["sentences_per_s"] > 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["sentences_per_s"] > 0
+    # each sentence's parser seconds, which the summary's total adds up (Table 1's peer interval resamples them)
+    assert (records["seconds"] > 0).all()
+    assert summary["parse_seconds"] == pytest.approx(records["seconds"].sum(), rel=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -501,6 +501,7 @@ def test_model_notes_say_whether_the_target_is_met_and_the_measured_causes():
     assert alone.endswith("not met.")
 
 
+<<<<<<< HEAD
 def _uas_run(dataset: str, variant: str, correct: list[int | None]) -> pd.DataFrame:
     """Records of sentences of 5 scored words each (None: a killed timeout, no tree: its words still count)."""
     rows = []
@@ -581,3 +582,65 @@ def test_the_seed_study_names_datasets_and_variants_of_ppc():
     assert problems({"datasets": ["szeged"], "variants": {}}) == []
     with pytest.raises(ConfigError, match="experiments.ppc"):
         problems(["szeged"])
+=======
+def _spread(row: pd.Series, column: str) -> tuple[float, float]:
+    return row[f"{column}_lo"], row[f"{column}_hi"]
+
+
+def test_table1_speed_intervals_from_sentences_alone(records):
+    """Without noise records the interval is the sentence bootstrap's: a ratio that is the same on every sentence
+    has no spread; one that varies has some, around its estimate; a BF's own 100 is no measurement."""
+    partut = tables.table1(records, SETTINGS).query("dataset == 'partut'").set_index("variant")
+    assert _spread(partut.loc["mst"], "speed_rel_bf_pct") == pytest.approx((10000.0, 10000.0))  # 1 s / 0.01 s
+    assert _spread(partut.loc["full-lp-cycles"], "speed_rel_bf_pct") == pytest.approx((100.0, 100.0))
+    low, high = _spread(partut.loc["ppc"], "speed_rel_bf_pct")  # per sentence 4x, 4x, 2x, 1x; 2x in all
+    assert 100.0 <= low < 200.0 < high <= 400.0
+    assert all(math.isnan(v) for v in _spread(partut.loc["full-lp"], "speed_rel_bf_pct"))
+    assert all(math.isnan(v) for v in _spread(partut.loc["full-lp-paper"], "speed_rel_bf_paper_pct"))
+    # BF over the paper-row BF's 2, 2, 2 and 4 s: resamples of the four sentences without s3 (probability
+    # (3/4)^4 = 32%) give 200%; s3 drawn 4 times (0.4%) gives 400%, 3 times (4.7%) 14 s / 4 s = 350%
+    assert _spread(partut.loc["full-lp"], "speed_rel_bf_paper_pct") == pytest.approx((200.0, 350.0))
+
+
+def _noise(records: pd.DataFrame, slower: float) -> pd.DataFrame:
+    """Two noise processes on partut's s0 and s1 with BF and PPC: the first times them as the run did, the second
+    ``slower`` times slower for PPC."""
+    sample = records[
+        (records["dataset"] == "partut")
+        & records["variant"].isin(["full-lp", "ppc"])
+        & records["instance_id"].isin(["s0", "s1"])
+    ]
+    again = sample.copy()
+    again.loc[again["variant"] == "ppc", "seconds"] *= slower
+    return pd.concat([sample.assign(process=1), again.assign(process=2)], ignore_index=True)
+
+
+def test_table1_speed_intervals_widen_with_the_run_to_run_noise(records):
+    alone = tables.table1(records, SETTINGS).set_index(["dataset", "variant"]).loc[("partut", "ppc")]
+    steady = tables.table1(records, SETTINGS, noise=_noise(records, 1.0))
+    steady = steady.set_index(["dataset", "variant"]).loc[("partut", "ppc")]
+    noisy = tables.table1(records, SETTINGS, noise=_noise(records, 2.0))
+    noisy = noisy.set_index(["dataset", "variant"]).loc[("partut", "ppc")]
+    # three processes alike (the run and two retimings): no noise term, the sentence bootstrap's interval
+    assert _spread(steady, "speed_rel_bf_pct") == pytest.approx(_spread(alone, "speed_rel_bf_pct"))
+    low, high = _spread(noisy, "speed_rel_bf_pct")
+    assert low < alone["speed_rel_bf_pct_lo"] and high > alone["speed_rel_bf_pct_hi"]
+    assert noisy["speed_rel_bf_pct"] == alone["speed_rel_bf_pct"] == 200.0  # the estimate is the run's
+
+
+def test_the_peers_interval_resamples_its_sentences(records, peer):
+    table = tables.table1(records, SETTINGS, {"partut": peer}).set_index("variant")
+    assert all(math.isnan(v) for v in _spread(table.loc["udpipe"], "speed_rel_bf_pct"))  # one total only
+    frame = pd.read_parquet(peer).assign(seconds=[0.01, 0.01, 0.02, 0.04])
+    frame.to_parquet(peer)
+    udpipe = tables.table1(records, SETTINGS, {"partut": peer}).set_index("variant").loc["udpipe"]
+    low, high = _spread(udpipe, "speed_rel_bf_pct")  # BF's 1 s a sentence over 10-40 ms: 2500-10000%
+    assert 2500.0 <= low < 5000.0 < high <= 10000.0
+
+
+def test_table2_speed_intervals(records):
+    partut = tables.table2(records, SETTINGS).query("dataset == 'partut'").set_index("variant")
+    assert _spread(partut.loc["onegp"], "speed_rel_arcgp_pct") == pytest.approx((400.0, 400.0))
+    assert _spread(partut.loc["full-lp"], "speed_rel_arcgp_pct") == pytest.approx((200.0, 200.0))
+    assert all(math.isnan(v) for v in _spread(partut.loc["arcgp"], "speed_rel_arcgp_pct"))
+>>>>>>> intervals2

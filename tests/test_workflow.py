@@ -87,6 +87,7 @@ def test_default_config_dry_run(repo_root, tmp_path):
     for rule, count, _ in jobs:
         threads.setdefault(rule, set()).add(count)
     assert threads["linking_scaling"] == {2} and threads["noise"] == {2}  # noise: retimings, exclusive too
+    assert threads["linking_scaling_noise"] == {2}
     # every decode reserves the cores but those of a variant whose seconds are not a result (exclusive: false)
     experiments = load_config(repo_root)["experiments"]
     beside = {

@@ -168,6 +168,34 @@ rule linking_scaling:
         "../scripts/linking_scaling.py"
 
 
+# The scaling table's comparison with networkx timed again in scaling.processes jobs of their own (the largest graph
+# networkx holds, rebuilt from the seed): the run-to-run noise of its ratios' intervals.
+rule linking_scaling_noise:
+    input:
+        degrees=LINKING_GRAPH,
+    output:
+        measurements="results/noise/linking/scaling/process-{process}.parquet",
+        provenance="results/noise/linking/scaling/process-{process}.json",
+    log:
+        "results/logs/noise/linking/scaling/process-{process}.log",
+    benchmark:
+        benchmark_file("linking_scaling_noise", "scaling/process-{process}")
+    wildcard_constraints:
+        process=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: timed_threads
+    resources:
+        mem_mb=job_mem_mb("linking_scaling_noise"),
+        runtime=job_runtime("linking_scaling_noise"),
+    params:
+        options=LINKING.get("scaling", {}),
+        seed=config["seed"],
+        code=code_hash("linking_scaling_noise"),
+    script:
+        "../scripts/linking_scaling_noise.py"
+
+
 rule linking_tables:
     input:
         runs=linking_runs(),
@@ -178,6 +206,10 @@ rule linking_tables:
         wikispeedia=linking_shards("wikispeedia"),
         elevant=linking_shards("elevant"),
         scaling="results/runs/linking/scaling.parquet",
+        scaling_noise=expand(
+            "results/noise/linking/scaling/process-{process}.parquet",
+            process=range(1, LINKING.get("scaling", {}).get("processes", 0) + 1),
+        ),
         graph_stats="results/graphs/linking/synthetic.json",
         sweep=LINKING_SWEEP_RUNS,
     output:
@@ -219,6 +251,7 @@ rule linking_tables:
         runtime=job_runtime("linking_tables"),
     params:
         settings=LINKING,
+        seed=config["seed"],
         code=code_hash("linking_tables"),
     script:
         "../scripts/linking_tables.py"

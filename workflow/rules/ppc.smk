@@ -132,6 +132,7 @@ rule ppc_tables:
         peers=expand("results/peers/ppc/{dataset}/udpipe.parquet", dataset=PPC.get("datasets", [])),
         peer_summaries=expand("results/peers/ppc/{dataset}/udpipe.json", dataset=PPC.get("datasets", [])),
         histories=expand("results/models/ppc/{dataset}/history.json", dataset=PPC.get("datasets", [])),
+        noise=noise_records("ppc", PPC.get("datasets", [])),
     output:
         table1=report(
             "results/tables/ppc/table1.csv",

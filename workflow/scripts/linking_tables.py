@@ -16,4 +16,6 @@ write_linking_outputs(
     tables=Path(snakemake.output.table1).parent,
     sweep_paths=snakemake.input.sweep,
     figures=Path(snakemake.output.sweep_figure).parent if snakemake.input.sweep else None,
+    scaling_noise=snakemake.input.scaling_noise,
+    seed=snakemake.params.seed,
 )

@@ -15,6 +15,8 @@ write_ppc_outputs(
     seed_runs=snakemake.input.seed_runs,
     seed_histories=snakemake.input.seed_histories,
     run_seed=snakemake.params.seed,
+    noise_paths=snakemake.input.noise,
+    seed=snakemake.params.seed,
     tables=Path(snakemake.output.table1).parent,
     figures=Path(snakemake.output.time_vs_length).parent,
 )

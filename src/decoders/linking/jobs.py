@@ -24,7 +24,7 @@ from decoders.linking.checks import INT32_MAX, check_span
 from decoders.linking.elevant_sets import elevant_instances
 from decoders.linking.nel import wikispeedia_instances
 from decoders.linking.retrieval import ArticleIndex, build_index
-from decoders.linking.scaling import graph_rows, peak_rss_bytes, scaling_table
+from decoders.linking.scaling import _networkx_size, graph_rows, networkx_rows, peak_rss_bytes, scaling_table
 from decoders.linking.synthetic import plant_instances, synthetic_graph
 
 log = logging.getLogger(__name__)
@@ -254,3 +254,50 @@ def scaling(
     )
     log.info("scaling:\n%s", table.to_string())
     return table
+
+
+@checked(
+    degrees_graph="path",
+    output="path",
+    provenance="path",
+    options="mapping",
+    process="count",
+    seed="count",
+    config="mapping",
+)
+def scaling_noise(
+    degrees_graph,
+    output,
+    provenance,
+    *,
+    options: Mapping[str, Any],
+    process: int,
+    seed: int,
+    config: Mapping[str, Any],
+) -> pd.DataFrame:
+    """The scaling table's comparison with networkx timed again, for the ``process``-th of
+    ``scaling.processes`` jobs of its own: the largest graph of ``scaling.sizes`` that networkx holds, built
+    again from the same seed, BFS and PageRank with our kernels and with networkx (``scaling.repeats`` each, as
+    the scaling job times them). The spread of networkx's seconds over ours between these processes is the
+    run-to-run noise of that ratio's interval (decoders.tables.linking.scaling_table). Writes the rows with a
+    ``process`` column, and a provenance JSON."""
+    sizes = [tuple(size) for size in options.get("sizes", [])]
+    size = _networkx_size(sizes, options.get("networkx_max_edges", 1_000_000))
+    if size is None:
+        raise ConfigError(
+            "experiments.linking.scaling: no size has at most networkx_max_edges edges; nothing to time again"
+        )
+    repeats = options.get("repeats", 3)
+    graph = synthetic_graph(*size, degrees=Graph.load(degrees_graph).degrees(), seed=seed)
+    name = f"synthetic-{size[0]}-{size[1]}"
+    rows = [*graph_rows(name, graph, [], repeats=repeats), *networkx_rows(name, graph, repeats=repeats)]
+    frame = pd.DataFrame(rows).assign(process=process)
+    write_parquet_atomic(output, frame)
+    write_provenance(
+        provenance,
+        collect_provenance(
+            seed=seed, config=dict(config), extra={"scaling": dict(options), "process": process}
+        ),
+    )
+    log.info("scaling noise process %d:\n%s", process, frame.to_string())
+    return frame

@@ -145,6 +145,12 @@ def networkx_rows(name: str, graph: Graph, *, source: int = 0, repeats: int = 3)
     return rows
 
 
+def _networkx_size(sizes: Sequence[tuple[int, int]], networkx_max_edges: int) -> tuple[int, int] | None:
+    """The largest ``(nodes, edges)`` of ``sizes`` with at most ``networkx_max_edges`` edges (None: none)."""
+    small = [size for size in sizes if size[1] <= networkx_max_edges]
+    return max(small, key=lambda size: size[1]) if small else None
+
+
 def scaling_table(
     degrees: np.ndarray,
     sizes: Sequence[tuple[int, int]],
@@ -176,8 +182,7 @@ def scaling_table(
     seed = check_int(seed, "seed", minimum=0)
     repeats = check_int(repeats, "repeats", minimum=1)
     frames: list[dict[str, Any]] = []
-    small = [s for s in sizes if s[1] <= networkx_max_edges]
-    networkx_size = max(small, key=lambda s: s[1]) if small else None
+    networkx_size = _networkx_size(sizes, networkx_max_edges)
     for n_nodes, n_edges in sizes:
         name = f"synthetic-{n_nodes}-{n_edges}"
         start = time.perf_counter()

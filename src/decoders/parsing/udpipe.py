@@ -228,12 +228,26 @@ def parse_udpipe(
     tags: Sequence[Sequence[str]] | None = None,
     coarse_tags: Sequence[Sequence[str]] | None = None,
 ) -> tuple[list[list[int]], float]:
-    """Parse every sentence with the given (or the frame's) tags; (heads per sentence, parser seconds).
+    """Parse every sentence with the given (or the frame's) tags; (heads per sentence, parser seconds): the sum
+    of :func:`parse_udpipe_each`'s per-sentence seconds."""
+    heads, seconds = parse_udpipe_each(model_path, frame, tags=tags, coarse_tags=coarse_tags)
+    return heads, float(sum(seconds))
+
+
+def parse_udpipe_each(
+    model_path: str | Path,
+    frame: pd.DataFrame,
+    *,
+    tags: Sequence[Sequence[str]] | None = None,
+    coarse_tags: Sequence[Sequence[str]] | None = None,
+) -> tuple[list[list[int]], list[float]]:
+    """Parse every sentence with the given (or the frame's) tags; (heads per sentence, parser seconds per
+    sentence), so that a speed ratio against the peer can be resampled over sentences.
 
     Heads are 1-based with 0 for the root, as in the sentence table. The model is loaded once, the sentences
-    are converted and the gold heads removed before the clock starts; the seconds cover only the
-    ``Model.parse`` calls, one per sentence (UDPipe 1 parses one sentence per call; its Pipeline would add
-    CoNLL-U reading and writing).
+    are converted and the gold heads removed before the clock starts; each sentence's seconds cover only its
+    ``Model.parse`` call (UDPipe 1 parses one sentence per call; its Pipeline would add CoNLL-U reading and
+    writing).
     """
     model = load_model(model_path)
     text = to_conllu(frame, tags, coarse_tags)
@@ -242,15 +256,15 @@ def parse_udpipe(
         sentence.unlinkAllNodes()  # no gold head or deprel reaches the parser
     error = udpipe.ProcessingError()
     options = udpipe.Model.DEFAULT
-    failed = -1
-    start = time.perf_counter()
+    seconds = []
     for index, sentence in enumerate(sentences):
-        if not model.parse(sentence, options, error):
-            failed = index
-            break
-    seconds = time.perf_counter() - start
-    if failed >= 0:
-        sent_id = frame["sent_id"].iloc[failed]
-        raise UDPipeError(f"UDPipe could not parse sentence {sent_id!r} with {model_path}: {error.message}")
+        start = time.perf_counter()
+        parsed = model.parse(sentence, options, error)
+        seconds.append(time.perf_counter() - start)
+        if not parsed:
+            sent_id = frame["sent_id"].iloc[index]
+            raise UDPipeError(
+                f"UDPipe could not parse sentence {sent_id!r} with {model_path}: {error.message}"
+            )
     heads = [[word.head for word in sentence.words][1:] for sentence in sentences]
     return heads, seconds

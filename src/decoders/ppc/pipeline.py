@@ -34,7 +34,7 @@ from decoders.parsing.perceptron import AveragedWeights, train
 from decoders.parsing.pruning import top_k_heads, train_head_classifier
 from decoders.parsing.treebank import gold_trees, load_splits
 from decoders.parsing.trees import punctuation_form_mask
-from decoders.parsing.udpipe import parse_udpipe, train_udpipe
+from decoders.parsing.udpipe import parse_udpipe_each, train_udpipe
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.model import GrandparentIndex, GrandparentParser, Lexicon
 from decoders.ppc.training import Encoded, GrandparentLP, every_arc
@@ -339,13 +339,14 @@ def udpipe_job(
     dev_fraction: float,
 ) -> None:
     """The peer parsing the test sentences (timed: UDPipe's parser calls); per sentence the correct and scored
-    words (punctuation by form, as for every ppc row)."""
+    words (punctuation by form, as for every ppc row) and its parser seconds."""
     frames = load_splits(splits, dev_fraction=dev_fraction)
     test = frames["test"]
-    heads, seconds = parse_udpipe(model, test)
+    heads, each = parse_udpipe_each(model, test)
+    seconds = float(sum(each))
     rows = []
-    for sent_id, words, gold, predicted in zip(
-        test["sent_id"], test["words"], test["heads"], heads, strict=True
+    for sent_id, words, gold, predicted, own in zip(
+        test["sent_id"], test["words"], test["heads"], heads, each, strict=True
     ):
         scored = punctuation_form_mask(words)
         right = (np.asarray(predicted) == np.asarray(gold)) & scored
@@ -355,6 +356,7 @@ def udpipe_job(
                 "words": len(words),
                 "correct": int(right.sum()),
                 "total": int(scored.sum()),
+                "seconds": own,
             }
         )
     write_parquet_atomic(records_out, pd.DataFrame(rows))

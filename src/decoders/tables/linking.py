@@ -34,6 +34,7 @@ from decoders.linking.cost import distance_cost
 from decoders.linking.sweep import parse_sweep_variant
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
+from decoders.tables.intervals import BOOTSTRAP_SAMPLES, process_log_ratio, ratio_interval
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -349,8 +350,16 @@ def sweep_figure(table: pd.DataFrame, path: str | Path) -> None:
 OURS = {"numpy": "ours", "numpy+numba": "ours", "numba": "ours", "process": "ours"}
 
 
-def scaling_table(measurements: str | Path) -> pd.DataFrame:
-    """The scaling measurements: one row per (graph, implementation), the operations as columns."""
+#: The operations timed with our kernels and with networkx on the same graph: the scaling table's ratios.
+COMPARED = ("bfs", "pagerank")
+
+
+def scaling_table(
+    measurements: str | Path, noise_paths: Iterable[str | Path] = (), seed: int = 0
+) -> pd.DataFrame:
+    """The scaling measurements: one row per (graph, implementation), the operations as columns; on networkx's
+    row, its seconds over ours for each of :data:`COMPARED` with their 95% intervals (:func:`networkx_ratios`,
+    from the noise jobs' retimings ``noise_paths``, seed ``seed``)."""
     frame = read_parquet(measurements)
     frame = frame.assign(library=frame["library"].map(lambda x: OURS.get(x, x)))
     keys = ["graph", "nodes", "edges", "library"]
@@ -363,7 +372,69 @@ def scaling_table(measurements: str | Path) -> pd.DataFrame:
     seconds.columns = [f"{c}_s" for c in seconds.columns]
     nbytes.columns = [f"{'memory' if c == 'build' else c}_MB" for c in nbytes.columns]
     table = seconds.join(nbytes / 1e6, how="outer").reset_index()
+    noise = [read_parquet(path) for path in noise_paths]
+    ratios = networkx_ratios(table, [_seconds_by_library(part) for part in noise], seed)
+    if not ratios.empty:
+        table = table.merge(ratios, on=["graph", "library"], how="left")
     return table.sort_values(["edges", "library"], ascending=[True, False]).reset_index(drop=True)
+
+
+def _seconds_by_library(frame: pd.DataFrame) -> pd.DataFrame:
+    """One noise process's measurements as the table's rows: ``<operation>_s`` per (graph, library)."""
+    frame = frame.dropna(subset=["seconds"]).assign(library=frame["library"].map(lambda x: OURS.get(x, x)))
+    wide = frame.pivot_table(
+        index=["graph", "library"], columns="operation", values="seconds", aggfunc="first"
+    )
+    wide.columns = [f"{c}_s" for c in wide.columns]
+    return wide.reset_index()
+
+
+def networkx_ratios(table: pd.DataFrame, processes: list[pd.DataFrame], seed: int) -> pd.DataFrame:
+    """Per graph networkx ran on (its ``library`` row): ``<operation>_networkx_over_ours``, networkx's median
+    seconds over ours on the same graph in the same job, and its 95% interval (``_lo``, ``_hi``). There is one
+    graph and one measurement of each side, so the interval is the run-to-run noise alone: the ratio's spread
+    between separate processes (each row of ``processes``, the scaling noise jobs, plus the run itself), drawn
+    as s * t(k - 1) around the run's log ratio (:func:`decoders.tables.intervals.ratio_interval` over that one
+    graph); NaN without at least one retiming."""
+    rows = []
+    for graph, rows_of in table.groupby("graph", sort=False):
+        by = rows_of.set_index("library")
+        if not {"networkx", "ours"} <= set(by.index):
+            continue
+        row: dict[str, Any] = {"graph": graph, "library": "networkx"}
+        for operation in COMPARED:
+            column = f"{operation}_s"
+            if column not in by:
+                continue
+            theirs, ours = pd.Series([by.loc["networkx", column]]), pd.Series([by.loc["ours", column]])
+            logs = [process_log_ratio(theirs, ours)]
+            for part in processes:
+                again = part[part["graph"] == graph].set_index("library")
+                if {"networkx", "ours"} <= set(again.index) and column in again:
+                    logs.append(
+                        process_log_ratio(
+                            pd.Series([again.loc["networkx", column]]), pd.Series([again.loc["ours", column]])
+                        )
+                    )
+            found = ratio_interval(theirs, ours, logs if len(logs) > 1 else None, seed=seed)
+            name = f"{operation}_networkx_over_ours"
+            row[name] = found.estimate
+            row[f"{name}_lo"] = found.low if len(logs) > 1 else np.nan
+            row[f"{name}_hi"] = found.high if len(logs) > 1 else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def scaling_note(processes: int, seed: int) -> str:
+    """How the scaling table's intervals were made, or that it has none."""
+    if processes < 1:
+        return "`*_lo`, `*_hi`: no interval: this run timed the comparison with networkx once (scaling.processes 0)."
+    return (
+        f"`*_lo`, `*_hi`: 95% interval of networkx's seconds over ours: the run's ratio times exp(s * t(k - 1)), "
+        f"{BOOTSTRAP_SAMPLES} draws, where s is the standard deviation of the log ratio over k = {processes + 1} "
+        f"separate processes ({processes} job(s) that rebuild the graph from the seed and time both again, plus the "
+        f"run itself; seed {seed}); percentile interval. One graph: no instances to resample."
+    )
 
 
 def write_linking_outputs(
@@ -377,9 +448,12 @@ def write_linking_outputs(
     tables: str | Path,
     sweep_paths: Iterable[str] = (),
     figures: str | Path | None = None,
+    scaling_noise: Iterable[str] = (),
+    seed: int = 0,
 ) -> None:
     """Every linking table; with ``sweep_paths`` (the sweep's gathered records) also the sweep's table and,
-    into ``figures``, its figure ``sweep.png``."""
+    into ``figures``, its figure ``sweep.png``; ``scaling_noise``: the scaling noise jobs' measurements, for the
+    intervals of the scaling table's ratios (bootstrap seed ``seed``)."""
     tables = Path(tables)
     records = load_runs(run_paths)
     nel = records[records["dataset"].isin(list(shards))]
@@ -409,13 +483,15 @@ def write_linking_outputs(
     )
     built = read_json(graph_stats)
     synthetic = settings.get("synthetic") or {}
-    scaling_frame = rounded(scaling_table(scaling))
+    scaling_noise = list(scaling_noise)
+    scaling_frame = rounded(scaling_table(scaling, scaling_noise, seed))
     scaling_notes = [
         f"Largest graph: {built['nodes']:,} nodes, {built['edges']:,} edges, built in"
         f" {built['build_seconds']:.0f} s, arrays {built['graph_bytes'] / 1e6:.0f} MB, peak memory of"
         f" its build {built['peak_rss_bytes'] / 1e9:.2f} GB; its planted instances have"
         f" {synthetic.get('sets', 12)} sets x {synthetic.get('candidates', 100)} candidates. The paper's graph:"
         f" {setup['graph_vertices']:,} vertices, {setup['graph_edges']:,} edges.",
+        scaling_note(len(scaling_noise), seed),
     ]
     if "memory_MB" in scaling_frame:
         scaling_notes.append("memory_MB: networkx's resident-memory growth while it builds its graph.")

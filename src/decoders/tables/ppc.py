@@ -11,6 +11,12 @@ paper's), the first-order MST and, when configured, the exact ILP.
 Timeouts are never dropped: a sentence counts in its variant's speed at its recorded seconds, in UAS with no
 correct head (its scored words taken from another record of the same sentence), and in the ``timeouts`` column;
 only comparisons that need both answers (objectives, parts) leave it out, and say how many they compared.
+
+Every speed ratio (Tables 1 and 2, BF = 100 or ArcGP+GPArc = 100) is printed with the ends of its 95% interval
+(``<column>_lo``, ``<column>_hi``): a bootstrap over the sentences, both sides of a sentence together, plus the
+run-to-run noise that the noise jobs measured by timing a sample again in separate processes
+(:mod:`decoders.tables.ratios`). The LP decoders have no compiled timing loop to pair with a reference in one
+process (``harness.reference``), so the two sides are matched by sentence across their jobs.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
+from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides
 from decoders.tables.writers import rounded, save_figure, write_table
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
@@ -87,6 +94,8 @@ SYSTEMS = {
 #: parse_price_cut's options that depart from the paper's Algorithm 1 (decoders.ppc.lp)
 OUR_PRICING = ("start", "columns_per_word", "rows", "no_gp", "primal")
 PEER = "UDPipe 1 (peer)"
+#: The peer's name as a variant of its records when they join the run's (its speed intervals).
+PEER_VARIANT = "udpipe"
 #: Length bins (words) of the figures' median lines: 5 words wide on a linear axis, 25% wide on a log axis.
 BIN_WIDTH = 5
 GROWTH_BIN_RATIO = 1.25
@@ -267,8 +276,12 @@ TABLE1_COLUMNS = [
     "seconds",
     "sent_per_s",
     "speed_rel_bf_pct",
+    "speed_rel_bf_pct_lo",
+    "speed_rel_bf_pct_hi",
     "speed_rel_bf_is",
     "speed_rel_bf_paper_pct",
+    "speed_rel_bf_paper_pct_lo",
+    "speed_rel_bf_paper_pct_hi",
     "speed_rel_bf_paper_is",
     "parts_scored_per_sent",
     "parts_scored_rel_bf_pct",
@@ -304,6 +317,33 @@ def censored_ratio(speed: float, timed_out: bool, reference: pd.DataFrame) -> tu
     theirs = _count(reference, "timeout") > 0
     kind = {(False, False): "exact", (False, True): "lower bound", (True, False): "upper bound"}
     return 100.0 * speed / _speed(reference), kind.get((timed_out, theirs), "neither bound")
+
+
+def speed_intervals(
+    records: pd.DataFrame,
+    noise: pd.DataFrame | None,
+    seed: int,
+    dataset: str,
+    variant: str,
+    references: Mapping[str, str | None],
+) -> dict[str, float]:
+    """For each ``column`` -> reference variant of ``references``, ``<column>_lo`` and ``<column>_hi``: the 95%
+    interval of 100 x ``variant``'s speed over the reference's, i.e. the reference's summed seconds over the
+    variant's on the same sentences, matched by sentence id across their jobs, the noise jobs' retimings giving
+    the run-to-run term (:func:`decoders.tables.ratios.interval_bounds`; bootstrap seeded with ``seed``).
+    NaN where the reference is the variant itself (its 100 is no measurement), either lacks records, or the two
+    decoded different sentences."""
+    out = {}
+    for column, reference in references.items():
+        low = high = float("nan")
+        found = None if reference in (None, variant) else matched_sides(records, dataset, variant, reference)
+        if found is not None and set(found[0].index) == set(found[1].index):
+            low, high = interval_bounds(
+                lambda frame, r=reference: matched_sides(frame, dataset, variant, r), records, noise, seed
+            )
+            low, high = 100.0 * low, 100.0 * high
+        out[f"{column}_lo"], out[f"{column}_hi"] = low, high
+    return out
 
 
 def _table1_row(
@@ -374,12 +414,18 @@ def load_peer(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def table1(
-    records: pd.DataFrame, settings: Mapping[str, Any], peers: Mapping[str, str | Path] | None = None
+    records: pd.DataFrame,
+    settings: Mapping[str, Any],
+    peers: Mapping[str, str | Path] | None = None,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Table 1 per dataset: BF and PPC (speed, parts scored and added, objective, % integer, UAS, relative to
-    BF), the MST and ILP variants and the UDPipe peer beside, the paper's numbers in the paper_* columns."""
+    BF), the MST and ILP variants and the UDPipe peer beside, the paper's numbers in the paper_* columns. Each
+    speed relative to a BF has its 95% interval (:func:`speed_intervals`, with the ``noise`` jobs' records)."""
     roles = variant_roles(settings)
     peers = peers or {}
+    references = {"speed_rel_bf_pct": roles["bf"], "speed_rel_bf_paper_pct": roles["bf_paper"]}
     rows = []
     for dataset in settings["datasets"]:
         at = records[records["dataset"] == dataset]
@@ -389,7 +435,8 @@ def table1(
         for role in SYSTEMS:
             group = _variant(at, roles[role])
             if not group.empty:
-                rows.append(_table1_row(dataset, role, roles[role], group, bf, totals, bf_paper))
+                row = _table1_row(dataset, role, roles[role], group, bf, totals, bf_paper)
+                rows.append({**row, **speed_intervals(at, noise, seed, dataset, roles[role], references)})
         if peer is not None:
             speed = summary["sentences_per_s"]
             relative = {}
@@ -400,15 +447,29 @@ def table1(
                     "dataset": dataset,
                     "paper_language": PAPER_LANGUAGE.get(dataset),
                     "system": PEER,
-                    "variant": "udpipe",
+                    "variant": PEER_VARIANT,
                     "sentences": len(peer),
                     "seconds": summary["parse_seconds"],
                     "sent_per_s": speed,
                     **relative,
+                    **_peer_intervals(at, peer, seed, dataset, references),
                     "uas": uas(peer, totals),
                 }
             )
     return pd.DataFrame(rows, columns=TABLE1_COLUMNS)
+
+
+def _peer_intervals(
+    records: pd.DataFrame, peer: pd.DataFrame, seed: int, dataset: str, references: Mapping[str, str | None]
+) -> dict[str, float]:
+    """The peer's speed intervals against the BFs (:func:`speed_intervals`) from its per-sentence parser seconds,
+    over sentence sampling only: the noise jobs do not parse with UDPipe, so no run-to-run term is measured for
+    it. NaN where its records have no seconds (an older run's: one total only)."""
+    if "seconds" not in peer:
+        return {f"{column}_{end}": float("nan") for column in references for end in ("lo", "hi")}
+    own = peer.assign(dataset=dataset, variant=PEER_VARIANT, stats="{}")
+    joined = pd.concat([records, own[["dataset", "variant", "instance_id", "seconds", "stats"]]])
+    return speed_intervals(joined, None, seed, dataset, PEER_VARIANT, references)
 
 
 #: Issue 32's target for the grandparent model: its LP's UAS at least the MST's, and this % of LPs integral.
@@ -476,6 +537,8 @@ TABLE2_COLUMNS = [
     "seconds",
     "sent_per_s",
     "speed_rel_arcgp_pct",
+    "speed_rel_arcgp_pct_lo",
+    "speed_rel_arcgp_pct_hi",
     "lp_iterations_per_sent",
     "integer_pct",
     "fractional",
@@ -490,9 +553,12 @@ TABLE2_COLUMNS = [
 ]
 
 
-def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """Table 2 per dataset: the three polytopes solved in full (no pricing): speed relative to ArcGP+GPArc,
-    % integer, UAS, and the LP objective relative to the tightest polytope (all four constraint families)."""
+def table2(
+    records: pd.DataFrame, settings: Mapping[str, Any], noise: pd.DataFrame | None = None, seed: int = 0
+) -> pd.DataFrame:
+    """Table 2 per dataset: the three polytopes solved in full (no pricing): speed relative to ArcGP+GPArc with
+    its 95% interval (:func:`speed_intervals`), % integer, UAS, and the LP objective relative to the tightest
+    polytope (all four constraint families)."""
     roles = variant_roles(settings)
     rows = []
     for dataset in settings["datasets"]:
@@ -517,6 +583,9 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "seconds": group["seconds"].sum(),
                     "sent_per_s": speed,
                     "speed_rel_arcgp_pct": 100.0 * speed / _speed(base) if not base.empty else float("nan"),
+                    **speed_intervals(
+                        at, noise, seed, dataset, roles[role], {"speed_rel_arcgp_pct": roles["arcgp"]}
+                    ),
                     "lp_iterations_per_sent": group["lp_iterations"].mean(),
                     "integer_pct": _integer_pct(group),
                     "fractional": int((group["integral"] == 0).sum()),
@@ -875,6 +944,8 @@ def write_ppc_outputs(
     *,
     peers: Iterable[str],
     histories: Iterable[str] = (),
+    noise_paths: Iterable[str] = (),
+    seed: int = 0,
     tables: str | Path,
     figures: str | Path,
     seed_runs: Iterable[str] = (),
@@ -882,9 +953,11 @@ def write_ppc_outputs(
     run_seed: int | None = None,
 ) -> None:
     """Every ppc table (Tables 1 and 2, PPC statistics, the audit, training, seed variance) and figure (time vs
-    length, BF's growth); ``histories``: the training histories, results/models/ppc/<dataset>/history.json;
+    length, BF's growth); ``histories``: the training histories, results/models/ppc/<dataset>/history.json; the
+    speed ratios' intervals from the noise jobs' retimings (``noise_paths``) and bootstrap seed ``seed``;
     ``seed_runs`` and ``seed_histories`` the seed study's runs and histories, ``run_seed`` the run's seed."""
     records = load_runs(run_paths)
+    noise = load_noise(noise_paths)
     _write_seeds(records, settings, seed_runs, seed_histories, run_seed, Path(tables))
     trained = {Path(p).parent.name: read_json(p) for p in histories}
     tables, figures = Path(tables), Path(figures)
@@ -909,20 +982,21 @@ def write_ppc_outputs(
         notes.append(
             f"PPC's options (variant `{ours}`): {', '.join(f'{k}={v}' for k, v in options.items())}."
         )
-    first = table1(records, settings, peer_files)
+    spread = interval_note(settings, seed, noise)
+    first = table1(records, settings, peer_files, noise, seed)
     write_table(
         rounded(first),
         tables / "table1",
         title="ppc: Table 1 (parse, price and cut vs brute force, BF = 100%)",
         caption=caption("ppc", "table1"),
-        notes=[*notes, *model_notes(first, trained)],
+        notes=[*notes, spread, *model_notes(first, trained)],
     )
     write_table(
-        rounded(table2(records, settings)),
+        rounded(table2(records, settings, noise, seed)),
         tables / "table2",
         title="ppc: Table 2 (polytopes solved in full, ArcGP+GPArc = 100%)",
         caption=caption("ppc", "table2"),
-        notes=[timeouts, differ],
+        notes=[timeouts, differ, spread],
     )
     write_table(
         audit_table(records, settings),

@@ -93,7 +93,17 @@ def usage_table(jobs: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
 
 #: Rules that time their work (``threads: timed_threads`` in workflow/rules): with ``harness.exclusive`` each of
 #: their jobs reserves every core of a local run, so nothing runs beside it.
-TIMED_RULES = frozenset({"decode", "noise", "linking_scaling", "bnb_udpipe", "bnb_breakdown", "ppc_udpipe"})
+TIMED_RULES = frozenset(
+    {
+        "decode",
+        "noise",
+        "linking_scaling",
+        "linking_scaling_noise",
+        "bnb_udpipe",
+        "bnb_breakdown",
+        "ppc_udpipe",
+    }
+)
 
 
 def _exclusive(rule: str, job: str, config: Mapping[str, Any]) -> bool:
