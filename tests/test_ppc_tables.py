@@ -501,7 +501,6 @@ def test_model_notes_say_whether_the_target_is_met_and_the_measured_causes():
     assert alone.endswith("not met.")
 
 
-<<<<<<< HEAD
 def _uas_run(dataset: str, variant: str, correct: list[int | None]) -> pd.DataFrame:
     """Records of sentences of 5 scored words each (None: a killed timeout, no tree: its words still count)."""
     rows = []
@@ -582,7 +581,8 @@ def test_the_seed_study_names_datasets_and_variants_of_ppc():
     assert problems({"datasets": ["szeged"], "variants": {}}) == []
     with pytest.raises(ConfigError, match="experiments.ppc"):
         problems(["szeged"])
-=======
+
+
 def _spread(row: pd.Series, column: str) -> tuple[float, float]:
     return row[f"{column}_lo"], row[f"{column}_hi"]
 
@@ -643,4 +643,3 @@ def test_table2_speed_intervals(records):
     assert _spread(partut.loc["onegp"], "speed_rel_arcgp_pct") == pytest.approx((400.0, 400.0))
     assert _spread(partut.loc["full-lp"], "speed_rel_arcgp_pct") == pytest.approx((200.0, 200.0))
     assert all(math.isnan(v) for v in _spread(partut.loc["arcgp"], "speed_rel_arcgp_pct"))
->>>>>>> intervals2

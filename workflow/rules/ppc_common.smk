@@ -36,7 +36,6 @@ def ppc_train_options(name):
     }
 
 
-<<<<<<< HEAD
 def ppc_seed_histories():
     """The training histories of the seed study: every seed's, the run's own included."""
     spec = PPC.get("seeds", {})
@@ -45,7 +44,8 @@ def ppc_seed_histories():
         for d in spec.get("datasets", [])
         for seed in spec.get("seeds", [])
     ]
-=======
+
+
 def ppc_noise_variants(dataset):
     """The variants whose speeds Tables 1 and 2 compare, timed again by the noise jobs: every configured variant
     but the audit (decoder ppc-audit, not a speed row), each of which plays a role of Table 1 or 2
@@ -54,4 +54,3 @@ def ppc_noise_variants(dataset):
 
 
 register_noise("ppc", ppc_noise_variants)
->>>>>>> intervals2
