@@ -174,10 +174,10 @@ rule linking_scaling_noise:
     input:
         degrees=LINKING_GRAPH,
     output:
-        measurements="results/noise/linking/scaling/process-{process}.parquet",
-        provenance="results/noise/linking/scaling/process-{process}.json",
+        measurements="results/noise/linking-scaling/process-{process}.parquet",
+        provenance="results/noise/linking-scaling/process-{process}.json",
     log:
-        "results/logs/noise/linking/scaling/process-{process}.log",
+        "results/logs/noise/linking-scaling/process-{process}.log",
     benchmark:
         benchmark_file("linking_scaling_noise", "scaling/process-{process}")
     wildcard_constraints:
@@ -207,7 +207,7 @@ rule linking_tables:
         elevant=linking_shards("elevant"),
         scaling="results/runs/linking/scaling.parquet",
         scaling_noise=expand(
-            "results/noise/linking/scaling/process-{process}.parquet",
+            "results/noise/linking-scaling/process-{process}.parquet",
             process=range(1, LINKING.get("scaling", {}).get("processes", 0) + 1),
         ),
         graph_stats="results/graphs/linking/synthetic.json",
