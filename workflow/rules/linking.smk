@@ -205,6 +205,8 @@ rule linking_tables:
         ),
         wikispeedia=linking_shards("wikispeedia"),
         elevant=linking_shards("elevant"),
+        # the shards name the graph their instances are on; the gold links' distance cost is computed on it
+        graph=LINKING_GRAPH,
         scaling="results/runs/linking/scaling.parquet",
         scaling_noise=expand(
             "results/noise/linking-scaling/process-{process}.parquet",
