@@ -125,6 +125,10 @@ def test_bad_sha256_names_the_file(config, schema):
             "experiments.chains.seeds.variants: 'beam-99' is not one of experiments.chains.variants",
         ),
         (
+            lambda c: c["experiments"]["chains"]["seeds"].update(variants=["viterbi", "cg-01"]),
+            "experiments.chains.seeds.variants: 'cg-01' is not one of experiments.chains.runs.table1",
+        ),
+        (
             lambda c: c["experiments"]["chains"]["models"].update({"ssvm.seed2": {"method": "ssvm"}}),
             "experiments.chains.models.ssvm.seed2: the seed study names its models <model>.seed<seed>",
         ),

@@ -36,6 +36,12 @@ def problems(chains: Mapping[str, Any]) -> list[str]:
         if name not in chains[key]
     ]
     problems += [
+        f"experiments.chains.seeds.variants: {name!r} is not one of experiments.chains.runs.table1 (the run's own"
+        " seed has no records of it)"
+        for name in spec.get("variants", [])
+        if name in chains["variants"] and name not in chains["runs"].get("table1", [])
+    ]
+    problems += [
         f"experiments.chains.models.{model}: the seed study names its models <model>{SEED_MARK}<seed>; rename it"
         for model in chains["models"]
         if unseeded(model)[1] is not None
