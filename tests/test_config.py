@@ -67,6 +67,11 @@ def test_an_experiment_set_to_null_is_left_out(config, schema):
             "less than the minimum",
         ),
         (
+            lambda c: c["experiments"]["chains"]["seeds"].update(seeds=[13]),
+            "experiments.chains.seeds.seeds",
+            "is too short",
+        ),
+        (
             lambda c: c["experiments"]["titles"]["harness"].update(noise={"sample": 10}),
             "experiments.titles.harness.noise",
             "'processes' is a required property",
@@ -114,6 +119,18 @@ def test_bad_sha256_names_the_file(config, schema):
         (
             lambda c: c["experiments"]["chains"]["figure2"].update(datasets=["wsj", "ptb"]),
             "experiments.chains.figure2.datasets: 'ptb' is not one of experiments.chains.datasets",
+        ),
+        (
+            lambda c: c["experiments"]["chains"]["seeds"].update(variants=["viterbi", "beam-99"]),
+            "experiments.chains.seeds.variants: 'beam-99' is not one of experiments.chains.variants",
+        ),
+        (
+            lambda c: c["experiments"]["chains"]["seeds"].update(variants=["viterbi", "cg-01"]),
+            "experiments.chains.seeds.variants: 'cg-01' is not one of experiments.chains.runs.table1",
+        ),
+        (
+            lambda c: c["experiments"]["chains"]["models"].update({"ssvm.seed2": {"method": "ssvm"}}),
+            "experiments.chains.models.ssvm.seed2: the seed study names its models <model>.seed<seed>",
         ),
         (lambda c: c["datasets"]["elevant"].update(graph="ewt"), "datasets.elevant.graph: 'ewt'"),
         (

@@ -554,3 +554,61 @@ def test_the_noise_is_measured_with_the_comparison_the_run_allows():
     noisy = variant_summary(records, noise=noise).set_index("variant").loc["cg"]
     assert alone["speedup"] == pytest.approx(3.0)  # Viterbi's job over cg's
     assert (noisy["speedup_lo"], noisy["speedup_hi"]) == (alone["speedup_lo"], alone["speedup_hi"])
+
+
+def _tagged(dataset, variant, objectives, correct):
+    """Records of ``variant`` on instance set ``dataset``: one sentence of 4 tokens per objective, ``correct``
+    of them tagged right."""
+    rows = [
+        {"experiment": "chains", "dataset": dataset, "variant": variant, "params": "{}", "instance_id": f"s{i}",
+         "size": 4, "seconds": 1.0, "objective": objective, "bound": objective, "status": "optimal",
+         "structure": "[0]", "stats": "{}", "correct": right, "total": 4}
+        for i, (objective, right) in enumerate(zip(objectives, correct, strict=True))
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_chains_seeds_table_and_its_notes(tmp_path):
+    """wsj's model with seeds 13 (the run's: set "wsj"), 14 and 15, two sentences of 4 tokens: token accuracy by
+    hand viterbi 75, 50, 100; beam-1 62.5, 50, 75 (beam-1 misses the optimum of one sentence on seeds 13 and 15);
+    beam-1 - viterbi -12.5, 0, -25."""
+    from decoders.tables.chains import seed_notes, seeds_table
+
+    frames = [
+        _tagged("wsj", "viterbi", [5.0, 7.0], [3, 3]),
+        _tagged("wsj", "beam-1", [4.0, 7.0], [2, 3]),
+        _tagged("wsj~ssvm.seed14", "viterbi", [5.0, 7.0], [2, 2]),
+        _tagged("wsj~ssvm.seed14", "beam-1", [5.0, 7.0], [2, 2]),
+        _tagged("wsj~ssvm.seed15", "viterbi", [5.0, 7.0], [4, 4]),
+        _tagged("wsj~ssvm.seed15", "beam-1", [5.0, 6.0], [4, 2]),
+    ]
+    records = pd.concat(frames, ignore_index=True)
+    settings = {
+        "model": "ssvm",
+        "seeds": {"datasets": ["wsj"], "variants": ["viterbi", "beam-1"], "seeds": [13, 14, 15]},
+    }
+    histories = {"wsj/ssvm": {"epochs": [{"seconds": 30.0}, {"seconds": 30.0}]},
+                 "wsj/ssvm.seed14": {"epochs": [{"seconds": 90.0}]}}  # fmt: skip
+    table = seeds_table(records, settings, 13, histories).set_index(["measure", "variant"])
+    seeds = ["seed_13", "seed_14", "seed_15"]
+    assert table.loc[("token_acc", "viterbi"), seeds].tolist() == pytest.approx([75.0, 50.0, 100.0])
+    assert table.loc[("token_acc", "beam-1"), seeds].tolist() == pytest.approx([62.5, 50.0, 75.0])
+    gain = table.loc[("token_acc", "beam-1 - viterbi")]
+    assert gain[seeds].tolist() == pytest.approx([-12.5, 0.0, -25.0]) and gain["mean"] == pytest.approx(-12.5)
+    assert table.loc[("exact_pct", "beam-1"), seeds].tolist() == pytest.approx([50.0, 100.0, 50.0])
+    assert table.loc[("exact_pct", "viterbi"), "range"] == 0.0
+    assert ("exact_pct", "beam-1 - viterbi") not in table.index
+    assert table.loc[("token_acc", "viterbi"), "sd"] == pytest.approx(25.0)
+    assert table.loc[("token_acc", "viterbi"), "train_minutes_per_seed"] == pytest.approx((1.0 + 1.5) / 2)
+    notes = seed_notes(table.reset_index())
+    assert notes[0] == (
+        "wsj: viterbi's token accuracy over 3 seeds ranges over 50.00 points: a difference in Table 1 smaller than"
+        " that is within what a change of seed alone makes."
+    )
+    assert notes[2].endswith("from -25.00 to +0.00; its sign varies.")
+    assert seed_notes(pd.DataFrame()) == ["not measured: config/chains.yaml has no `seeds` entry"]
+    # a seed whose records are missing has no value, and is not counted
+    partial = seeds_table(records[records["dataset"] != "wsj~ssvm.seed15"], settings, 13).set_index("variant")
+    assert partial.loc["viterbi"].query("measure == 'token_acc'")["seeds"].item() == 2
+    assert np.isnan(partial.loc["viterbi"].query("measure == 'token_acc'")["seed_15"].item())
+    assert seeds_table(records, {"model": "ssvm"}, 13).empty

@@ -357,6 +357,23 @@ def test_train_rejects_bad_options(synthetic):
         train(units.iloc[:0], units, {})
 
 
+def test_the_trained_scorer_does_not_depend_on_the_seed(synthetic):
+    """Training has no random choice (the logistic regression's lbfgs solver ignores ``random_state``; the
+    bigram model and the auxiliary words are counts): another seed gives the same model and the same title graphs,
+    so the seed spread of the titles results is zero by construction (docs/titles.md#seeds)."""
+    units, model = synthetic
+    other = train(units.iloc[:24], units, {"aux_words": 3, "C": 1.0, "seed": 14})
+    ours, theirs = model.selection.classifier[-1], other.selection.classifier[-1]
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+    assert other.aux_words == model.aux_words
+    for position in (24, 27):
+        unit = units.iloc[position]
+        a = build_instance(unit, model.selection, model.lm, model.aux_words, 2)
+        b = build_instance(unit, other.selection, other.lm, other.aux_words, 2)
+        np.testing.assert_array_equal(a.edge, b.edge)
+
+
 def test_model_save_and_load(tmp_path, synthetic):
     units, model = synthetic
     path = tmp_path / "model.pkl"

@@ -152,6 +152,15 @@ def test_run_decodes_every_chains_variant(finished_run):
         assert len(pd.read_csv(finished_run / "results" / "tables" / "chains" / f"{name}.csv")) > 0
     for name in ("figure2", "cg_statistics", "speed_by_length", "cg_phases"):
         assert (finished_run / "results" / "figures" / "chains" / f"{name}.png").stat().st_size > 0
+    # the seed study (tests/workflow/config.yaml): ssvm on wsj with seeds 13 and 14, Viterbi and beam-2
+    seeds = pd.read_csv(finished_run / "results" / "tables" / "chains" / "seeds.csv")
+    accuracy = seeds[seeds["measure"] == "token_acc"].set_index("variant")
+    assert (
+        accuracy.index.tolist() == ["viterbi", "beam-2", "beam-2 - viterbi"] and (seeds["seeds"] == 2).all()
+    )
+    assert accuracy.loc[["viterbi", "beam-2"], ["seed_13", "seed_14"]].stack().between(0, 100).all()
+    exact = seeds[seeds["measure"] == "exact_pct"].set_index("variant")
+    assert (exact.loc["viterbi", ["seed_13", "seed_14"]] == 100.0).all()
     page = (finished_run / "results" / "RESULTS.md").read_text()
     assert "| commit |" in page and "| CPU |" in page and "Table 1: exactness and speed" in page
     assert "| certificate checks | every optimal record of" in page  # the verifier's untimed cost

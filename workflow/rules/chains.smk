@@ -14,7 +14,7 @@ rule chains_train:
         benchmark_file("chains_train", "{dataset}/{model}")
     wildcard_constraints:
         dataset=wildcard_choice(CHAINS.get("datasets", [])),
-        model=wildcard_choice(CHAINS.get("models", {})),
+        model=wildcard_choice([*CHAINS.get("models", {}), *CHAINS_SEEDS]),
     conda:
         CONDA_ENV
     threads: 1
@@ -22,9 +22,9 @@ rule chains_train:
         mem_mb=job_mem_mb("chains_train"),
         runtime=job_runtime("chains_train"),
     params:
-        spec=lambda wildcards: CHAINS["models"][wildcards.model],
+        spec=lambda wildcards: chains_train_options(wildcards.model)[0],
         min_count=CHAINS.get("min_count", 1),
-        seed=config["seed"],
+        seed=lambda wildcards: chains_train_options(wildcards.model)[1],
         code=code_hash("chains_train"),
     script:
         "../scripts/chains_train.py"
@@ -82,6 +82,8 @@ rule chains_tables:
     input:
         runs=chains_runs(),
         noise=chains_noise(),
+        seed_runs=chains_seed_runs(),
+        seed_histories=chains_seed_histories(),
     output:
         table1=report(
             "results/tables/chains/table1.csv",
@@ -122,6 +124,11 @@ rule chains_tables:
             "results/tables/chains/{table}.{suffix}",
             table=CHAINS_TABLES,
             suffix=["md", "tex"],
+        ),
+        seeds=report(
+            "results/tables/chains/seeds.csv",
+            caption=report_caption("chains", "seeds"),
+            category="chains",
         ),
         figure2_points=report(
             "results/tables/chains/figure2.csv",

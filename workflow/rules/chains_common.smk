@@ -1,4 +1,5 @@
 # Helpers of the chains experiment's rules (chains.smk; snakemake --lint wants functions apart from rules).
+from decoders.chains.settings import seed_models
 
 # chains: instance sets are "<dataset>" (the tables' model), "<dataset>~<model>" (another trained model) and
 # "<dataset>~features" (sentences as feature ids and strings, for the scoring variants and CRFsuite).
@@ -12,12 +13,16 @@ CHAINS_TABLES = [
     "cg_phases",
     "peer",
     "figure2",
+    "seeds",
 ]
+# The seed study's extra models (name "<model>.seed<seed>" -> (model, seed)): trained and decoded as their model,
+# with another seed; their instance sets are "<dataset>~<model>.seed<seed>".
+CHAINS_SEEDS = seed_models(CHAINS, config["seed"]) if CHAINS else {}
 
 
 def chains_set_pattern():
     datasets = wildcard_choice(CHAINS.get("datasets", []))
-    models = wildcard_choice([*CHAINS.get("models", {}), "features"])
+    models = wildcard_choice([*CHAINS.get("models", {}), *CHAINS_SEEDS, "features"])
     return f"({datasets})(~({models}))?"
 
 
@@ -80,5 +85,29 @@ def chains_noise():
 register_noise("chains", chains_noise_variants)
 
 
+def chains_train_options(model):
+    """(spec, seed) a model is trained with: a seed-study model has its model's spec and its own seed."""
+    base, seed = CHAINS_SEEDS.get(model, (model, config["seed"]))
+    return CHAINS["models"][base], seed
+
+
+def chains_seed_runs():
+    """The seed study's records: each extra seed's instance set decoded by the study's variants."""
+    spec = CHAINS.get("seeds") or {}
+    return [
+        f"results/runs/chains/{d}~{m}/{v}.parquet"
+        for d in spec.get("datasets", [])
+        for m in CHAINS_SEEDS
+        for v in spec.get("variants", [])
+    ]
+
+
+def chains_seed_histories():
+    """The training histories of the seed study's models and of the run's own model they repeat."""
+    spec = CHAINS.get("seeds") or {}
+    models = [CHAINS["model"], *CHAINS_SEEDS] if spec else []
+    return [f"results/models/chains/{d}/{m}.history.json" for d in spec.get("datasets", []) for m in models]
+
+
 def chains_provenance():
-    return run_provenance(chains_runs())
+    return run_provenance(chains_runs() + chains_seed_runs())

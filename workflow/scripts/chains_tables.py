@@ -14,4 +14,6 @@ write_chains_outputs(
     figures=Path(snakemake.output.figure2).parent,
     noise_paths=snakemake.input.noise,
     seed=snakemake.params.seed,
+    seed_runs=snakemake.input.seed_runs,
+    seed_histories=snakemake.input.seed_histories,
 )

@@ -31,7 +31,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from decoders.harness.records import mark_exact, read_records
+from decoders.io import read_json
 from decoders.papers import paper_rows, paper_value
+from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
 from decoders.tables.intervals import ratio_of_totals
 from decoders.tables.ratios import (
@@ -44,7 +46,7 @@ from decoders.tables.ratios import (
     matched_sides,
     sides,
 )
-from decoders.tables.writers import save_figure, write_table
+from decoders.tables.writers import rounded, save_figure, write_table
 
 #: Columns of the tables derived from the clock (times, rates, speed-ups, what the pairing costs): two runs of the
 #: same workflow agree on every other column.
@@ -730,6 +732,130 @@ def cg_statistics_figure(records: pd.DataFrame, path) -> None:
     save_figure(fig, path, dpi=150)
 
 
+#: The seeds table's measures: Table 1's accuracy claims (token accuracy, % exact against Viterbi), in %.
+SEED_MEASURES = ("token_acc", "exact_pct")
+
+
+def seeds_table(
+    records: pd.DataFrame,
+    settings: dict,
+    run_seed: int,
+    histories: dict[str, dict] | None = None,
+    reference: str = REFERENCE,
+) -> pd.DataFrame:
+    """The seed variance of the trained model (config/chains.yaml ``seeds``): per dataset, measure (token
+    accuracy, % exact against ``reference``) and variant, its value with the model trained with each seed
+    (``seed_<n>`` columns; instance set ``<dataset>~<model>.seed<n>``, the run's seed the dataset's own set) and
+    their spread; then each variant's token accuracy minus the first variant's, seed by seed. ``histories``
+    ("<dataset>/<model name>" -> training history) give the training minutes of each seed."""
+    spec = settings.get("seeds")
+    if not spec:
+        return pd.DataFrame()
+    histories = histories or {}
+    rows = []
+    for dataset in spec["datasets"]:
+        sets = {seed: _seed_set(dataset, settings["model"], seed, run_seed) for seed in spec["seeds"]}
+        minutes = [
+            sum(epoch["seconds"] for epoch in histories[key]["epochs"]) / 60.0
+            for key in (
+                f"{dataset}/{seeded_name(settings['model'], seed, run_seed)}" for seed in spec["seeds"]
+            )
+            if key in histories
+        ]
+        per_seed = {
+            seed: _seed_summary(records, name, spec["variants"], reference) for seed, name in sets.items()
+        }
+        for measure in SEED_MEASURES:
+            values = {
+                variant: {seed: _summary_value(per_seed[seed], variant, measure) for seed in sets}
+                for variant in spec["variants"]
+            }
+            keys = {"dataset": dataset, "measure": measure}
+            mean_minutes = float(np.mean(minutes)) if minutes else np.nan
+            measure_rows = seed_rows(keys, "variant", values, dict.fromkeys(values, mean_minutes))
+            # % exact against Viterbi: the exact decoders' 100 by definition, so no difference rows
+            rows += [row for row in measure_rows if measure == "token_acc" or " - " not in row["variant"]]
+    return pd.DataFrame(rows)
+
+
+def _seed_set(dataset: str, model: str, seed: int, run_seed: int) -> str:
+    """The instance set of ``dataset`` scored by ``model`` trained with ``seed`` (the run's seed: the dataset's)."""
+    return dataset if seed == run_seed else f"{dataset}~{seeded_name(model, seed, run_seed)}"
+
+
+def _seed_summary(records: pd.DataFrame, name: str, variants: list[str], reference: str) -> pd.DataFrame:
+    """Token accuracy and % exact of ``variants`` on instance set ``name`` (empty when the set has no records);
+    % exact needs the reference's records on the set."""
+    of_set = records[(records["dataset"] == name) & records["variant"].isin([*variants, reference])]
+    if of_set.empty:
+        return pd.DataFrame(columns=["variant", *SEED_MEASURES])
+    marked = (
+        mark_exact(of_set, reference)
+        if (of_set["variant"] == reference).any()
+        else of_set.assign(exact=pd.NA)
+    )
+    rows = []
+    for variant, group in marked.groupby("variant", sort=False):
+        exact = group["exact"].astype("boolean")
+        exact_pct = 100.0 * float(exact.mean()) if exact.notna().all() else np.nan
+        rows.append({"variant": variant, "token_acc": _accuracy(group), "exact_pct": exact_pct})
+    return pd.DataFrame(rows)
+
+
+def _summary_value(summary: pd.DataFrame, variant: str, measure: str) -> float:
+    values = summary.loc[summary["variant"] == variant, measure]
+    return float(values.iloc[0]) if len(values) else np.nan
+
+
+def seed_notes(seeds: pd.DataFrame) -> list[str]:
+    """What the seed spread says of Table 1's single-seed accuracy claims: per variant, the range of its token
+    accuracy over seeds, and per difference row whether its sign holds on every seed."""
+    if seeds.empty:
+        return ["not measured: config/chains.yaml has no `seeds` entry"]
+    lines = []
+    accuracy = seeds[seeds["measure"] == "token_acc"]
+    for row in accuracy.itertuples():
+        known = [
+            v for c, v in zip(seeds.columns, row[1:], strict=True) if c.startswith("seed_") and np.isfinite(v)
+        ]
+        if " - " in row.variant:
+            signs = {np.sign(v) for v in known}
+            held = "its sign holds on every seed" if len(signs) == 1 and 0 not in signs else "its sign varies"
+            lines.append(
+                f"{row.dataset}: token accuracy {row.variant} over {row.seeds} seeds: mean {row.mean:+.2f} points, "
+                f"from {min(known, default=np.nan):+.2f} to {max(known, default=np.nan):+.2f}; {held}."
+            )
+        else:
+            lines.append(
+                f"{row.dataset}: {row.variant}'s token accuracy over {row.seeds} seeds ranges over {row.range:.2f}"
+                " points: a difference in Table 1 smaller than that is within what a change of seed alone makes."
+            )
+    return lines
+
+
+def _write_seeds(
+    records: pd.DataFrame,
+    settings: dict,
+    seed_runs: Iterable[str],
+    seed_histories: Iterable[str],
+    run_seed: int,
+    tables: Path,
+) -> None:
+    """The seeds table from the run's records (its own seed) and the seed study's."""
+    seed_runs = list(seed_runs)
+    both = pd.concat([records, load_runs(seed_runs)], ignore_index=True) if seed_runs else records
+    histories = {f"{Path(p).parent.name}/{Path(p).name.removesuffix('.history.json')}": read_json(p)
+                 for p in seed_histories}  # fmt: skip
+    seeds = seeds_table(both, settings, run_seed, histories)
+    write_table(
+        rounded(seeds, 2),
+        tables / "seeds",
+        title="chains: seed variance of the trained model (test token accuracy, % exact)",
+        caption=caption("chains", "seeds"),
+        notes=seed_notes(seeds),
+    )
+
+
 def write_chains_outputs(
     run_paths: Iterable[str],
     settings: dict,
@@ -738,12 +864,17 @@ def write_chains_outputs(
     figures,
     noise_paths: Iterable[str] = (),
     seed: int = 0,
+    seed_runs: Iterable[str] = (),
+    seed_histories: Iterable[str] = (),
 ) -> None:
     """Every chains table (CSV, Markdown, LaTeX) and figure from the gathered run records, the speed-ups with
-    95% intervals from the noise jobs' retimings (``noise_paths``) and bootstrap seed ``seed``."""
+    95% intervals from the noise jobs' retimings (``noise_paths``) and bootstrap seed ``seed`` (the run's seed,
+    which is also the seed the tables' model was trained with); the seeds table from ``seed_runs`` and
+    ``seed_histories``, the seed study's records and training histories."""
     tables, figures = Path(tables), Path(figures)
     figures.mkdir(parents=True, exist_ok=True)
     records = load_runs(run_paths)
+    _write_seeds(records, settings, seed_runs, seed_histories, seed, tables)
     noise = load_noise(noise_paths)
     method = interval_note(settings, seed, noise)
     summary = variant_summary(records, noise=noise, seed=seed)
