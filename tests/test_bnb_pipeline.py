@@ -97,6 +97,31 @@ def test_gold_and_predicted_tags(prepared):
         pipeline.tags_of(gold, "test", frames["dev"], "tags.parquet")
 
 
+def test_the_peer_records_its_parser_seconds_per_sentence(prepared, monkeypatch):
+    """run_udpipe keeps UDPipe's seconds sentence by sentence (Table 3's intervals resample them) and their sum as
+    the summary's; the parser is replaced by one that answers the gold trees at known times."""
+    frames = pipeline.load_splits(prepared, dev_fraction=0.2)
+    table, _ = pipeline.tag_splits(
+        frames, mode="gold", language="en", tagger=TAGGER, folds=2, min_count=1, seed=0
+    )
+    test = frames["test"]
+    times = [0.001 * (i + 1) for i in range(len(test))]
+
+    def parse(model_path, frame, *, tags, coarse_tags):
+        assert len(tags) == len(coarse_tags) == len(frame)
+        return [list(heads) for heads in frame["heads"]], times
+
+    monkeypatch.setattr(pipeline, "parse_udpipe_each", parse)
+    rows, summary = pipeline.run_udpipe(frames, table, model_path="m", training={}, language="en")
+    assert (
+        rows["seconds"].tolist() == times
+        and rows["instance_id"].tolist() == test["sent_id"].astype(str).tolist()
+    )
+    assert summary["parse_seconds"] == pytest.approx(sum(times))
+    assert summary["words_per_s"] == pytest.approx(rows["words"].sum() / sum(times))
+    assert (rows["correct"] == rows["total"]).all()
+
+
 @pytest.fixture(scope="module")
 def trained(prepared, tmp_path_factory):
     folder = tmp_path_factory.mktemp("models")

@@ -261,6 +261,7 @@ rule bnb_tables:
             "results/models/bnb/{dataset}/learning_curve.parquet",
             dataset=BNB.get("learning_curve", {}).get("datasets", []),
         ),
+        noise=noise_records("bnb", bnb_noise_sets()),
     output:
         table2=report(
             "results/tables/bnb/table2.csv",

@@ -267,3 +267,19 @@ def bnb_seed_histories():
         for m in spec.get("models", [])
         for seed in spec.get("seeds", [])
     ]
+
+
+def bnb_noise_sets():
+    """The instance sets whose speeds Table 3 compares: its model at every pruning k of each dataset."""
+    spec = BNB.get("table3")
+    if not spec:
+        return []
+    return [bnb_set_name(d, spec["model"], k) for d in BNB.get("datasets", []) for k in spec["pruning"]]
+
+
+def bnb_noise_variants(name):
+    """Table 3's timed variant on its own instance sets, timed again by the noise jobs (none on other sets)."""
+    return [BNB["table3"]["variant"]] if name in bnb_noise_sets() else []
+
+
+register_noise("bnb", bnb_noise_variants)

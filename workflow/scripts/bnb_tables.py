@@ -17,6 +17,7 @@ write_bnb_outputs(
     histories=snakemake.input.histories,
     seed_histories=snakemake.input.seed_histories,
     run_seed=snakemake.params.seed,
+    noise_paths=snakemake.input.noise,
     oracles=snakemake.input.oracles,
     learning_curves=snakemake.input.learning_curves,
     breakdown=next((p for p in snakemake.input.breakdown if p.endswith(".parquet")), None),

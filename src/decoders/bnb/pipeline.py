@@ -42,7 +42,7 @@ from decoders.parsing.treebank import (
     projective_flags,
     uas,
 )
-from decoders.parsing.udpipe import parse_udpipe, train_udpipe
+from decoders.parsing.udpipe import parse_udpipe_each, train_udpipe
 
 log = logging.getLogger(__name__)
 
@@ -532,10 +532,11 @@ def run_udpipe(
     source: str = "<tags>",
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The peer parsing the test sentences with the bnb tags (timed: UDPipe's parser calls only); per sentence
-    the correct and scored words, and what was measured."""
+    the correct and scored words and the parser's seconds (a speed ratio against the peer resamples them), and
+    what was measured."""
     tagged = _tagged(frames, table, source)
     test = frames["test"]
-    heads, seconds = parse_udpipe(
+    heads, each = parse_udpipe_each(
         model_path,
         test,
         tags=tagged["test"]["tags"].tolist(),
@@ -543,7 +544,7 @@ def run_udpipe(
     )
     sentences = parse_sentences(test, Vocabulary(), language=language, source=source)
     rows = []
-    for sentence, predicted in zip(sentences, heads, strict=True):
+    for sentence, predicted, own in zip(sentences, heads, each, strict=True):
         right = (np.asarray(predicted) == sentence.gold[1:]) & sentence.scored
         rows.append(
             {
@@ -551,8 +552,10 @@ def run_udpipe(
                 "words": sentence.n,
                 "correct": int(right.sum()),
                 "total": int(sentence.scored.sum()),
+                "seconds": own,
             }
         )
+    seconds = float(sum(each))
     words = int(sum(sentence.n for sentence in sentences))
     summary = {
         "training": training,

@@ -4,7 +4,10 @@ Records are per test sentence of an instance set ``<dataset>~<model>~<k>``: deco
 included), ``correct``/``total`` scored words (UAS without punctuation), status (``optimal`` = certified), and
 the B&B's ``dp_calls``, ``nodes``, ``subgradient_iterations`` and ``factors`` in its stats. UAS differences between a
 model and the baseline carry a paired bootstrap interval (sentences resampled together for both models) and a
-bootstrap p-value, Holm-corrected over the table's family of tests before any gain or loss is claimed.
+bootstrap p-value, Holm-corrected over the table's family of tests before any gain or loss is claimed. Table 3's
+speed ratios (each k against no pruning, and against the UDPipe peer) carry a 95% interval: a bootstrap over the
+test sentences, matched by sentence across jobs, plus the run-to-run noise the noise jobs measured
+(:mod:`decoders.tables.ratios`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
 from decoders.seeds import seed_rows, seeded_name, unseeded
 from decoders.tables.captions import caption
+from decoders.tables.ratios import Sides, instance_seconds, interval_note, load_noise, records_interval
 from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -261,14 +265,67 @@ def _oracle_pct(path: Path | None, column: str) -> float | None:
     return 100.0 * oracle[column].sum() / oracle["scored"].sum()
 
 
+#: The peer's name as a variant of its records when they join the run's (its speed intervals).
+PEER_VARIANT = "udpipe"
+
+
+def _set_seconds(frame: pd.DataFrame, name: str, variant: str) -> pd.Series | None:
+    """One variant's seconds on instance set ``name`` (``<dataset>~<model>~<k>``), by sentence id: from the run's
+    records (the set in ``set``) or from raw records (noise jobs': the set in ``dataset``)."""
+    raw = frame.assign(dataset=frame["set"]) if "set" in frame else frame
+    return instance_seconds(raw, name, variant)
+
+
+def speed_sides(frame: pd.DataFrame, faster: tuple[str, str], slower: tuple[str, str]) -> Sides | None:
+    """The seconds of ``slower`` (instance set, variant) over those of ``faster`` on the sentences both decoded,
+    matched by sentence id across their jobs: ``faster``'s words/s over ``slower``'s. None where either lacks
+    records."""
+    over, under = _set_seconds(frame, *slower), _set_seconds(frame, *faster)
+    if over is None or under is None:
+        return None
+    common = over.index.intersection(under.index)
+    return (over.loc[common], under.loc[common]) if len(common) else None
+
+
+def speed_ratio(
+    records: pd.DataFrame,
+    noise: pd.DataFrame | None,
+    seed: int,
+    faster: tuple[str, str],
+    slower: tuple[str, str],
+) -> tuple[float, float, float]:
+    """(ratio, low, high): ``faster``'s words/s over ``slower``'s ((instance set, variant) each) on the same
+    sentences, with its 95% interval (:func:`decoders.tables.ratios.records_interval`: a bootstrap over sentences
+    plus the run-to-run term of the noise jobs where both sides were timed again); NaN where either is missing."""
+    found = records_interval(lambda frame: speed_sides(frame, faster, slower), records, noise, seed=seed)
+    return (math.nan,) * 3 if found is None else (found.estimate, found.low, found.high)
+
+
+def _ratio_columns(name: str, ratio: tuple[float, float, float]) -> dict[str, float]:
+    return dict(zip((name, f"{name}_lo", f"{name}_hi"), ratio, strict=True))
+
+
+def _with_peer(records: pd.DataFrame, dataset: str, peer: pd.DataFrame) -> pd.DataFrame:
+    """The run's records with the peer's per-sentence parser seconds as variant :data:`PEER_VARIANT` of instance
+    set ``dataset``; unchanged when the peer's records have none (an older run's: one total only)."""
+    if "seconds" not in peer:
+        return records
+    own = peer.assign(set=dataset, dataset=dataset, variant=PEER_VARIANT, stats="{}")
+    return pd.concat([records, own[["set", "dataset", "variant", "instance_id", "seconds", "stats"]]])
+
+
 def table3(
     records: pd.DataFrame,
     settings: Mapping[str, Any],
     peers: Mapping[str, Path],
     oracles: Mapping[str, Path] | None = None,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """UAS and words/s of the table-3 model per pruning k, the UDPipe peer, the paper's rows beside;
-    ``oracles`` (instance-set name -> oracle.parquet) adds each k's pruned projective oracle UAS."""
+    ``oracles`` (instance-set name -> oracle.parquet) adds each k's pruned projective oracle UAS. Each row's
+    words/s over the unpruned B&B's (``vs_unpruned``) and over the peer's (``vs_udpipe``) with its 95% interval
+    (:func:`speed_ratio`; ``noise``: the noise jobs' records, ``seed`` the bootstrap's)."""
     oracles = oracles or {}
     spec = settings["table3"]
     paper = {row["system"]: row for row in paper_rows("bnb", "table3_pruning")}
@@ -280,23 +337,28 @@ def table3(
             & (records["model"] == spec["model"])
             & (records["variant"] == spec["variant"])
         ]
-        unpruned = ours[ours["pruning"] == "unpruned"]
-        unpruned_speed = (
-            unpruned["size"].sum() / unpruned["seconds"].sum() if not unpruned.empty else float("nan")
-        )
+        peer = read_parquet(peers[dataset]) if dataset in peers else None
+        timed = records if peer is None else _with_peer(records, dataset, peer)
+        unpruned = (f"{dataset}~{spec['model']}~{pruning_label(None)}", spec["variant"])
+        udpipe = (dataset, PEER_VARIANT)
         for k in spec["pruning"]:
             group = ours[ours["pruning"] == pruning_label(k)]
             if group.empty:
                 continue
             speed = group["size"].sum() / group["seconds"].sum()
             row = paper.get("bnb-no-prune" if k is None else f"bnb-k{k}", {})
+            this = (f"{dataset}~{spec['model']}~{pruning_label(k)}", spec["variant"])
             rows.append(
                 {
                     "dataset": dataset,
                     "system": f"{spec['model']} B&B {'no pruning' if k is None else f'k = {k}'}",
                     "uas": uas_of(group),
                     "words_per_s": speed,
-                    "vs_unpruned": speed / unpruned_speed,
+                    **_ratio_columns(
+                        "vs_unpruned",
+                        speed_ratio(timed, noise, seed, this, unpruned) if k else (1.0, math.nan, math.nan),
+                    ),
+                    **_ratio_columns("vs_udpipe", speed_ratio(timed, noise, seed, this, udpipe)),
                     "certified_pct": _certified(group),
                     "pruned_oracle_uas": _oracle_pct(
                         oracles.get(f"{dataset}~{spec['model']}~{pruning_label(k)}"), "pruned_oracle"
@@ -305,10 +367,8 @@ def table3(
                     "paper_words_per_s": row.get(f"{corpus}_words_per_s") if corpus else None,
                 }
             )
-        if dataset in peers:
-            records_path = peers[dataset]
-            peer = read_parquet(records_path)
-            summary = read_json(records_path.with_suffix(".json"))
+        if peer is not None:
+            summary = read_json(peers[dataset].with_suffix(".json"))
             row = paper.get("turboparser-full", {})
             rows.append(
                 {
@@ -316,7 +376,8 @@ def table3(
                     "system": "UDPipe 1 (peer; paper: TurboParser full)",
                     "uas": uas_of(peer),
                     "words_per_s": summary["words_per_s"],
-                    "vs_unpruned": summary["words_per_s"] / unpruned_speed,
+                    **_ratio_columns("vs_unpruned", speed_ratio(timed, noise, seed, udpipe, unpruned)),
+                    **_ratio_columns("vs_udpipe", (1.0, math.nan, math.nan)),
                     "certified_pct": None,
                     "pruned_oracle_uas": None,
                     "paper_uas": row.get(f"{corpus}_uas") if corpus else None,
@@ -1104,9 +1165,11 @@ def write_bnb_outputs(
     learning_curves: Iterable[str] = (),
     seed_histories: Iterable[str] = (),
     run_seed: int | None = None,
+    noise_paths: Iterable[str] = (),
 ) -> None:
     """Every bnb table and figure (``breakdown``: rule bnb_breakdown's parquet, its summary .json beside it;
-    ``seed_histories``: the training histories of the seed study's models, ``run_seed`` the run's seed)."""
+    ``seed_histories``: the training histories of the seed study's models, ``run_seed`` the run's seed, which
+    also seeds the speed intervals' bootstrap; ``noise_paths``: the noise jobs' records)."""
     every = load_runs(run_paths)
     # the seed study's models (<model>.seed<n>) go to the seeds table alone
     records = every[every["model"].map(lambda name: unseeded(name)[1] is None)]
@@ -1114,7 +1177,10 @@ def write_bnb_outputs(
     peer_files = {Path(p).parent.name: Path(p) for p in peers}
     oracle_sets = {Path(p).parent.name: Path(p) for p in oracles}
     oracle_files = {name.split("~")[0]: path for name, path in oracle_sets.items()}  # unpruned: any set's
-    second = _write_accuracy_tables(records, settings, peer_files, oracle_sets, tables)
+    noise = load_noise(noise_paths)
+    second = _write_accuracy_tables(
+        records, settings, peer_files, oracle_sets, tables, noise, 0 if run_seed is None else run_seed
+    )
     _write_seeds(every, settings, second, run_seed, seed_histories, tables)
     _write_search_tables(records, settings, tables)
     _write_input_tables(settings, errors, factor_counts, tag_summaries, tables)
@@ -1130,8 +1196,11 @@ def _write_accuracy_tables(
     peer_files: Mapping[str, Path],
     oracle_sets: Mapping[str, Path],
     tables: Path,
+    noise: pd.DataFrame | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k; returns Table 2."""
+    """Tables 2 and 3: UAS per factor set, and accuracy and speed per pre-pruning k (its speed ratios' intervals
+    from the ``noise`` records, bootstrap seeded with ``seed``); returns Table 2."""
     second = table2(records, settings)
     tests = int(second.get("p_value", pd.Series(dtype=float)).notna().sum())
     write_table(
@@ -1147,7 +1216,7 @@ def _write_accuracy_tables(
         ],
     )
     write_table(
-        rounded(table3(records, settings, peer_files, oracle_sets)),
+        rounded(table3(records, settings, peer_files, oracle_sets, noise, seed)),
         tables / "table3",
         title="bnb: Table 3 (accuracy and speed per pre-pruning k)",
         caption=caption("bnb", "table3"),
@@ -1159,6 +1228,12 @@ def _write_accuracy_tables(
             "above it, UDPipe is the weaker parser here: a greedy transition-based parser with one hidden layer "
             "and word embeddings learnt from these treebanks alone.",
             f"paper: PTB/CTB5 ({paper_value('bnb.text.hardware')}); speeds are properties of a CPU.",
+            "vs_unpruned, vs_udpipe: the row's words/s over the unpruned B&B's and over UDPipe's, i.e. their summed "
+            "seconds over the row's on the same test sentences, matched by sentence across jobs (each k is a job "
+            "of its own; UDPipe's seconds are its parser calls, sentence by sentence).",
+            interval_note(settings, seed, noise)
+            + " UDPipe is not timed again by the noise jobs: a ratio with UDPipe on either side has the "
+            "bootstrap over sentences only.",
         ],
     )
     return second
