@@ -99,3 +99,14 @@ def test_ratio_by_k_takes_medians_per_length():
     assert by_k.loc[2, "colour-coding-certified"] == pytest.approx(0.251)  # median of 0.002 and 0.5
     assert by_k.loc[2, "ratio"] == pytest.approx(0.3 / 0.251)
     assert ratio_by_k(RECORDS, "beam-1").empty  # a variant that did not run
+
+
+def test_the_per_length_ratio_has_its_interval():
+    """The slowest length's median ratio in the notes comes with a 95% interval that holds it (k = 2: titles b
+    and c); a length no title has gives none."""
+    from decoders.tables.titles import _k_interval
+
+    text = _k_interval(RECORDS, None, 0, "toy", "colour-coding-certified", "ilp-cp-sat", 2)
+    low, high = (float(x) for x in text.strip(" []").split(", "))
+    assert low <= round(0.3 / 0.251, 1) <= high
+    assert _k_interval(RECORDS, None, 0, "toy", "colour-coding-certified", "ilp-cp-sat", 7) == ""
