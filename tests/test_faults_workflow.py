@@ -206,9 +206,15 @@ def test_killed_runs_resume_to_the_uninterrupted_results(resumed, uninterrupted,
             # a killed job fails its run (which goes on with the other jobs, keep-going) and leaves no output
             assert attempt.returncode != 0 and "Error in rule" in attempt.output, attempt.output[-3000:]
     worker = next(a for a in attempts if any(k.startswith("decoding worker") for k in a.kills))
-    assert (
-        "the decoding worker was killed by SIGKILL" in worker.output and "not by the harness" in worker.output
-    )
+    # a worker killed while its job waits on it (start-up, warm-up, an instance) stops the decode job, which says
+    # why; one killed when its job no longer needs it leaves that job's records complete and the job ends as it
+    # would have (seen once here, 2026-12-02: no decode job failed in that attempt); either way the results
+    # below equal the uninterrupted run's
+    if "Error in rule decode:" in worker.output:
+        assert (
+            "the decoding worker was killed by SIGKILL" in worker.output
+            and "not by the harness" in worker.output
+        )
     assert_same_results(uninterrupted, workdir)
     assert_nothing_left_to_do(command(repo_root, workdir, mirror), workdir)
 
