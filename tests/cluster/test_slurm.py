@@ -25,8 +25,10 @@ from workflow_runs import VARIANT_RUNS, assert_nothing_left_to_do, assert_same_r
 BIN = Path(sys.executable).parent
 TARGET = "results/tables/chains/table1.csv"
 # Snakemake jobs of the target, and the SLURM jobs they become: each variant's two decode shards and its
-# gather form one group job (--group-components decode=1 keeps a group within this node's CPUs).
-SNAKEMAKE_JOBS = 22
+# gather form one group job (--group-components decode=1 keeps a group within this node's CPUs). 22 jobs and the
+# 4 noise jobs that time a sample of the two instance sets again in separate processes (the toy config's
+# harness.noise: 2 processes), for the tables' intervals.
+SNAKEMAKE_JOBS = 26
 SLURM_JOBS = SNAKEMAKE_JOBS - 3 * len(VARIANT_RUNS) + len(VARIANT_RUNS)
 
 pytestmark = [
