@@ -131,14 +131,7 @@ def _ratio_text(
     same titles, each with its 95% interval (:func:`decoders.tables.ratios.records_interval`)."""
     parts = []
     for statistic, name in (("median", "median_ratio"), ("total", "mean_ratio")):
-        found = records_interval(
-            lambda frame: matched_sides(frame, dataset, variant, exact),
-            records,
-            noise,
-            seed=seed,
-            statistic=statistic,
-        )
-        bracket = "" if found is None else f" [{found.low:.1f}, {found.high:.1f}]"
+        bracket = _k_interval(records, noise, seed, dataset, variant, exact, None, statistic)
         parts.append(f"{ratio[name]:.1f}x {'mean' if statistic == 'total' else 'median'}{bracket}")
     return ", ".join(parts)
 
@@ -150,17 +143,23 @@ def _k_interval(
     dataset: str,
     variant: str,
     exact: str,
-    k: int,
+    k: int | None,
+    statistic: str = "median",
 ) -> str:
-    """`` [lo, hi]``: the 95% interval of the ILP's median seconds over ``variant``'s on the titles of length
-    ``k`` (the noise term from the whole set's retimings: the sample barely holds one length); "" without one."""
+    """`` [lo, hi]``: the 95% interval of the ILP's median (``statistic``) seconds over ``variant``'s on the
+    titles of length ``k`` (None: every title; for one length the noise term comes from the whole set's
+    retimings: the sample barely holds one length); "" without one."""
+
+    def whole(frame: pd.DataFrame) -> Any:
+        return matched_sides(frame, dataset, variant, exact)
+
     found = records_interval(
-        lambda frame: matched_sides(frame[frame["k"] == k], dataset, variant, exact),
+        whole if k is None else (lambda frame: whole(frame[frame["k"] == k])),
         records,
         noise,
         seed=seed,
-        statistic="median",
-        noise_comparison=lambda frame: matched_sides(frame, dataset, variant, exact),
+        statistic=statistic,
+        noise_comparison=whole,
     )
     return "" if found is None else f" [{found.low:.1f}, {found.high:.1f}]"
 
