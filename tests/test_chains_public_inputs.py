@@ -220,6 +220,17 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "nan": ("solution", solution(with_value(LABELS, (1,))), "solution.structure"),
          "id": ("solution", solution(np.array([0, -1, 0, 0])), "solution.structure[1]")},
     ),
+    "decoders.chains.decoders.check_structure": (
+        {"instance": INSTANCE, "structure": np.array([0, 2, 1, 0])},
+        {"shape": ("instance", THETA, "instance"),
+         "nan": "n/a: a bad structure is the reason it returns (tests/test_user_decoders.py)",
+         "id": "n/a: a bad structure is the reason it returns (tests/test_user_decoders.py)"},
+    ),
+    "decoders.chains.decoders.scores_of": (
+        {"instance": INSTANCE},
+        {"shape": ("instance", THETA, "instance"), "nan": "n/a: takes an instance only",
+         "id": "n/a: takes an instance only"},
+    ),
     "decoders.chains.decoders.verify": (
         {"instance": INSTANCE, "solution": chain_decoders.decode_viterbi(INSTANCE)},
         {"shape": ("instance", THETA, "instance"),

@@ -205,7 +205,9 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "repeats": 1,
         "loop_repeats": 0,
         "reference": None,
-        "verifier": False,
+        "verifier": [],
+        "structure_check": [],
+        "evaluation": ["test_harness_runner._count_correct"],
         "verify_seconds": 0.0,
     }
 
@@ -225,7 +227,7 @@ def test_false_certificates_become_errors_outside_the_timing(isolate):
 
     honest = run("honest")
     assert honest["status"].tolist() == ["optimal", "optimal"]
-    assert honest.attrs["harness"]["verifier"] is True
+    assert honest.attrs["harness"]["verifier"] == [f"{harness_liars.MODULE}.verify"]
     checks = [json.loads(stats)["verify_seconds"] for stats in honest["stats"]]
     assert honest.attrs["harness"]["verify_seconds"] == pytest.approx(sum(checks))
     assert all(check > 0.0 for check in checks)

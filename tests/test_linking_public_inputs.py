@@ -255,6 +255,12 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "nan": ("solution", Solution(np.array([0.0, np.nan, 0.0]), 3.0), "solution.structure"),
          "id": ("solution", Solution(np.array([0, 2, 0]), 3.0), "solution.structure[1]")},
     ),
+    "decoders.linking.decoders.check_structure": (
+        {"instance": INSTANCE, "structure": np.array([0, 0, 0])},
+        {"shape": ("instance", SETS, "instance"),
+         "nan": "n/a: a bad structure is the reason it returns (tests/test_user_decoders.py)",
+         "id": "n/a: a bad structure is the reason it returns (tests/test_user_decoders.py)"},
+    ),
     "decoders.linking.decoders.verify": (
         {"instance": INSTANCE, "solution": Solution(np.array([0, 0, 0]), 7.0, 7.0, "optimal", {})},
         {"shape": ("solution", (np.array([0, 0, 0]), 7.0), "solution"),

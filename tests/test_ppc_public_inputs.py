@@ -333,6 +333,9 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: _decoders().evaluate(_instance(), "solution"), "solution must be a Solution"),
         (lambda: _decoders().evaluate(_instance(), _solution([0])), "solution.structure must hold 2 heads"),
     ],
+    "decoders.check_structure": [
+        (lambda: _decoders().check_structure(np.zeros(3), [0, 1]), "instance must be a PPCInstance"),
+    ],
     "decoders.verify": [
         (lambda: _decoders().verify(np.zeros(3), _solution([0, 1])), "instance must be a PPCInstance"),
         (lambda: _decoders().verify(_instance(), {"structure": [0, 1]}), "solution must be a Solution"),

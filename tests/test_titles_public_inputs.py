@@ -284,6 +284,10 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "nan": ("solution", Solution([0.0, math.nan], 0.0), "solution.structure"),
          "id": ("solution", Solution([0, 5], 0.0), "solution.structure[1]")},
     ),
+    "decoders.titles.decoders.check_structure": (
+        {"instance": INSTANCE, "structure": PATH},
+        {"shape": ("instance", NOT_AN_INSTANCE, "instance"), "nan": NA_VERIFY, "id": NA_VERIFY},
+    ),
     "decoders.titles.decoders.verify": (
         {"instance": INSTANCE, "solution": SOLUTION},
         {"shape": ("instance", NOT_AN_INSTANCE, "instance"), "nan": NA_VERIFY, "id": NA_VERIFY},

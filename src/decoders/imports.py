@@ -117,3 +117,57 @@ def script_dependencies(script: str | Path, src: str | Path = SRC) -> list[Path]
         if name not in files:
             raise ValueError(f"{script}, line {line}: imports {name}, which is not a module of the package")
     return dependencies((name for _, name in imported_names(script) if name in files), src)
+
+
+def module_file(name: str, extra_paths: Iterable[str | Path] = ()) -> Path | None:
+    """The source file of module ``name`` as an import would find it (nothing of it is run; a dotted name's parent
+    packages are imported), searching ``extra_paths`` too for a top-level module; None when there is none, or when
+    it has no Python source (a compiled extension, a namespace package)."""
+    import importlib.machinery
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None and "." not in name:
+        spec = importlib.machinery.PathFinder.find_spec(name, [str(path) for path in extra_paths])
+    origin = getattr(spec, "origin", None)
+    if not origin or not str(origin).endswith(".py"):
+        return None
+    return Path(origin)
+
+
+def registered_decoders(path: str | Path) -> set[tuple[str | None, str]]:
+    """``(experiment, name)`` of every ``register(experiment, name)`` call in a Python file whose name is a string
+    literal, read from its source: the experiment resolved through the module's own string constants
+    (``EXPERIMENT = "chains"``), None when it is computed. A decorator made in a loop is not seen (the caller
+    then imports the module to know). SyntaxError names the file."""
+    path = Path(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    found: set[tuple[str | None, str]] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or len(node.args) < 2:
+            continue
+        func = node.func
+        called = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        )
+        first, second = node.args[0], node.args[1]
+        if called != "register" or not (isinstance(second, ast.Constant) and isinstance(second.value, str)):
+            continue
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            experiment = first.value
+        else:
+            experiment = constants.get(first.id) if isinstance(first, ast.Name) else None
+        found.add((experiment, second.value))
+    return found

@@ -20,6 +20,30 @@ PACKAGES = ("slurm-wlm", "slurmdbd", "munge", "mariadb-server")
 DAEMONS = ("munged", "mariadbd", "mariadb-install-db", "slurmdbd", "slurmctld", "slurmd", "sbatch", "sacct")
 CLUSTER = "decoders"
 SYSTEM_CONF = Path("/etc/slurm/slurm.conf")
+MARKER = "# written by the project's SLURM test (tests/cluster/slurm.py); removed when the test cluster stops"
+
+
+def _left_by_a_test_run(link: Path) -> bool:
+    """Whether `link` points at a configuration this test wrote (its first line is MARKER, or, before the marker
+    existed, its cluster name and pid files are ours) whose controller is no longer running."""
+    try:
+        lines = link.read_text().splitlines()
+    except OSError:
+        return False
+    settings = dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+    ours = (lines[:1] == [MARKER]) or (
+        settings.get("ClusterName") == CLUSTER and "pytest-of-" in settings.get("SlurmctldPidFile", "")
+    )
+    if not ours:
+        return False
+    pid_file = Path(settings.get("SlurmctldPidFile", "/nonexistent"))
+    try:
+        pid = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return True
+    return not Path(f"/proc/{pid}").exists()
+
+
 ACCOUNT = "bench"
 
 
@@ -114,6 +138,7 @@ class SlurmCluster:
         self.run.chmod(0o755)
         auth = f"AuthType=auth/munge\nAuthInfo=socket={self.munge_socket}\n"
         slurm_conf = (
+            f"{MARKER}\n"
             f"ClusterName={CLUSTER}\n"
             f"SlurmctldHost={self.node}\n"
             f"SlurmctldPort={self.ports['ctld']}\n"
@@ -161,6 +186,8 @@ class SlurmCluster:
         reads the default path, as on a real cluster. An existing configuration is never replaced."""
         if SYSTEM_CONF.is_symlink() and not SYSTEM_CONF.exists():
             SYSTEM_CONF.unlink()  # left dangling by a test run that was killed
+        if SYSTEM_CONF.is_symlink() and _left_by_a_test_run(SYSTEM_CONF):
+            SYSTEM_CONF.unlink()  # a test run that was killed left its link (and its files) behind
         if SYSTEM_CONF.exists() or SYSTEM_CONF.is_symlink():
             raise ClusterError(
                 f"{SYSTEM_CONF} exists: this machine has a SLURM configuration, not replacing it"

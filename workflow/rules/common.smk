@@ -17,9 +17,10 @@ from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
 from decoders.tables.captions import caption
 from decoders.tier import QUICK_NOTE
+from decoders.harness.protocol import decoder_problems
 from decoders.harness.runner import default_grace
 from decoders.tables.resources import noise_mem_mb as resources_noise_mem_mb
-from decoders.imports import dependencies, script_dependencies
+from decoders.imports import dependencies, module_file, script_dependencies
 from decoders.imports import modules as package_modules
 
 # Fails at load time, naming the key, on an unknown key, a wrong type or a dangling reference. The checked form
@@ -29,6 +30,17 @@ from decoders.imports import modules as package_modules
 _checked = validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
 config.clear()
 config.update(_checked)
+
+# Every variant's decoder and module resolve now, not when its job runs (decoders.harness.protocol).
+_problems = [
+    problem
+    for _name, _settings in config["experiments"].items()
+    for problem in decoder_problems(
+        _name, (_settings or {}).get("variants", {}), [Path(workflow.basedir) / "workflow" / "scripts"]
+    )
+]
+if _problems:
+    raise ConfigError("invalid configuration:\n" + "\n".join(f"  {p}" for p in _problems))
 
 DATASETS = config["datasets"]
 
@@ -67,10 +79,16 @@ def code_hash(script, *modules):
     root = Path(workflow.basedir)
     src = root / "src"
     files = set(script_dependencies(root / "workflow" / "scripts" / f"{script}.py", src))
-    files.update(dependencies(modules, src))
+    ours = package_modules(src)
+    files.update(dependencies([name for name in modules if name in ours], src))
+    # a user's decoder module outside the package: its source and what it imports of ours
+    for name in modules:
+        if name not in ours:
+            path = module_file(name, [root / "workflow" / "scripts"])
+            files.update([path, *script_dependencies(path, src)])
     digest = hashlib.sha256()
     for file in sorted(files):
-        digest.update(file.relative_to(src).as_posix().encode())
+        digest.update((file.relative_to(src).as_posix() if file.is_relative_to(src) else file.name).encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()
 
@@ -82,16 +100,25 @@ def decoder_modules(wildcards):
 
 
 def modules_of(experiment_name, specs):
-    """The package modules that define the decoders of variants `specs` of experiment `experiment_name` and of its
-    reference (harness.reference): each variant's `module` or decoders.<experiment>.decoders, where that exists.
-    """
+    """The modules that define the decoders of variants `specs` of experiment `experiment_name` and of its
+    reference (harness.reference), each the variant's `module` (a user's, outside the package, too) or
+    decoders.<experiment>.decoders, and the latter in any case, where they exist."""
     experiment = config["experiments"][experiment_name]
     specs = list(specs)
     reference = harness_settings(experiment_name).get("reference")
     if reference in experiment.get("variants", {}):
         specs.append(experiment["variants"][reference])
-    names = {spec.get("module", f"decoders.{experiment_name}.decoders") for spec in specs}
-    return sorted(name for name in names if name in package_modules(Path(workflow.basedir) / "src"))
+    own = (
+        f"decoders.{experiment_name}.decoders"  # its verify, check_structure and evaluate check every variant
+    )
+    names = {spec.get("module", own) for spec in specs} | {own}
+    ours = package_modules(Path(workflow.basedir) / "src")
+    scripts = [Path(workflow.basedir) / "workflow" / "scripts"]
+    return sorted(
+        name
+        for name in names
+        if name in ours or (not name.startswith("decoders.") and module_file(name, scripts) is not None)
+    )
 
 
 # Cluster resources (config.yaml: resources). Every rule declares threads, mem_mb and runtime (minutes) through

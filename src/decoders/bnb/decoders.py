@@ -281,16 +281,18 @@ def evaluate(instance: ParseInstance, solution: Solution) -> dict[str, int]:
     return {"correct": correct, "total": int(np.count_nonzero(instance.scored))}
 
 
-def verify(instance: ParseInstance, solution: Solution) -> str | None:
-    """The harness's certificate check of an ``optimal`` Solution: the structure is a single-rooted projective
-    tree over the allowed arcs; its score recomputed from the model's features equals the objective exactly
-    (integer weights); the bound equals the objective; and, up to :data:`VERIFY_ENUMERATE` words, no projective
-    tree over the allowed arcs scores more. Returns None when everything holds, else the reason."""
-    _check_arguments(instance, solution)
-    structure = solution.structure
-    if structure is None or len(structure) != instance.n:
-        return f"structure must hold {instance.n} heads"
-    heads = np.concatenate([[-1], np.asarray(structure, dtype=np.int64)])
+def check_structure(instance: ParseInstance, structure: Any) -> str | None:
+    """Why ``structure`` is not a parse of ``instance`` in this experiment's space (None when it is): one integer
+    head per word, forming a single-rooted projective tree over the arcs the pruning allowed. The harness applies
+    it to every record with a structure (:func:`decoders.harness.protocol.get_structure_check`)."""
+    if not isinstance(instance, ParseInstance):
+        raise ValueError(f"instance must be a ParseInstance; got {type(instance).__name__}")
+    heads = np.asarray(structure)
+    if heads.shape == (0,):
+        heads = heads.astype(np.int64)  # np.asarray([]) is float64: an empty list holds no bad head
+    if heads.shape != (instance.n,) or heads.dtype.kind not in "iu":
+        return f"structure must hold {instance.n} integer heads; got shape {heads.shape}, dtype {heads.dtype}"
+    heads = np.concatenate([[-1], heads.astype(np.int64)])
     problem = tree_error(heads)
     if problem is not None:
         return f"not a tree: {problem}"
@@ -298,6 +300,21 @@ def verify(instance: ParseInstance, solution: Solution) -> str | None:
         return "the tree is not projective"
     if not instance.allowed[heads[1:], np.arange(1, instance.n + 1)].all():
         return "the tree uses an arc the pruning removed"
+    return None
+
+
+def verify(instance: ParseInstance, solution: Solution) -> str | None:
+    """The harness's certificate check of an ``optimal`` Solution: the structure is a single-rooted projective
+    tree over the allowed arcs; its score recomputed from the model's features equals the objective exactly
+    (integer weights); the bound equals the objective; and, up to :data:`VERIFY_ENUMERATE` words, no projective
+    tree over the allowed arcs scores more. Returns None when everything holds, else the reason."""
+    _check_arguments(instance, solution)
+    if solution.structure is None:
+        return f"structure must hold {instance.n} heads"
+    problem = check_structure(instance, solution.structure)
+    if problem is not None:
+        return problem
+    heads = np.concatenate([[-1], np.asarray(solution.structure, dtype=np.int64)])
     score = _score(instance, heads)
     if score != solution.objective:
         return f"the tree scores {score!r}, not the objective {solution.objective!r}"

@@ -250,6 +250,15 @@ def _theta(instance: FeatureInstance) -> tuple[np.ndarray, ChainModel]:
     return theta, model
 
 
+def scores_of(instance: ChainInstance | FeatureInstance) -> tuple[np.ndarray, np.ndarray]:
+    """``(theta, tau)`` of a chains instance: its own for a ChainInstance, its model's for a FeatureInstance (the
+    instances of the workflow's instance sets). What a decoder of one's own starts from."""
+    if isinstance(_instance(instance), FeatureInstance):
+        theta, model = _theta(instance)
+        return theta, model.tau
+    return instance.theta, instance.scores.tau
+
+
 def _check_features(instance: FeatureInstance, model: ChainModel) -> None:
     """What a FeatureInstance's construction could not check: its feature ids and gold ids against the model's
     counts, and that the model's forbidden transitions allow a sequence of its length (the scoring kernel does not
@@ -332,11 +341,7 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
     """
     if not isinstance(solution, Solution):
         raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")
-    if isinstance(_instance(instance), FeatureInstance):
-        theta, model = _theta(instance)
-        tau = model.tau
-    else:
-        theta, tau = instance.theta, instance.scores.tau
+    theta, tau = scores_of(instance)
     n, n_labels = theta.shape
     problem = _labels_problem(solution.structure, n, n_labels, "structure")
     if problem:
@@ -369,8 +374,27 @@ def verify(instance: ChainInstance | FeatureInstance, solution: Solution) -> str
     return None
 
 
+def check_structure(instance: ChainInstance | FeatureInstance, structure: Any) -> str | None:
+    """Why ``structure`` is not a tag sequence of ``instance`` (None when it is): one integer label id per token,
+    in range, over transitions the scores allow (``tau`` finite). The harness applies it to every record with a
+    structure (:func:`decoders.harness.protocol.get_structure_check`)."""
+    theta, tau = scores_of(instance)
+    n, n_labels = theta.shape
+    problem = _labels_problem(structure, n, n_labels, "structure")
+    if problem:
+        return problem
+    labels = np.asarray(structure, dtype=np.int64)
+    used = tau[labels[:-1], labels[1:]]
+    if not np.isfinite(used).all():
+        at = int(np.flatnonzero(~np.isfinite(used))[0])
+        return f"structure uses the forbidden transition {labels[at]} -> {labels[at + 1]} at token {at + 1}"
+    return None
+
+
 def _labels_problem(structure: Any, n: int, n_labels: int, name: str) -> str | None:
     labels = np.asarray(structure)
+    if labels.shape == (0,):
+        labels = labels.astype(np.int64)  # np.asarray([]) is float64: an empty list holds no bad id
     if labels.shape != (n,) or labels.dtype.kind not in "iu":
         return f"{name} must be {n} integer label ids; got shape {labels.shape}, dtype {labels.dtype}"
     if n and (labels.min() < 0 or labels.max() >= n_labels):

@@ -1,13 +1,24 @@
 """The benchmark harness: decoder protocol and registry, runner with hard time limits, records, provenance, shards.
 
 An experiment plugs in by registering decoders in ``decoders.<experiment>.decoders`` with
-``@register(experiment, name)`` (and, optionally, an ``evaluate(instance, solution)`` there), writing its scored
+``@register(experiment, name)`` (and defining there ``check_structure(instance, structure)``,
+``verify(instance, solution)`` and ``evaluate(instance, solution)``, which every decoder of the experiment gets,
+whatever module it lives in), writing its scored
 instance set with :func:`decoders.harness.instances.write_instance_shards` and naming its variants in
 config/<experiment>.yaml; workflow/rules/decode.smk then runs :func:`decoders.harness.jobs.decode_shard` per (variant, shard)
 and :func:`decoders.harness.jobs.gather_runs` per variant.
 """
 
-from decoders.harness.protocol import STATUSES, Decoder, Solution, get_decoder, known_decoders, register
+from decoders.harness.protocol import (
+    STATUSES,
+    Decoder,
+    Solution,
+    checks_of,
+    decoder_problems,
+    get_decoder,
+    known_decoders,
+    register,
+)
 from decoders.harness.provenance import collect_provenance, config_hash, thread_settings, write_provenance
 from decoders.harness.records import (
     RECORD_COLUMNS,
@@ -29,8 +40,10 @@ __all__ = [
     "RecordError",
     "Solution",
     "WorkerError",
+    "checks_of",
     "collect_provenance",
     "config_hash",
+    "decoder_problems",
     "gather_shards",
     "get_decoder",
     "known_decoders",

@@ -7,6 +7,7 @@ decoded exactly once.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from decoders.checks import check_int, check_mapping, check_path, check_sequence, check_text
-from decoders.errors import ConfigError, CorpusFormatError
+from decoders.errors import ConfigError, CorpusFormatError, DecodersError
 from decoders.harness.instances import Instance, read_instance_index, read_instance_shard, sample_ids
 from decoders.harness.protocol import get_evaluator
 from decoders.harness.provenance import collect_provenance, write_provenance
@@ -88,10 +89,18 @@ def decode_shard(
     if index is not None:
         check_path(index, "index")
     _check_variant(experiment, variant, spec)
+    fail = harness.get("fail_on_error", False)
+    if not isinstance(fail, bool):
+        raise ConfigError(
+            f"experiments.{experiment}.harness.fail_on_error: must be true or false; got {fail!r}"
+        )
     items = _shard_items(instances, spec, index, seed, f"experiments.{experiment}.variants.{variant}")
     frame, params = _run_variant(
         experiment, dataset, variant, spec, items, harness, config, params_file, progress
     )
+    lines = failure_lines(frame)
+    if fail and lines:
+        raise DecodeErrors("; ".join(lines) + " (harness.fail_on_error is true: no records written)")
     write_records(records, frame)
     prov = collect_provenance(
         seed=seed,
@@ -107,6 +116,31 @@ def decode_shard(
     statuses = frame["status"].value_counts().to_dict()
     log.info("%s/%s/%s: %d instances %s", experiment, dataset, variant, len(frame), statuses)
     return frame
+
+
+class DecodeErrors(DecodersError):
+    """A decode job's records hold errors and the harness's ``fail_on_error`` is set."""
+
+
+def failure_lines(frame: pd.DataFrame) -> list[str]:
+    """One line per variant of a record frame whose records hold errors: where, how many errors (and timeouts)
+    of how many instances, and the first error's reason. A decode job prints them where Snakemake's output goes,
+    so a decoder that fails on some instances is seen, not only counted in its log."""
+    lines = []
+    for (experiment, dataset, variant), group in frame.groupby(
+        ["experiment", "dataset", "variant"], sort=False
+    ):
+        errors = group[group["status"] == "error"]
+        if errors.empty:
+            continue
+        timeouts = int((group["status"] == "timeout").sum())
+        first = errors.iloc[0]
+        reason = str(json.loads(first["stats"]).get("error", "no reason given")).splitlines()[0][:300]
+        lines.append(
+            f"{experiment}/{dataset}/{variant}: {len(errors)} errors, {timeouts} timeouts in {len(group)} "
+            f"instances; first, instance {first['instance_id']}: {reason}"
+        )
+    return lines
 
 
 def _check_variant(experiment: str, variant: str, spec: Mapping[str, Any]) -> None:

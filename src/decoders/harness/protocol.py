@@ -16,14 +16,16 @@ import numbers
 import sys
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from decoders.checks import check_deadline
 from decoders.errors import ConfigError
+from decoders.imports import module_file, registered_decoders
 
 STATUSES: tuple[str, ...] = ("optimal", "feasible", "timeout", "error")
 """``optimal``: certified optimum (or, with no structure and objective and bound ``-inf``, certified that no
@@ -164,6 +166,44 @@ def get_decoder(experiment: str, name: str, module: str | None = None) -> Callab
     return _REGISTRY[experiment][name]
 
 
+def decoder_problems(
+    experiment: str, variants: Mapping[str, Any], extra_paths: Iterable[str | Path] = ()
+) -> list[str]:
+    """What is wrong with the ``decoder`` and ``module`` names of an experiment's variants, one line each naming
+    the key (the workflow raises them when it loads, so that ``snakemake -n`` fails as the job would).
+
+    A module is found as an import would find it (``extra_paths`` too: the folder Snakemake puts on its scripts'
+    import path) without running it, and its source is read for ``register(experiment, name)`` calls
+    (:func:`decoders.imports.registered_decoders`); only a name not found that way costs importing the module,
+    whose registry then decides (:func:`get_decoder`'s message, listing the known decoders)."""
+    problems = []
+    for variant, spec in variants.items():
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("decoder"), str):
+            continue  # the schema names these
+        where = f"experiments.{experiment}.variants.{variant}"
+        name, module = spec["decoder"], spec.get("module")
+        path = module_file(module or default_decoder_module(experiment), extra_paths)
+        if path is None:
+            if module is not None:
+                problems.append(
+                    f"{where}.module: decoder module {module!r} not found on the import path (put it in src/ "
+                    "beside the package, in workflow/scripts/, or in a folder on PYTHONPATH)"
+                )
+            else:
+                problems.append(
+                    f"{where}.decoder: experiment {experiment!r} has no decoder module to find {name!r} in"
+                )
+            continue
+        found = registered_decoders(path)
+        if (experiment, name) in found or (None, name) in found:
+            continue
+        try:
+            get_decoder(experiment, name, module)
+        except ConfigError as exc:
+            problems.append(f"{where}.decoder: {exc}")
+    return problems
+
+
 def _qualified_name(func: Callable[..., Any]) -> str:
     module = getattr(func, "__module__", "?")
     qualname = getattr(func, "__qualname__", type(func).__qualname__)
@@ -171,30 +211,99 @@ def _qualified_name(func: Callable[..., Any]) -> str:
 
 
 def get_evaluator(experiment: str, module: str | None = None) -> Callable[[Any, Solution], dict] | None:
-    """The task's ``evaluate(instance, solution) -> dict`` defined beside the decoders, or None if there is none.
+    """The task's ``evaluate(instance, solution) -> dict``, or None if there is none.
 
-    An experiment's decoder module may define it to add evaluation columns (correct tokens, ROUGE-L, ...) to
-    every result record.
+    It is the experiment's own (defined beside its decoders in ``decoders.<experiment>.decoders``), whatever module
+    a decoder lives in, so that every variant's records get the same evaluation columns (correct tokens,
+    ROUGE-L, ...). A decoder ``module`` that defines an ``evaluate`` of its own adds its columns, never replacing
+    one of the experiment's; without an experiment's evaluate, the module's is used alone.
     """
-    return _module_function(experiment, module, "evaluate")
+    functions = _experiment_and_module(experiment, module, "evaluate")
+    if len(functions) <= 1:
+        return functions[0] if functions else None
+    own, *added = functions
+
+    def evaluate(instance: Any, solution: Solution) -> dict:
+        columns = dict(own(instance, solution))
+        for extra in added:
+            for key, value in dict(extra(instance, solution)).items():
+                columns.setdefault(key, value)
+        return columns
+
+    evaluate.checks = tuple(_qualified_name(f) for f in functions)  # type: ignore[attr-defined]
+    return evaluate
 
 
 def get_verifier(experiment: str, module: str | None = None) -> Callable[[Any, Solution], str | None] | None:
     """The experiment's certificate check ``verify(instance, solution) -> str | None``, or None if it has none.
 
-    An experiment's decoder module defines it beside ``evaluate``. The runner calls it, outside the timing, on
-    every Solution whose status is ``optimal``: it recomputes what the certificate claims from the instance
-    alone (the structure is feasible, its score equals the objective, the bound equals the objective) and
-    returns None when everything holds, else the reason, which turns the record into an ``error``. A decoder
-    module added for a new experiment gets the check by defining ``verify``.
+    An experiment's decoder module (``decoders.<experiment>.decoders``) defines it beside ``evaluate``; every
+    decoder of the experiment gets it, whatever module the decoder lives in (a decoder cannot opt out of it). A
+    decoder ``module`` that defines a ``verify`` of its own adds it: both must accept (the experiment's first). The
+    runner calls it, outside the timing, on every Solution whose status is ``optimal``: it recomputes what the
+    certificate claims from the instance alone (the structure is feasible, its score equals the objective, the
+    bound equals the objective) and returns None when everything holds, else the reason, which turns the record
+    into an ``error``. A decoder module added for a new experiment gets the check by defining ``verify``.
     """
-    return _module_function(experiment, module, "verify")
+    return _all_of(experiment, module, "verify")
+
+
+def get_structure_check(
+    experiment: str, module: str | None = None
+) -> Callable[[Any, Any], str | None] | None:
+    """The experiment's ``check_structure(instance, structure) -> str | None``, or None if it has none.
+
+    Defined beside ``verify`` in ``decoders.<experiment>.decoders`` (and, stricter, in a decoder's own module, as
+    for :func:`get_verifier`): None when ``structure`` is a valid structure of ``instance`` (its type, shape, range
+    and feasibility: a tag per token over allowed transitions, a tree, one candidate per set...), else the reason.
+    The runner calls it, outside the timing, on every Solution that has a structure, whatever its status: a
+    structure that fails it turns the record into an ``error`` with the reason, never a ``feasible`` one.
+    """
+    return _all_of(experiment, module, "check_structure")
+
+
+def checks_of(experiment: str, module: str | None = None) -> dict[str, list[str]]:
+    """The qualified names of the checks and evaluation a variant's records get (``structure``, ``verify``,
+    ``evaluate``): the experiment's own and its decoder module's, as the runner applies them (for provenance)."""
+    return {
+        key: [_qualified_name(f) for f in _experiment_and_module(experiment, module, name)]
+        for key, name in (("structure", "check_structure"), ("verify", "verify"), ("evaluate", "evaluate"))
+    }
+
+
+def _all_of(experiment: str, module: str | None, name: str) -> Callable[..., str | None] | None:
+    """The experiment's function ``name`` and its decoder module's (a check returning a reason or None), as one
+    check that every one of them must pass; the only one, or None."""
+    functions = _experiment_and_module(experiment, module, name)
+    if len(functions) <= 1:
+        return functions[0] if functions else None
+
+    def check(*args: Any) -> str | None:
+        for function in functions:
+            reason = function(*args)
+            if reason is not None:
+                return reason if function is functions[0] else f"{_qualified_name(function)}: {reason}"
+        return None
+
+    check.checks = tuple(_qualified_name(f) for f in functions)  # type: ignore[attr-defined]
+    return check
+
+
+def _experiment_and_module(experiment: str, module: str | None, name: str) -> list[Callable[..., Any]]:
+    """``name`` of the experiment's decoder module, then of ``module`` where that defines a different one."""
+    found = [_module_function(experiment, None, name)]
+    if module is not None and module != default_decoder_module(experiment):
+        own = _module_function(experiment, module, name)
+        if own is not None and all(own is not other for other in found):
+            found.append(own)
+    return [function for function in found if function is not None]
 
 
 def _module_function(experiment: str, module: str | None, name: str) -> Callable[..., Any] | None:
     load_decoder_module(experiment, module)
     loaded = sys.modules.get(module or default_decoder_module(experiment))
-    return getattr(loaded, name, None)
+    function = getattr(loaded, name, None)
+    return function if callable(function) else None
 
 
 def _parameters(func: Callable[..., Any]) -> tuple[tuple[str, ...], bool, int] | None:

@@ -36,7 +36,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from decoders.errors import ConfigError, DecodersError
-from decoders.harness.protocol import Solution, get_decoder, get_verifier
+from decoders.harness.protocol import Solution, checks_of, get_decoder, get_structure_check, get_verifier
 from decoders.harness.provenance import thread_settings
 from decoders.harness.records import make_record, records_frame, to_json
 from decoders.threads import ONE_THREAD
@@ -62,6 +62,7 @@ decoder that overruns on the warm-up instance costs it once per job."""
 Instance = tuple[str, int, Any]
 Evaluate = Callable[[Any, Solution], Mapping[str, float]]
 Verify = Callable[[Any, Solution], str | None]
+CheckStructure = Callable[[Any, Any], str | None]
 
 _BOOTSTRAP = """\
 # decoders-bench decoding worker (decoders.harness.runner)
@@ -131,6 +132,44 @@ def checked(verify: Verify | None, instance: Any, solution: Solution) -> Solutio
         claimed={"objective": solution.objective, "bound": solution.bound, "status": solution.status},
         decoder_stats=solution.stats,
     )
+
+
+def structure_checked(check: CheckStructure | None, instance: Any, solution: Solution) -> Solution:
+    """``solution``, or an ``error`` Solution when it has a structure that ``check`` (the experiment's
+    ``check_structure``) rejects: wrong type, shape or range, or infeasible. Every status is checked, so a wrong
+    structure is never kept as ``feasible`` (or as a timeout's best so far). Runs outside the timing; a check that
+    raises counts as a rejection."""
+    if check is None or solution.structure is None:
+        return solution
+    try:
+        reason = check(instance, solution.structure)
+    except Exception as exc:
+        reason = f"the check raised {type(exc).__name__}: {exc}"
+    if reason is None:
+        return solution
+    return error_solution(
+        f"invalid structure: {reason}",
+        claimed={"objective": solution.objective, "bound": solution.bound, "status": solution.status},
+        decoder_stats=solution.stats,
+    )
+
+
+def evaluated(
+    evaluate: Evaluate | None, instance: Any, solution: Solution
+) -> tuple[Solution, Mapping[str, float]]:
+    """(Solution, evaluation columns): ``evaluate``'s columns where a structure was returned (none elsewhere); an
+    evaluation that raises turns the record into an ``error`` with the reason, and the job goes on."""
+    if evaluate is None or solution.structure is None:
+        return solution, {}
+    try:
+        return solution, dict(evaluate(instance, solution))
+    except Exception as exc:
+        failed = error_solution(
+            f"evaluation failed: {type(exc).__name__}: {exc}",
+            claimed={"objective": solution.objective, "bound": solution.bound, "status": solution.status},
+            decoder_stats=solution.stats,
+        )
+        return failed, {}
 
 
 def timed_call(
@@ -500,6 +539,8 @@ def run_instances(
     reference = _reference_spec(reference)
     reference_fn = _resolve_reference(experiment, reference)
     verify = get_verifier(experiment, decoder_module)
+    check_structure = get_structure_check(experiment, decoder_module)
+    checks = checks_of(experiment, decoder_module)
 
     _check_repeats(repeats, loop_repeats)
     harness = {
@@ -510,11 +551,13 @@ def run_instances(
         "repeats": repeats,
         "loop_repeats": loop_repeats,
         "reference": reference,
-        "verifier": verify is not None,
+        "verifier": checks["verify"],
+        "structure_check": checks["structure"],
+        "evaluation": _names(evaluate),
         "verify_seconds": 0.0,
     }
     bar = tqdm(total=len(items), desc=f"{experiment}/{dataset}/{variant}", unit="inst", disable=not progress)
-    record = _Recorder(experiment, dataset, variant, params, evaluate, verify, harness, bar)
+    record = _Recorder(experiment, dataset, variant, params, evaluate, verify, check_structure, harness, bar)
     threads: dict[str, Any] = thread_settings()
     try:
         if items:
@@ -534,6 +577,13 @@ def run_instances(
     frame.attrs["threads"] = threads
     frame.attrs["harness"] = harness
     return frame
+
+
+def _names(function: Callable[..., Any] | None) -> list[str]:
+    """The qualified names behind an evaluation function (several when it joins the experiment's and a module's)."""
+    if function is None:
+        return []
+    return list(getattr(function, "checks", [f"{function.__module__}.{function.__qualname__}"]))
 
 
 def _unique_items(instances: Sequence[Instance]) -> list[Instance]:
@@ -575,6 +625,7 @@ class _Recorder:
     params: dict[str, Any]
     evaluate: Evaluate | None
     verify: Verify | None
+    check_structure: CheckStructure | None
     harness: dict[str, Any]
     bar: Any
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -583,14 +634,11 @@ class _Recorder:
     def __call__(
         self, instance_id: str, size: int, instance: Any, seconds: float, solution: Solution
     ) -> None:
-        """Check the certificate, evaluate, append the record and advance the progress bar."""
+        """Check the structure and the certificate, evaluate, append the record and advance the progress bar."""
+        solution = structure_checked(self.check_structure, instance, solution)
         solution = checked(self.verify, instance, solution)
         self.harness["verify_seconds"] += solution.stats.get("verify_seconds", 0.0)
-        evaluation = (
-            self.evaluate(instance, solution)
-            if self.evaluate is not None and solution.structure is not None
-            else {}
-        )
+        solution, evaluation = evaluated(self.evaluate, instance, solution)
         self.rows.append(
             make_record(
                 experiment=self.experiment,

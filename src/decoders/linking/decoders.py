@@ -304,6 +304,19 @@ def _pair(instance: Any, solution: Any) -> tuple[LinkingInstance, Solution]:
     return instance, solution
 
 
+def check_structure(instance: LinkingInstance, structure: Any) -> str | None:
+    """Why ``structure`` is not a choice for ``instance`` (None when it is): one integer position per candidate
+    set, in range. The harness applies it to every record with a structure
+    (:func:`decoders.harness.protocol.get_structure_check`)."""
+    if not isinstance(instance, LinkingInstance):
+        raise ValueError(f"instance must be a LinkingInstance, got {type(instance).__name__}")
+    try:
+        check_positions(structure, "structure", [s.size for s in instance.sets])
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def evaluate(instance: LinkingInstance, solution: Solution) -> dict[str, float | int]:
     """Fair choices (positions equal to the gold one), the number of sets, and the distance cost.
 

@@ -271,19 +271,33 @@ def evaluate(instance: PPCInstance, solution: Solution) -> dict[str, int]:
     return {"correct": correct, "total": int(np.count_nonzero(instance.scored))}
 
 
+def check_structure(instance: PPCInstance, structure: Any) -> str | None:
+    """Why ``structure`` is not a parse of ``instance`` (None when it is): one integer head per word (0 the root),
+    forming an arborescence (several root modifiers allowed, as in every decoder of this experiment). The harness
+    applies it to every record with a structure (:func:`decoders.harness.protocol.get_structure_check`)."""
+    _check_arguments(instance)
+    heads = np.asarray(structure)
+    if heads.shape == (0,):
+        heads = heads.astype(np.int64)  # np.asarray([]) is float64: an empty list holds no bad head
+    if heads.shape != (instance.n,) or heads.dtype.kind not in "iu":
+        return f"structure must hold {instance.n} integer heads; got shape {heads.shape}, dtype {heads.dtype}"
+    heads = np.concatenate([[-1], heads.astype(np.int64)])
+    problem = tree_error(heads, single_root=False)
+    return None if problem is None else f"not an arborescence: {problem}"
+
+
 def verify(instance: PPCInstance, solution: Solution) -> str | None:
     """The harness's certificate check of an ``optimal`` Solution: the structure is an arborescence; for
     ``mst`` records (no ``parts_added``) its first-order score is the objective and the bound, and up to
     :data:`VERIFY_ENUMERATE` words no arborescence scores more; for LP records the bound is not below the
     objective, and an integral solution's tree scores the objective (relative 1e-6: LP tolerances)."""
     _check_arguments(instance, solution)
-    structure = solution.structure
-    if structure is None or len(structure) != instance.n:
+    if solution.structure is None:
         return f"structure must hold {instance.n} heads"
-    heads = np.concatenate([[-1], np.asarray(structure, dtype=np.int64)])
-    problem = tree_error(heads, single_root=False)
+    problem = check_structure(instance, solution.structure)
     if problem is not None:
-        return f"not an arborescence: {problem}"
+        return problem
+    heads = np.concatenate([[-1], np.asarray(solution.structure, dtype=np.int64)])
     objective, bound = solution.objective, solution.bound
     if "parts_added" not in solution.stats:
         scores = _first_order_scores(instance)

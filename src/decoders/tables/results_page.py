@@ -46,6 +46,15 @@ def _provenance_summary(paths: Sequence[str | Path]) -> dict[str, str]:
         summary["certificate checks"] = (
             f"every optimal record of {len(checked)} runs: {seconds:.1f} s, untimed"
         )
+    unchecked = sorted(
+        {
+            "/".join(Path(path).parts[-3:-1])  # results/runs/<experiment>/<set>/<variant>/shard-<i>.json
+            for path, r in zip(paths, runs, strict=True)
+            if not r.get("extra", {}).get("harness", {}).get("verifier")
+        }
+    )
+    if unchecked:  # an experiment without a verify: its optimal records are the decoders' word only
+        summary["runs without a certificate check"] = ", ".join(unchecked)
     return summary
 
 

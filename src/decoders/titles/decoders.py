@@ -293,6 +293,22 @@ def verify(instance: TitleInstance, solution: Solution) -> str | None:
     return None
 
 
+def check_structure(instance: TitleInstance, structure: Any) -> str | None:
+    """Why ``structure`` is not a title of ``instance`` (None when it is): ``k`` integer word ids in range, of
+    pairwise distinct classes, over finite edges (:func:`decoders.titles.instance.path_problem`). The harness
+    applies it to every record with a structure (:func:`decoders.harness.protocol.get_structure_check`)."""
+    check_instance(instance)
+    path = np.asarray(structure)
+    if path.ndim != 1 or path.dtype.kind not in "iu":
+        return (
+            f"structure must be a 1-d array of integer word ids; got shape {path.shape}, dtype {path.dtype}"
+        )
+    try:
+        return path_problem(instance, path)
+    except ValueError as exc:
+        return str(exc)
+
+
 def _check_solution(solution: Any) -> Solution:
     if not isinstance(solution, Solution):
         raise ValueError(f"solution must be a Solution; got {type(solution).__name__}")

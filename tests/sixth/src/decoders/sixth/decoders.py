@@ -18,6 +18,13 @@ def first(scores: np.ndarray, *, deadline: float | None = None) -> Solution:
     return Solution(np.array([0]), float(scores[0]))
 
 
+def check_structure(scores: np.ndarray, structure) -> str | None:
+    chosen = np.asarray(structure)
+    if chosen.shape != (1,) or chosen.dtype.kind not in "iu" or not 0 <= int(chosen[0]) < len(scores):
+        return f"structure must be one index into the {len(scores)} scores"
+    return None
+
+
 def evaluate(scores: np.ndarray, solution: Solution) -> dict[str, int]:
     return {"correct": int(int(solution.structure[0]) == int(np.argmax(scores)))}
 
