@@ -231,3 +231,21 @@ def test_the_epoch_kept_is_the_most_integral_among_near_ties():
     for bad in (-0.1, float("nan"), True, "0.2"):
         with pytest.raises(ConfigError, match="epoch_tolerance"):
             choose_epoch(epochs, bad)
+
+
+def test_the_verifier_finds_a_better_tree_beyond_enumeration(monkeypatch):
+    # longer than the enumeration: Chu-Liu-Edmonds's optimum rejects a worse tree claimed optimal
+    n = decoders.VERIFY_ENUMERATE + 5
+    scores = np.random.default_rng(4).normal(size=(n + 1, n + 1))
+    monkeypatch.setattr(decoders, "_first_order_scores", lambda instance: scores)
+    monkeypatch.setattr(decoders, "_check_arguments", lambda *args: None)  # the stand-in is no PPCInstance
+    chain = np.arange(n)  # word m's head is m - 1: a tree, almost surely not the best
+    value = float(scores[chain, np.arange(1, n + 1)].sum())
+    outcome = decoders.verify(SimpleNamespace(n=n), Solution(chain.tolist(), value, value, "optimal", {}))
+    assert outcome is not None and "scores" in outcome
+    best = decoders.chu_liu_edmonds(scores)[0]
+    value = float(scores[best[1:], np.arange(1, n + 1)].sum())
+    assert (
+        decoders.verify(SimpleNamespace(n=n), Solution(best[1:].tolist(), value, value, "optimal", {}))
+        is None
+    )

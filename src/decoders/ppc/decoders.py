@@ -288,8 +288,9 @@ def check_structure(instance: PPCInstance, structure: Any) -> str | None:
 
 def verify(instance: PPCInstance, solution: Solution) -> str | None:
     """The harness's certificate check of an ``optimal`` Solution: the structure is an arborescence; for
-    ``mst`` records (no ``parts_added``) its first-order score is the objective and the bound, and up to
-    :data:`VERIFY_ENUMERATE` words no arborescence scores more; for LP records the bound is not below the
+    ``mst`` records (no ``parts_added``) its first-order score is the objective and the bound, and no
+    arborescence scores more (every one enumerated up to :data:`VERIFY_ENUMERATE` words, Chu-Liu-Edmonds's
+    optimum beyond); for LP records the bound is not below the
     objective, and an integral solution's tree scores the objective (relative 1e-6: LP tolerances)."""
     _check_arguments(instance, solution)
     if solution.structure is None:
@@ -310,6 +311,11 @@ def verify(instance: PPCInstance, solution: Solution) -> str | None:
             if others.max() > score:
                 best = trees[int(np.argmax(others))]
                 return f"the tree {best[1:].tolist()} scores {float(others.max())!r} > {score!r}"
+        else:  # longer: Chu-Liu-Edmonds's optimum (the `mst` decoder's own algorithm, exact; tested against
+            # enumeration in tests/test_parsing_mst.py), so that no first-order claim goes unchecked
+            best, best_score = chu_liu_edmonds(scores)
+            if best_score > score + 1e-9 * (1.0 + abs(score)):
+                return f"the tree {best[1:].tolist()} scores {float(best_score)!r} > {score!r}"
         return None
     tolerance = 1e-6 * (1.0 + abs(objective))
     if bound < objective - tolerance:
