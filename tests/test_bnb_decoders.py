@@ -138,13 +138,19 @@ def test_the_verifier_rejects_tampered_certificates(models):
     assert "projective" in bnb_decoders.verify(instance, Solution(crossing, 0.0, 0.0, "optimal"))
     # the worst allowed tree claimed optimal with its own (true) score: enumeration finds a better one
     trees = enumerate_trees(instance.n, instance.allowed)
-    values = [bnb_decoders._score(instance, tree) for tree in trees]
+    values = [bnb_decoders.tree_score(instance, tree) for tree in trees]
     assert max(values) == good.objective and min(values) < good.objective
     worst = trees[int(np.argmin(values))]
     assert "scores" in bnb_decoders.verify(
         instance, Solution(worst[1:].tolist(), min(values), min(values), "optimal")
     )
     assert "tree" in bnb_decoders.verify(instance, Solution([0, 0, 0, 0, 0], 0.0, 0.0, "optimal"))
+    with pytest.raises(ValueError, match="heads: "):
+        bnb_decoders.tree_score(instance, np.array([-1, 0, 0, 0, 0, 0]))
+    with pytest.raises(ValueError, match="heads must be 6 integers"):
+        bnb_decoders.tree_score(instance, worst[1:])
+    with pytest.raises(ValueError, match="instance must be a ParseInstance"):
+        bnb_decoders.tree_score(None, worst)
 
 
 def test_bad_instances_and_models_are_named(models, tmp_path):

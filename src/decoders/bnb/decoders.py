@@ -256,6 +256,23 @@ def decode_cp_sat(
     return Solution(structure_out, result.objective, result.bound, result.status, stats)
 
 
+def tree_score(instance: ParseInstance, heads: Any) -> float:
+    """The exact score of a tree under the instance's model: the summed numerator weights of the features it
+    fires. ``heads`` is the full head array (``heads[0] = -1``, then each word's head); a ValueError names the
+    argument unless it is a tree of the sentence. What a decoder of one's own scores its trees with."""
+    if not isinstance(instance, ParseInstance):
+        raise ValueError(f"instance must be a ParseInstance; got {type(instance).__name__}")
+    heads = np.asarray(heads)
+    if heads.shape != (instance.n + 1,) or heads.dtype.kind not in "iu":
+        raise ValueError(
+            f"heads must be {instance.n + 1} integers (heads[0] = -1); got {heads.dtype} {heads.shape}"
+        )
+    problem = tree_error(heads)
+    if problem is not None:
+        raise ValueError(f"heads: {problem}")
+    return _score(instance, heads)
+
+
 def _score(instance: ParseInstance, heads: np.ndarray) -> float:
     """The model's exact score of a tree: the summed numerator weights of the features it fires."""
     model, structure = load_model(instance.model)
