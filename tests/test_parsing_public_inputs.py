@@ -208,6 +208,12 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"shape": ("heads", HEADS.reshape(2, 2), "heads"), "nan": ("heads", nan_at(HEADS, (1,)), "heads"),
          "id": "n/a: an out-of-range head is a reason it returns (tested below)"},
     ),
+    "decoders.parsing.trees.structure_error": (
+        {"structure": HEADS[1:], "n": N},
+        {"shape": "n/a: a wrong shape is the reason it returns (tests/test_user_decoders.py)",
+         "nan": "n/a: a non-integer structure is the reason it returns (tests/test_user_decoders.py)",
+         "id": "n/a: an out-of-range head is a reason it returns (tests/test_user_decoders.py)"},
+    ),
     "decoders.parsing.trees.is_projective": (
         {"heads": HEADS},
         {"shape": ("heads", HEADS.reshape(2, 2), "heads"), "nan": ("heads", nan_at(HEADS, (1,)), "heads"),

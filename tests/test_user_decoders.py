@@ -284,36 +284,18 @@ def test_fail_on_error_writes_nothing(tmp_path):
     spec = {"decoder": "user-short", "module": MODULE}
     config = {"experiments": {"chains": {"variants": {"user-short": spec}}}}
     harness = {"time_limit": 5.0, "isolate": False, "fail_on_error": True}
+
+    def decode(**changes):
+        options = {"harness": harness, "index": index, **changes}
+        return decode_shard(experiment="chains", dataset="toy", variant="user-short", spec=spec, instances=shard,
+                            records=tmp_path / "out.parquet", provenance=tmp_path / "out.json", seed=0,
+                            config=config, progress=False, **options)  # fmt: skip
+
     with pytest.raises(DecodeErrors, match="chains/toy/user-short: 2 errors"):
-        decode_shard(
-            experiment="chains",
-            dataset="toy",
-            variant="user-short",
-            spec=spec,
-            instances=shard,
-            records=tmp_path / "out.parquet",
-            provenance=tmp_path / "out.json",
-            harness=harness,
-            seed=0,
-            config=config,
-            index=index,
-            progress=False,
-        )
+        decode()
     assert not (tmp_path / "out.parquet").exists() and not (tmp_path / "out.json").exists()
     with pytest.raises(ConfigError, match="fail_on_error: must be true or false"):
-        decode_shard(
-            experiment="chains",
-            dataset="toy",
-            variant="user-short",
-            spec=spec,
-            instances=shard,
-            records=tmp_path / "out.parquet",
-            provenance=tmp_path / "out.json",
-            harness={**harness, "fail_on_error": "yes"},
-            seed=0,
-            config=config,
-            progress=False,
-        )
+        decode(harness={**harness, "fail_on_error": "yes"})
 
 
 def test_decoder_names_are_checked_before_any_job_runs(tmp_path):

@@ -34,7 +34,7 @@ from decoders.errors import ConfigError, CorpusFormatError
 from decoders.harness.protocol import Solution, register
 from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import LocalStructure
-from decoders.parsing.trees import enumerate_trees, is_projective, tree_error
+from decoders.parsing.trees import enumerate_trees, is_projective, structure_error, tree_error
 
 EXPERIMENT = "bnb"
 
@@ -304,15 +304,9 @@ def check_structure(instance: ParseInstance, structure: Any) -> str | None:
     it to every record with a structure (:func:`decoders.harness.protocol.get_structure_check`)."""
     if not isinstance(instance, ParseInstance):
         raise ValueError(f"instance must be a ParseInstance; got {type(instance).__name__}")
-    heads = np.asarray(structure)
-    if heads.shape == (0,):
-        heads = heads.astype(np.int64)  # np.asarray([]) is float64: an empty list holds no bad head
-    if heads.shape != (instance.n,) or heads.dtype.kind not in "iu":
-        return f"structure must hold {instance.n} integer heads; got shape {heads.shape}, dtype {heads.dtype}"
-    heads = np.concatenate([[-1], heads.astype(np.int64)])
-    problem = tree_error(heads)
+    heads, problem = structure_error(structure, instance.n)
     if problem is not None:
-        return f"not a tree: {problem}"
+        return problem
     if not is_projective(heads):
         return "the tree is not projective"
     if not instance.allowed[heads[1:], np.arange(1, instance.n + 1)].all():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,6 +65,24 @@ def tree_error(heads: np.ndarray, *, single_root: bool = True) -> str | None:
         if node != 0:
             return f"word {start} is on a cycle"
     return None
+
+
+def structure_error(
+    structure: Any, n: int, *, single_root: bool = True
+) -> tuple[np.ndarray | None, str | None]:
+    """(full head array, None) when a decoder's ``structure`` (one head per word, 0 the root) is a tree over ``n``
+    words (with ``single_root=False``: an arborescence), else (None, the reason): the wrong length or type, a head
+    out of range, a loop, a cycle (:func:`tree_error`)."""
+    heads = np.asarray(structure)
+    if heads.shape == (0,):
+        heads = heads.astype(np.int64)  # np.asarray([]) is float64: an empty list holds no bad head
+    if heads.shape != (n,) or heads.dtype.kind not in "iu":
+        return None, f"structure must hold {n} integer heads; got shape {heads.shape}, dtype {heads.dtype}"
+    heads = np.concatenate([[-1], heads.astype(np.int64)])
+    problem = tree_error(heads, single_root=single_root)
+    if problem is not None:
+        return None, f"not {'a tree' if single_root else 'an arborescence'}: {problem}"
+    return heads, None
 
 
 def is_projective(heads: np.ndarray) -> bool:

@@ -32,7 +32,7 @@ from decoders.harness.protocol import Solution, register
 from decoders.parsing.features import arc_scores
 from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
-from decoders.parsing.trees import enumerate_trees, tree_error
+from decoders.parsing.trees import enumerate_trees, structure_error, tree_error
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.lp import (
     POLYTOPES,
@@ -276,14 +276,7 @@ def check_structure(instance: PPCInstance, structure: Any) -> str | None:
     forming an arborescence (several root modifiers allowed, as in every decoder of this experiment). The harness
     applies it to every record with a structure (:func:`decoders.harness.protocol.get_structure_check`)."""
     _check_arguments(instance)
-    heads = np.asarray(structure)
-    if heads.shape == (0,):
-        heads = heads.astype(np.int64)  # np.asarray([]) is float64: an empty list holds no bad head
-    if heads.shape != (instance.n,) or heads.dtype.kind not in "iu":
-        return f"structure must hold {instance.n} integer heads; got shape {heads.shape}, dtype {heads.dtype}"
-    heads = np.concatenate([[-1], heads.astype(np.int64)])
-    problem = tree_error(heads, single_root=False)
-    return None if problem is None else f"not an arborescence: {problem}"
+    return structure_error(structure, instance.n, single_root=False)[1]
 
 
 def verify(instance: PPCInstance, solution: Solution) -> str | None:
