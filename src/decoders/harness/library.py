@@ -22,7 +22,14 @@ from typing import Any
 import pandas as pd
 
 from decoders.errors import ConfigError
-from decoders.harness.protocol import Solution, get_decoder, get_evaluator, get_verifier
+from decoders.harness.protocol import (
+    Solution,
+    _check_parameters,
+    _parameters,
+    get_decoder,
+    get_evaluator,
+    get_verifier,
+)
 from decoders.harness.runner import checked, run_instances
 
 #: A library method: the registered decoder it calls and the parameters it sets unless the caller does.
@@ -99,7 +106,8 @@ def decode_batch(
     ``isolate=False`` (the default) decodes in this process with the cooperative ``time_limit`` only;
     ``isolate=True`` decodes in a worker process that is killed when a call overruns the limit (plus a
     grace), so that a decoder that hangs or crashes the interpreter costs one ``timeout``/``error`` record, not
-    the batch (slower to start: the worker imports the decoders and warms up again after a kill).
+    the batch (slower to start: the worker imports the decoders and warms up again after a kill). A parameter
+    the decoder does not take is a ConfigError naming it, before any instance is decoded.
     """
     if not isinstance(evaluate, bool):
         raise ValueError(f"evaluate must be True or False; got {evaluate!r}")
@@ -110,12 +118,15 @@ def decode_batch(
     if isinstance(instances, str | bytes | Mapping) or not isinstance(instances, Iterable):
         raise ValueError(f"instances must be a sequence of instances; got {type(instances).__name__}")
     items = [_item(index, value, size) for index, value in enumerate(instances)]
+    function = get_decoder(experiment, decoder)  # an unknown name fails here, before any instance
+    _check_parameters(f"{experiment} decoder {decoder!r}", _parameters(function), (), dict(params or {}))
     evaluator = get_evaluator(experiment) if evaluate else None
     if evaluate and evaluator is None:
         raise ConfigError(f"experiment {experiment!r} defines no evaluate")
     return run_instances(
         experiment,
         "library",
+        decoder,
         decoder,
         dict(params or {}),
         items,
