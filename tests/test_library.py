@@ -193,3 +193,18 @@ def test_the_readme_section_comes_before_adding_a_decoder():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert text.index("## Using the decoders as a library") < text.index("## Adding a decoder")
     assert Path(ROOT / "README.md").is_file()
+
+
+def test_decode_instance_names_an_unknown_decoder_and_a_bad_flag():
+    from decoders.harness.library import decode_instance
+
+    instance = sentences(1)[0]
+    with pytest.raises(
+        ConfigError, match="unknown decoder 'cgg' for experiment 'chains'.*known decoders: beam"
+    ):
+        decode_instance("chains", "cgg", instance, {})
+    with pytest.raises(ValueError, match="verify must be True or False"):
+        decode_instance("chains", "cg", instance, {}, verify=None)
+    with pytest.raises(ValueError, match="instance must be a ChainInstance"):
+        decode_instance("chains", "cg", instance.theta, {})
+    assert decode_instance("chains", "cg", instance, {}, time_limit=10).status == "optimal"

@@ -4,9 +4,11 @@ An experiment plugs in by registering decoders in ``decoders.<experiment>.decode
 ``@register(experiment, name)`` (and, optionally, an ``evaluate(instance, solution)`` there), writing its scored
 instance set with :func:`decoders.harness.instances.write_instance_shards` and naming its variants in
 config/<experiment>.yaml; workflow/rules/decode.smk then runs :func:`decoders.harness.jobs.decode_shard` per (variant, shard)
-and :func:`decoders.harness.jobs.gather_runs` per variant.
+and :func:`decoders.harness.jobs.gather_runs` per variant. :func:`decoders.harness.library.decode_batch` runs
+a registered decoder over instances outside the workflow (the library's batch helper).
 """
 
+from decoders.harness.library import decode_batch
 from decoders.harness.protocol import STATUSES, Decoder, Solution, get_decoder, known_decoders, register
 from decoders.harness.provenance import collect_provenance, config_hash, thread_settings, write_provenance
 from decoders.harness.records import (
@@ -31,6 +33,7 @@ __all__ = [
     "WorkerError",
     "collect_provenance",
     "config_hash",
+    "decode_batch",
     "gather_shards",
     "get_decoder",
     "known_decoders",

@@ -35,14 +35,10 @@ from decoders.parsing.trees import enumerate_trees, is_projective, tree_error
 from decoders.ppc.lp import DenseGrandparents, LPResult, brute_force, integer_program, parse_price_cut
 from decoders.ppc.model import gold_parts
 
-#: Method -> (what runs, default options): first-order methods take arc scores only, the LPs grandparent
+#: Method -> (what runs, default options): the first-order methods take arc scores only, the LPs grandparent
 #: scores too.
 METHODS: dict[str, tuple[str, dict[str, Any]]] = {
-    "eisner": ("eisner", {}),
-    "mst": ("mst", {}),
-    "full-lp": ("full-lp", {}),
-    "ppc": ("ppc", {}),
-    "ilp": ("ilp", {}),
+    name: (name, {}) for name in ("eisner", "mst", "full-lp", "ppc", "ilp")
 }
 FIRST_ORDER = ("eisner", "mst")
 
@@ -124,7 +120,7 @@ def parse(
         solution = _lp(arc, gp, kind, options, deadline_of(time_limit))
     if not verify:
         return solution
-    return checked(lambda _, claimed: certificate_problem(arc, gp, kind, claimed), None, solution)
+    return checked(lambda _, claimed: _certificate_problem(arc, gp, kind, claimed), None, solution)
 
 
 def _first_order(arc: np.ndarray, kind: str) -> Solution:
@@ -150,7 +146,7 @@ def _lp(arc: np.ndarray, gp: np.ndarray, kind: str, options: dict, deadline: flo
     return Solution(structure, result.objective, result.bound, result.status, stats)
 
 
-def certificate_problem(arc: Any, gp: Any, method: str, solution: Solution) -> str | None:
+def _certificate_problem(arc: Any, gp: Any, method: str, solution: Solution) -> str | None:
     """Why ``solution`` (an ``optimal`` claim of :func:`parse`'s ``method`` on ``arc`` and, for the LPs, ``gp``)
     is not certified by the scores alone, or None when it is (see :func:`parse`)."""
     arc = check_arc_scores(arc, "arc")
