@@ -62,9 +62,15 @@ def chain_scores(rng: np.random.Generator, n: int, n_labels: int) -> tuple[np.nd
     return theta, tau
 
 
+def own_decoders(experiment: str) -> set[str]:
+    """The decoders the experiment's own module registers (other tests may register toys beside them)."""
+    module = f"decoders.{experiment}.decoders"
+    return {name for name in known_decoders(experiment) if get_decoder(experiment, name).__module__ == module}
+
+
 def test_every_registered_chains_decoder_is_a_method_or_said_not_to_take_scores():
     registered = {decoder for decoder, _ in chains_api.METHODS.values()} | set(chains_api.NOT_ON_SCORES)
-    assert registered == set(known_decoders("chains"))
+    assert registered == own_decoders("chains")
 
 
 @pytest.mark.parametrize("method", sorted(chains_api.METHODS))
@@ -187,7 +193,8 @@ def best_title(start, edge, end, k, classes) -> float:
 
 
 def test_every_registered_titles_decoder_is_a_method():
-    assert {decoder for decoder, _ in titles_api.METHODS.values()} == set(known_decoders("titles"))
+    expected = {"colour-coding", "colour-coding-certified", "ilp", "beam", "exhaustive"}
+    assert set(titles_api.METHODS) == own_decoders("titles") == expected
 
 
 @pytest.mark.parametrize("method", sorted(titles_api.METHODS))
@@ -270,7 +277,8 @@ def least_cost(adjacency: np.ndarray, sets) -> float:
 
 
 def test_every_registered_linking_decoder_is_a_method():
-    assert {decoder for decoder, _ in linking_api.METHODS.values()} == set(known_decoders("linking"))
+    heuristics = {"spanning-tree", "hitting-distance", "greedy", "degree", "pagerank", "retrieval"}
+    assert set(linking_api.METHODS) == own_decoders("linking") == heuristics | {"decomposable", "exact"}
 
 
 @pytest.mark.parametrize("method", sorted(linking_api.METHODS))

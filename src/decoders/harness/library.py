@@ -26,14 +26,27 @@ from decoders.harness.protocol import (
     Solution,
     _check_parameters,
     _parameters,
+    default_decoder_module,
     get_decoder,
     get_evaluator,
     get_verifier,
+    known_decoders,
 )
 from decoders.harness.runner import checked, run_instances
 
 #: A library method: the registered decoder it calls and the parameters it sets unless the caller does.
 Method = tuple[str, Mapping[str, Any]]
+
+
+def experiment_methods(experiment: str) -> dict[str, Method]:
+    """Every decoder the experiment's own module registers, each a method of the same name (for the experiments
+    whose decoders all take an instance built from scores alone: titles, linking)."""
+    module = default_decoder_module(experiment)
+    return {
+        name: (name, {})
+        for name in known_decoders(experiment)
+        if get_decoder(experiment, name).__module__ == module
+    }
 
 
 def method_of(methods: Mapping[str, Method], method: Any, experiment: str) -> Method:

@@ -27,26 +27,14 @@ import scipy.sparse as sp
 
 from decoders.checks import check_path
 from decoders.corpora.wikispeedia import Graph, _symmetric_adjacency
-from decoders.harness.library import Method, decode_instance, method_of
+from decoders.harness.library import Method, decode_instance, experiment_methods, method_of
 from decoders.harness.protocol import Solution
 from decoders.linking.instance import LinkingInstance
 
 EXPERIMENT = "linking"
 
-#: Method -> (registered decoder, default parameters).
-METHODS: dict[str, Method] = {
-    name: (name, {})
-    for name in (
-        "spanning-tree",
-        "hitting-distance",
-        "greedy",
-        "degree",
-        "pagerank",
-        "retrieval",
-        "decomposable",
-        "exact",
-    )
-}
+#: Method -> (registered decoder, default parameters): every decoder of the experiment's module.
+METHODS: dict[str, Method] = experiment_methods(EXPERIMENT)
 
 
 def graph_file(graph: Any, graph_dir: str | os.PathLike | None = None) -> str:

@@ -15,16 +15,14 @@ from typing import Any
 import numpy as np
 
 from decoders.checks import check_ids, check_texts
-from decoders.harness.library import Method, decode_instance, method_of
+from decoders.harness.library import Method, decode_instance, experiment_methods, method_of
 from decoders.harness.protocol import Solution
 from decoders.titles.instance import TitleInstance
 
 EXPERIMENT = "titles"
 
-#: Method -> (registered decoder, default parameters).
-METHODS: dict[str, Method] = {
-    name: (name, {}) for name in ("colour-coding", "colour-coding-certified", "ilp", "beam", "exhaustive")
-}
+#: Method -> (registered decoder, default parameters): every decoder of the experiment's module.
+METHODS: dict[str, Method] = experiment_methods(EXPERIMENT)
 
 
 def title_instance(
