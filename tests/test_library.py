@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ def test_import_decoders_imports_no_decoder_nor_numba_nor_or_tools():
         f"after = [m for m in {HEAVY!r} if m in sys.modules]\n"
         "print(json.dumps([before, after]))\n"
     )
-    env = {"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
