@@ -209,3 +209,16 @@ def test_decode_instance_names_an_unknown_decoder_and_a_bad_flag():
     with pytest.raises(ValueError, match="instance must be a ChainInstance"):
         decode_instance("chains", "cg", instance.theta, {})
     assert decode_instance("chains", "cg", instance, {}, time_limit=10).status == "optimal"
+
+
+def test_decode_batch_takes_title_and_linking_instances(tmp_path):
+    """The size of an instance is found on each experiment's instance (words, candidates)."""
+    edge = np.array([[-np.inf, 1.0], [2.0, -np.inf]])
+    titles = [decoders.title_instance(np.zeros(2), edge, np.zeros(2), k) for k in (1, 2)]
+    frame = decoders.decode_batch("titles", "exhaustive", titles, progress=False)
+    assert frame["status"].tolist() == ["optimal", "optimal"] and frame["objective"].tolist() == [0.0, 2.0]
+    graph = np.eye(4, k=1)
+    sets = [[[0], [3]], [[0, 1], [2]]]
+    links = [decoders.linking_instance(graph, each, graph_dir=tmp_path) for each in sets]
+    frame = decoders.decode_batch("linking", "exact", links, {"connection": "minimal"}, progress=False)
+    assert frame["size"].tolist() == [2, 3] and frame["objective"].tolist() == [3.0, 1.0]
