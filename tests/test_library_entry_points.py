@@ -501,3 +501,28 @@ def test_parse_checks_a_false_certificate(monkeypatch):
 def test_parse_bad_arguments_are_named(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_a_structure_the_experiment_refuses_becomes_an_error(monkeypatch):
+    """decode_instance applies the experiment's check_structure (where its decoder module defines one) to every
+    answer, optimal or not."""
+    from decoders.chains import decoders as chains_decoders
+
+    seen = []
+
+    def check_structure(instance, structure):
+        seen.append(len(structure))
+        return "one label too many" if len(structure) > instance.n_tokens else None
+
+    monkeypatch.setattr(chains_decoders, "check_structure", check_structure, raising=False)
+    assert chains_api.decode(np.zeros((2, 2)), np.zeros((2, 2)), method="beam").status == "feasible"
+    from decoders.harness import library
+
+    monkeypatch.setattr(
+        library,
+        "get_decoder",
+        lambda experiment, name: lambda instance, deadline=None: Solution([0, 0, 0], 0.0, None, "feasible"),
+    )
+    solution = chains_api.decode(np.zeros((2, 2)), np.zeros((2, 2)), method="beam")
+    assert solution.status == "error" and solution.stats["error"] == "wrong structure: one label too many"
+    assert seen == [2, 3]

@@ -25,6 +25,7 @@ from decoders.errors import ConfigError
 from decoders.harness.protocol import (
     Solution,
     _check_parameters,
+    _module_function,
     _parameters,
     default_decoder_module,
     get_decoder,
@@ -32,7 +33,7 @@ from decoders.harness.protocol import (
     get_verifier,
     known_decoders,
 )
-from decoders.harness.runner import checked, run_instances
+from decoders.harness.runner import checked, error_solution, run_instances
 
 #: A library method: the registered decoder it calls and the parameters it sets unless the caller does.
 Method = tuple[str, Mapping[str, Any]]
@@ -86,12 +87,24 @@ def decode_instance(
     take is a ConfigError naming it), within ``time_limit`` seconds (cooperative: the decoders that can stop
     early return their best so far as ``timeout``). With ``verify`` (the default), an ``optimal`` Solution is
     checked by the experiment's ``verify`` and becomes an ``error`` Solution, the reason in
-    ``stats["error"]``, when its certificate does not hold."""
+    ``stats["error"]``, when its certificate does not hold; so does any Solution whose structure the
+    experiment's ``check_structure(instance, structure) -> str | None`` (when its decoder module defines one)
+    finds of the wrong shape, type or range."""
     if not isinstance(verify, bool):
         raise ValueError(f"verify must be True or False; got {verify!r}")
     deadline = deadline_of(time_limit)
     solution = get_decoder(experiment, decoder)(instance, deadline=deadline, **params)
-    return checked(get_verifier(experiment), instance, solution) if verify else solution
+    if not verify:
+        return solution
+    check_structure = _module_function(experiment, None, "check_structure")
+    if check_structure is not None and solution.structure is not None:
+        problem = check_structure(instance, solution.structure)
+        if problem is not None:
+            claimed = {"objective": solution.objective, "bound": solution.bound, "status": solution.status}
+            return error_solution(
+                f"wrong structure: {problem}", claimed=claimed, decoder_stats=solution.stats
+            )
+    return checked(get_verifier(experiment), instance, solution)
 
 
 def decode_batch(
