@@ -54,19 +54,24 @@ class ChainScores:
 
     ``in_max[b] = max_a tau[a, b]``, ``in_min[b] = min_a tau[a, b]``, ``out_max[a] = max_b tau[a, b]``,
     ``out_min[a] = min_b tau[a, b]``: the data-independent maxima and minima of eq. 14 and of the reduced-cost
-    oracle's bounds U_tau (Fig. 1). ``labels`` names the L labels (distinct strings).
+    oracle's bounds U_tau (Fig. 1). ``labels`` names the L labels (distinct strings); without names (None, the
+    default: scores of one's own rather than a trained model's) label ``i`` is named ``str(i)``.
     """
 
     tau: np.ndarray
-    labels: tuple[str, ...]
+    labels: tuple[str, ...] | None = None
     in_min: np.ndarray = field(init=False)
     in_max: np.ndarray = field(init=False)
     out_min: np.ndarray = field(init=False)
     out_max: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        labels = check_label_names(self.labels, "ChainScores.labels")
         tau = real_array(self.tau, "ChainScores.tau")
+        if self.labels is None:
+            tau = check_tau(tau, "ChainScores.tau")
+            labels = tuple(str(i) for i in range(tau.shape[0]))
+        else:
+            labels = check_label_names(self.labels, "ChainScores.labels")
         if tau.ndim != 2 or tau.shape[0] != tau.shape[1] or tau.shape[0] != len(labels):
             raise ValueError(
                 f"ChainScores.tau must be L x L with L = {len(labels)} labels; got shape {tau.shape}"

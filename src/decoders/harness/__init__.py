@@ -6,9 +6,11 @@ An experiment plugs in by registering decoders in ``decoders.<experiment>.decode
 whatever module it lives in), writing its scored
 instance set with :func:`decoders.harness.instances.write_instance_shards` and naming its variants in
 config/<experiment>.yaml; workflow/rules/decode.smk then runs :func:`decoders.harness.jobs.decode_shard` per (variant, shard)
-and :func:`decoders.harness.jobs.gather_runs` per variant.
+and :func:`decoders.harness.jobs.gather_runs` per variant. :func:`decoders.harness.library.decode_batch` runs
+a registered decoder over instances outside the workflow (the library's batch helper).
 """
 
+from decoders.harness.library import decode_batch
 from decoders.harness.protocol import (
     STATUSES,
     Decoder,
@@ -43,6 +45,7 @@ __all__ = [
     "checks_of",
     "collect_provenance",
     "config_hash",
+    "decode_batch",
     "decoder_problems",
     "gather_shards",
     "get_decoder",
