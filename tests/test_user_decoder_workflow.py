@@ -27,6 +27,8 @@ def overlay(path: Path, decoders: dict[str, str], module: str = "my_decoders") -
     lines = ["chains:", "  variants:"]
     lines += [f"    {variant}: {{decoder: {name}, module: {module}}}" for variant, name in decoders.items()]
     lines += ["  runs:", f"    table1: [viterbi, cg, {', '.join(decoders)}]"]
+    # Table 1 only, one shard a variant: the fewest jobs that show it (no CRFsuite peer, no Table 2 variants)
+    lines += ["    table2a: []", "    table2b: []", "    peer: []", "  harness: {shards: 1}"]
     path.write_text("\n".join(lines) + "\n")
     return path
 
