@@ -1,0 +1,112 @@
+"""A table row says what its numbers cover and how they were timed (decoders.tables.coverage), in every
+experiment's tables: a variant's errors and timeouts are counted from its records' status, a row with some is
+marked partial, a per-call row beside compiled-loop rows says so, and its speed-up is taken in one clock."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from decoders.tables.chains import table1, variant_summary
+from decoders.tables.coverage import (
+    CALL,
+    FAILED,
+    LOOP,
+    MIXED,
+    PARTIAL,
+    coverage,
+    coverage_frame,
+    failures,
+    ratio_timing,
+    timing_mode,
+)
+
+
+def _record(variant, instance, seconds, status="optimal", stats=None, dataset="d", **extra):
+    row = {"experiment": "chains", "dataset": dataset, "variant": variant, "params": "{}",
+           "instance_id": f"s{instance}", "size": 5, "seconds": seconds, "objective": 1.0, "bound": 1.0,
+           "status": status, "structure": "[0]", "stats": json.dumps(stats or {}), "correct": 4.0, "total": 5.0}  # fmt: skip
+    if status == "error":
+        row.update(objective=np.nan, bound=np.nan, structure="null", correct=np.nan, total=np.nan)
+        row["stats"] = json.dumps({"error": "ValueError: too long"})
+    return row | extra
+
+
+def _looped(seconds, call, reference=None):
+    """Stats of a sentence timed by a compiled loop (per-call time ``call``; the reference's beside it)."""
+    return {"loop_repeats": 20, "call_seconds": call} | (
+        {} if reference is None else {"reference_seconds": reference}
+    )
+
+
+def test_counts_marks_and_timing_modes_come_from_status_and_stats():
+    group = pd.DataFrame(
+        [
+            _record("v", 0, 1.0, stats=_looped(1.0, 2.0)),
+            _record("v", 1, 1.0, status="error"),
+            _record("v", 2, 9.0, status="timeout"),
+            _record("v", 3, 1.0, status="timeout"),
+        ]
+    )
+    assert failures(group) == {"errors": 1, "timeouts": 2}
+    assert coverage(group) == {"errors": 1, "timeouts": 2, "partial": PARTIAL, "timing": LOOP}
+    assert coverage(group, compact=True, timed=False) == {FAILED: "1/2", "partial": PARTIAL}
+    full = group.iloc[:1]
+    assert coverage(full) == {"errors": 0, "timeouts": 0, "partial": "", "timing": LOOP}
+    # the mode over the finished records; a per-call one among loop ones makes the row mixed
+    per_call = pd.DataFrame([_record("v", 0, 1.0), _record("v", 1, 1.0, stats={"iterations": 2})])
+    assert timing_mode(per_call) == CALL
+    assert timing_mode(pd.concat([full, per_call])) == MIXED
+    assert timing_mode(group.iloc[1:2]) == CALL  # nothing finished: no loop ran
+    assert ratio_timing(CALL, LOOP) == "call (ratio vs loop)" and ratio_timing(LOOP, LOOP) == LOOP
+    assert ratio_timing(CALL, "") == CALL
+    frame = coverage_frame(pd.concat([group, per_call.assign(variant="w")]), ["dataset", "variant"])
+    assert frame.to_dict("records") == [
+        {"dataset": "d", "variant": "v", "errors": 1, "timeouts": 2, "partial": PARTIAL, "timing": LOOP},
+        {"dataset": "d", "variant": "w", "errors": 0, "timeouts": 0, "partial": "", "timing": CALL},
+    ]
+    assert list(coverage_frame(group.iloc[:0], ["variant"], compact=True).columns) == [
+        "variant",
+        FAILED,
+        "partial",
+    ] + ["timing"]
+
+
+def _chains_run():
+    """Viterbi and CG timed by loops (CG beside Viterbi), on 4 sentences."""
+    rows = []
+    for i in range(4):
+        rows.append(_record("viterbi", i, 2.0, stats=_looped(2.0, 5.0)))
+        rows.append(_record("cg", i, 1.0, stats=_looped(1.0, 4.0, reference=2.5)))
+    return rows
+
+
+def test_chains_table1_shows_a_failing_variant_and_a_per_call_one_in_one_clock():
+    """The issue's case: a decoder that raises on long sentences shows its errors and the partial mark; one
+    without a compiled loop is timed per call, says so, and its speed-up is over Viterbi's per-call time."""
+    full = pd.DataFrame(_chains_run())
+    rows = _chains_run()
+    # greedy: per call, 1 s a sentence (no loop); fails: raises on 3 of 4 sentences, fast
+    rows += [_record("greedy", i, 1.0, stats={"iterations": 1}) for i in range(4)]
+    rows += [_record("fails", 0, 1.0)] + [_record("fails", i, 0.01, status="error") for i in (1, 2, 3)]
+    records = pd.DataFrame(rows)
+    summary = variant_summary(records).set_index("variant")
+    assert summary.loc["fails", ["errors", "timeouts", "partial", FAILED]].tolist() == [3, 0, PARTIAL, "3/0"]
+    assert summary.loc["greedy", ["errors", "partial", "timing"]].tolist() == [0, "", CALL]
+    assert summary.loc["cg", "timing"] == LOOP and summary.loc["viterbi", "timing"] == LOOP
+    # greedy against Viterbi's single calls (5 s), not its loop (2 s); cg paired in its loop
+    assert summary.loc["greedy", "speedup"] == pytest.approx(5.0)
+    assert summary.loc["greedy", "speedup"] == summary.loc["greedy", "call_speedup"]
+    assert summary.loc["cg", "speedup"] == pytest.approx(2.5)
+    # the full rows are the same with or without the other two variants beside them
+    alone = variant_summary(full).set_index("variant")
+    shared = [c for c in alone.columns if not c.endswith(("_lo", "_hi"))]
+    pd.testing.assert_frame_equal(summary.loc[["viterbi", "cg"], shared], alone[shared])
+    table = table1(summary.reset_index(), ["d"], [], ["viterbi", "cg", "greedy", "fails"]).set_index(
+        "variant"
+    )
+    assert table.loc["fails", ["sentences", "errors", "timeouts", "partial"]].tolist() == [4, 3, 0, PARTIAL]
+    assert table.loc["greedy", "timing"] == CALL and table.loc["cg", "partial"] == ""
