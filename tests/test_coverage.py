@@ -110,3 +110,27 @@ def test_chains_table1_shows_a_failing_variant_and_a_per_call_one_in_one_clock()
     )
     assert table.loc["fails", ["sentences", "errors", "timeouts", "partial"]].tolist() == [4, 3, 0, PARTIAL]
     assert table.loc["greedy", "timing"] == CALL and table.loc["cg", "partial"] == ""
+
+
+def _titles(rows):
+    """titles records of (variant, title, seconds, status, stats)."""
+    return pd.DataFrame(
+        _record(variant, i, seconds, status, stats, experiment="titles", rouge_l=0.5, k=2, objective=-1.0)
+        | ({"objective": np.nan, "rouge_l": np.nan} if status == "error" else {})
+        for variant, i, seconds, status, stats in rows
+    )
+
+
+def test_titles_table1_marks_a_failing_variant_and_a_speedup_across_clocks():
+    from decoders.tables.titles import table1 as titles_table1
+
+    settings = {"exact": "ilp", "runs": ["ilp", "beam-1", "mine"]}
+    rows = [("ilp", i, 1.0, "optimal", None) for i in range(3)]
+    rows += [("beam-1", i, 0.5, "feasible", None) for i in range(3)]
+    rows += [("mine", 0, 0.1, "feasible", _looped(0.1, 0.2)), ("mine", 1, 0.001, "error", None)]
+    rows += [("mine", 2, 5.0, "timeout", None)]
+    table = titles_table1(_titles(rows), settings).set_index("variant")
+    assert table.loc["mine", ["titles", "errors", "timeouts", "partial"]].tolist() == [3, 1, 1, PARTIAL]
+    assert table.loc["mine", "timing"] == "loop (ratio vs call)"
+    assert table.loc["beam-1", ["errors", "timeouts", "partial", "timing"]].tolist() == [0, 0, "", CALL]
+    assert table.loc["beam-1", "speedup_vs_ilp"] == pytest.approx(2.0)
