@@ -134,3 +134,45 @@ def test_titles_table1_marks_a_failing_variant_and_a_speedup_across_clocks():
     assert table.loc["mine", "timing"] == "loop (ratio vs call)"
     assert table.loc["beam-1", ["errors", "timeouts", "partial", "timing"]].tolist() == [0, 0, "", CALL]
     assert table.loc["beam-1", "speedup_vs_ilp"] == pytest.approx(2.0)
+
+
+def _linking(variant, instance, status="feasible", fair=1.0, objective=2.0):
+    row = _record(variant, instance, 0.1, status, experiment="linking", fair=fair, k=2, objective=objective)
+    row["structure"] = "[0, 1]" if status != "error" else "null"
+    if status == "error":
+        row.update(fair=np.nan, objective=np.nan)
+    algorithm, connection = variant.rsplit("-", 1)
+    return row | {"algorithm": algorithm, "connection": connection}
+
+
+def test_linking_tables_count_a_variants_failures_and_compare_finished_choices_only():
+    from decoders.tables.linking import jaccard, ratios, sweep_table
+    from decoders.tables.linking import table1 as linking_table1
+
+    rows = [
+        _linking(f"{a}-{c}", i)
+        for a in ("degree", "hitting-distance")
+        for c in ("max", "min")
+        for i in (0, 1)
+    ]
+    rows += [_linking("mine-max", 0, fair=2.0), _linking("mine-max", 1, "error")]
+    rows += [_linking("mine-min", 0, fair=2.0), _linking("mine-min", 1, "timeout", fair=2.0)]
+    rows[1] = _linking("degree-max", 1, "error")  # degree fails on one document of the maximal connection
+    records = pd.DataFrame(rows)
+    truth = records.iloc[:0][["dataset", "instance_id", "algorithm", "connection", "objective", "fair", "k"]]
+    table = linking_table1(ratios(records, truth.assign(status=pd.Series(dtype=str)))).set_index("algorithm")
+    assert table.loc["mine", [f"{FAILED}_max", f"{FAILED}_min", "partial"]].tolist() == [
+        "1/0",
+        "0/1",
+        PARTIAL,
+    ]
+    assert table.loc["mine", "value_max"] == 1.0  # over the document it finished; both given
+    assert table.loc["mine", "documents_max"] == 2
+    assert table.loc["hitting-distance", [f"{FAILED}_max", "partial"]].tolist() == ["0/0", ""]
+    agree = jaccard(records).set_index("connection")
+    assert agree.loc["maximal", "documents"] == 1 and agree.loc["minimal", "documents"] == 2
+    sweep = pd.DataFrame(
+        {"dataset": "d", "instance_id": ["s0", "s1"], "algorithm": "mine", "candidates": 3, "connection": "max",
+         "value": [1.0, np.nan], "cost": [2.0, np.nan], "k": 2, "outside": 0, "status": ["feasible", "error"]}
+    )  # fmt: skip
+    assert sweep_table(sweep).loc[0, [FAILED, "partial", "documents"]].tolist() == ["1/0", PARTIAL, 2]
