@@ -28,11 +28,12 @@ from decoders.tables.coverage import (
 def _record(variant, instance, seconds, status="optimal", stats=None, dataset="d", **extra):
     row = {"experiment": "chains", "dataset": dataset, "variant": variant, "params": "{}",
            "instance_id": f"s{instance}", "size": 5, "seconds": seconds, "objective": 1.0, "bound": 1.0,
-           "status": status, "structure": "[0]", "stats": json.dumps(stats or {}), "correct": 4.0, "total": 5.0}  # fmt: skip
-    if status == "error":
+           "status": status, "structure": "[0]", "stats": json.dumps(stats or {}), "correct": 4.0,
+           "total": 5.0} | extra  # fmt: skip
+    if status == "error":  # no structure, hence no evaluation
         row.update(objective=np.nan, bound=np.nan, structure="null", correct=np.nan, total=np.nan)
         row["stats"] = json.dumps({"error": "ValueError: too long"})
-    return row | extra
+    return row
 
 
 def _looped(seconds, call, reference=None):
@@ -62,7 +63,10 @@ def test_counts_marks_and_timing_modes_come_from_status_and_stats():
     assert timing_mode(pd.concat([full, per_call])) == MIXED
     assert timing_mode(group.iloc[1:2]) == CALL  # nothing finished: no loop ran
     assert ratio_timing(CALL, LOOP) == "call (ratio vs loop)" and ratio_timing(LOOP, LOOP) == LOOP
-    assert ratio_timing(CALL, "") == CALL
+    assert (
+        ratio_timing(CALL, "") == CALL
+        and ratio_timing(LOOP, LOOP, CALL, MIXED) == "loop (ratio vs call, loop+call)"
+    )
     frame = coverage_frame(pd.concat([group, per_call.assign(variant="w")]), ["dataset", "variant"])
     assert frame.to_dict("records") == [
         {"dataset": "d", "variant": "v", "errors": 1, "timeouts": 2, "partial": PARTIAL, "timing": LOOP},
@@ -116,7 +120,7 @@ def _titles(rows):
     """titles records of (variant, title, seconds, status, stats)."""
     return pd.DataFrame(
         _record(variant, i, seconds, status, stats, experiment="titles", rouge_l=0.5, k=2, objective=-1.0)
-        | ({"objective": np.nan, "rouge_l": np.nan} if status == "error" else {})
+        | ({"rouge_l": np.nan} if status == "error" else {})
         for variant, i, seconds, status, stats in rows
     )
 
@@ -176,3 +180,46 @@ def test_linking_tables_count_a_variants_failures_and_compare_finished_choices_o
          "value": [1.0, np.nan], "cost": [2.0, np.nan], "k": 2, "outside": 0, "status": ["feasible", "error"]}
     )  # fmt: skip
     assert sweep_table(sweep).loc[0, [FAILED, "partial", "documents"]].tolist() == ["1/0", PARTIAL, 2]
+
+
+def _parsed(dataset, variant, statuses, stats=None):
+    """bnb records (6-word sentences, 4 scored words) of the given statuses; an error has no tree."""
+    rows = []
+    for i, status in enumerate(statuses):
+        row = _record(
+            variant, i, 0.1, status, stats, dataset=dataset, experiment="bnb", size=6, correct=3.0, total=4.0
+        )
+        if status == "timeout":
+            row.update(structure="null", correct=np.nan, total=np.nan)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes():
+    from decoders.tables import bnb as bnb_tables
+
+    settings = {
+        "datasets": ["wsj"], "k": 10, "table2": {"full": "bnb"}, "epochs": 6, "factor_epochs": 3,
+        "start_from": "baseline", "models": {"baseline": {"order": 2}, "full": {"groups": ["comb"]}},
+        "table3": {"model": "full", "variant": "bnb", "pruning": [10, None]},
+        "variants": {"bnb": {"decoder": "bnb"}},
+    }  # fmt: skip
+    records = pd.concat(
+        [
+            _parsed("wsj~full~k10", "bnb", ["optimal", "error", "timeout", "optimal"]),
+            _parsed("wsj~full~unpruned", "bnb", ["optimal"] * 4, _looped(0.1, 0.3)),
+        ]
+    )
+    frame = bnb_tables.load_runs_frame(records)
+    table2 = bnb_tables.table2(frame, settings).set_index("model")
+    assert table2.loc["full", [FAILED, "partial", "timing"]].tolist() == ["1/1", PARTIAL, CALL]
+    assert table2.loc["full", "uas"] == pytest.approx(
+        100 * 6 / 16
+    )  # the failed sentences' words count, wrong
+    table3 = bnb_tables.table3(frame, settings, {}).set_index("system")
+    assert table3.loc["full B&B k = 10", [FAILED, "partial"]].tolist() == ["1/1", PARTIAL]
+    assert table3.loc["full B&B k = 10", "timing"] == "call (ratio vs loop)"  # against the loop-timed row
+    assert table3.loc["full B&B no pruning", [FAILED, "partial", "timing"]].tolist() == ["0/0", "", LOOP]
+    stats = bnb_tables.statistics(frame, settings).set_index("pruning")
+    assert stats.loc["k10", ["errors", "timeouts", "partial", "timing"]].tolist() == [1, 1, PARTIAL, CALL]
+    assert stats.loc["unpruned", ["errors", "partial", "timing"]].tolist() == [0, "", LOOP]

@@ -72,12 +72,12 @@ def _looped(stats: object) -> bool:
     return isinstance(stats, str) and bool(stats) and "loop_repeats" in json.loads(stats)
 
 
-def ratio_timing(mode: str, reference_mode: str) -> str:
-    """The ``timing`` of a row whose speed ratio sets its time against a reference's: ``mode`` when both were
-    timed alike, else ``"<mode> (ratio vs <reference mode>)"``: the ratio mixes two clocks."""
-    if not reference_mode or mode == reference_mode:
-        return mode
-    return f"{mode} (ratio vs {reference_mode})"
+def ratio_timing(mode: str, *reference_modes: str) -> str:
+    """The ``timing`` of a row whose speed ratios set its time against references' (timed in
+    ``reference_modes``; an empty one: no reference): ``mode`` when all were timed alike, else
+    ``"<mode> (ratio vs <other modes>)"``: a ratio that mixes two clocks."""
+    others = sorted({other for other in reference_modes if other and other != mode})
+    return f"{mode} (ratio vs {', '.join(others)})" if others else mode
 
 
 def coverage(group: pd.DataFrame, *, compact: bool = False, timed: bool = True) -> dict[str, object]:
