@@ -223,3 +223,33 @@ def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes():
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
     assert stats.loc["k10", ["errors", "timeouts", "partial", "timing"]].tolist() == [1, 1, PARTIAL, CALL]
     assert stats.loc["unpruned", ["errors", "partial", "timing"]].tolist() == [0, "", LOOP]
+
+
+def test_ppc_tables_mark_a_partial_row_and_a_ratio_across_clocks():
+    from decoders.tables import ppc as ppc_tables
+
+    settings = {
+        "datasets": ["d"],
+        "variants": {
+            "bf": {"decoder": "full-lp"},
+            "ppc": {"decoder": "ppc"},
+            "audit": {"decoder": "ppc-audit"},
+        },
+    }
+    stats = {"words": 5, "parts_scored": 10, "parts_added": 4, "integral": True, "lp_solves": 2}
+    records = pd.concat(
+        [
+            _parsed("d", "bf", ["optimal"] * 3, stats),
+            _parsed("d", "ppc", ["optimal", "timeout", "error"], stats | _looped(0.1, 0.2)),
+            _parsed("d", "audit", ["optimal", "optimal", "error"], stats),
+        ]
+    )
+    frame = ppc_tables.load_runs_frame(records)
+    table1 = ppc_tables.table1(frame, settings).set_index("variant")
+    assert table1.loc["ppc", ["timeouts", "errors", "partial"]].tolist() == [1, 1, PARTIAL]
+    assert table1.loc["ppc", "timing"] == "loop (ratio vs call)"
+    assert table1.loc["bf", ["timeouts", "errors", "partial", "timing"]].tolist() == [0, 0, "", CALL]
+    statistics = ppc_tables.statistics(frame, settings).set_index("variant")
+    assert statistics.loc["ppc", ["errors", "timeouts", "partial"]].tolist() == [1, 1, PARTIAL]
+    audit = ppc_tables.audit_table(frame, settings).set_index("variant")
+    assert audit.loc["audit", ["errors", "timeouts", "partial"]].tolist() == [1, 0, PARTIAL]

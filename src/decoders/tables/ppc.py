@@ -36,6 +36,7 @@ from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
+from decoders.tables.coverage import CALL, coverage, ratio_timing, timing_mode
 from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -273,6 +274,8 @@ TABLE1_COLUMNS = [
     "sentences",
     "timeouts",
     "errors",
+    "partial",
+    "timing",
     "seconds",
     "sent_per_s",
     "speed_rel_bf_pct",
@@ -365,8 +368,10 @@ def _table1_row(
         "system": SYSTEMS[role],
         "variant": variant,
         "sentences": len(group),
-        "timeouts": _count(group, "timeout"),
-        "errors": _count(group, "error"),
+        **coverage(group),
+        "timing": ratio_timing(
+            timing_mode(group), *(timing_mode(ref) for ref in (bf, bf_paper) if not ref.empty)
+        ),
         "seconds": group["seconds"].sum(),
         "sent_per_s": speed,
         "speed_rel_bf_pct": rel_bf,
@@ -449,6 +454,9 @@ def table1(
                     "system": PEER,
                     "variant": PEER_VARIANT,
                     "sentences": len(peer),
+                    "timing": ratio_timing(
+                        CALL, *(timing_mode(ref) for ref in (bf, bf_paper) if not ref.empty)
+                    ),
                     "seconds": summary["parse_seconds"],
                     "sent_per_s": speed,
                     **relative,
@@ -534,6 +542,8 @@ TABLE2_COLUMNS = [
     "sentences",
     "timeouts",
     "errors",
+    "partial",
+    "timing",
     "seconds",
     "sent_per_s",
     "speed_rel_arcgp_pct",
@@ -578,8 +588,8 @@ def table2(
                     "polytope": label,
                     "variant": roles[role],
                     "sentences": len(group),
-                    "timeouts": _count(group, "timeout"),
-                    "errors": _count(group, "error"),
+                    **coverage(group),
+                    "timing": ratio_timing(timing_mode(group), timing_mode(base) if not base.empty else ""),
                     "seconds": group["seconds"].sum(),
                     "sent_per_s": speed,
                     "speed_rel_arcgp_pct": 100.0 * speed / _speed(base) if not base.empty else float("nan"),
@@ -615,8 +625,7 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
                 "dataset": dataset,
                 "variant": roles[role],
                 "sentences": len(group),
-                "timeouts": _count(group, "timeout"),
-                "errors": _count(group, "error"),
+                **coverage(group, timed=False),
                 "certified_pct": 100.0 * _count(group, "optimal") / len(group),
                 "words_mean": group["words"].mean(),
                 "words_max": group["words"].max(),
@@ -697,8 +706,7 @@ def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFr
                 "dataset": dataset,
                 "variant": roles["audit"],
                 "sentences": len(group),
-                "timeouts": _count(group, "timeout"),
-                "errors": _count(group, "error"),
+                **coverage(group, timed=False),
                 "audited": len(audited),
                 "passed": int((audited["audit_passed"] == 1).sum()),
                 "parts_checked": audited["audit_parts"].sum(),
@@ -712,7 +720,7 @@ def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFr
     return pd.DataFrame(
         rows,
         columns=[
-            "dataset", "variant", "sentences", "timeouts", "errors", "audited", "passed", "parts_checked",
+            "dataset", "variant", "sentences", "errors", "timeouts", "partial", "audited", "passed", "parts_checked",
             "max_reduced_cost_rel", "positive_reduced_costs", "max_arcgp_violation",
         ],
     )  # fmt: skip
