@@ -253,3 +253,26 @@ def test_ppc_tables_mark_a_partial_row_and_a_ratio_across_clocks():
     assert statistics.loc["ppc", ["errors", "timeouts", "partial"]].tolist() == [1, 1, PARTIAL]
     audit = ppc_tables.audit_table(frame, settings).set_index("variant")
     assert audit.loc["audit", ["errors", "timeouts", "partial"]].tolist() == [1, 0, PARTIAL]
+
+
+def test_seeds_tables_count_a_variants_failures_over_every_seed():
+    from decoders.tables.chains import seeds_table
+
+    rows = [
+        _record(v, i, 1.0, dataset=d)
+        for d in ("wsj", "wsj~ssvm.seed14")
+        for v in ("viterbi", "mine")
+        for i in (0, 1)
+    ]
+    rows[-1] = _record("mine", 1, 1.0, "error", dataset="wsj~ssvm.seed14")
+    settings = {
+        "model": "ssvm",
+        "seeds": {"datasets": ["wsj"], "variants": ["viterbi", "mine"], "seeds": [13, 14]},
+    }
+    table = seeds_table(pd.DataFrame(rows), settings, 13).set_index(["measure", "variant"])
+    assert (
+        table.loc[("token_acc", "mine"), FAILED] == "1/0"
+        and table.loc[("exact_pct", "mine"), FAILED] == "1/0"
+    )
+    assert table.loc[("token_acc", "viterbi"), FAILED] == "0/0"
+    assert table.loc[("token_acc", "mine - viterbi"), FAILED] == ""

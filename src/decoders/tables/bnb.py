@@ -39,7 +39,7 @@ from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
 from decoders.seeds import seed_rows, seeded_name, unseeded
 from decoders.tables.captions import caption
-from decoders.tables.coverage import CALL, coverage, partial, ratio_timing, timing_mode
+from decoders.tables.coverage import CALL, FAILED, coverage, failures_text, partial, ratio_timing, timing_mode
 from decoders.tables.ratios import Sides, instance_seconds, interval_note, load_noise, records_interval
 from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -564,8 +564,8 @@ def seeds_table(
     """The seed variance of trained models (config/bnb.yaml ``seeds``): per dataset and model, the test UAS of the
     model trained with each seed (``seed_<n>`` columns), decoded at k by its Table 2 variant, and their mean,
     standard deviation (n - 1) and range; then, per dataset, each model's difference to the first model listed
-    (the baseline), seed by seed. ``histories`` ("<dataset>/<model name>" -> training history) give the training
-    minutes each seed costs."""
+    (the baseline), seed by seed; a model's row has its decoder's errors/timeouts over every seed's sentences.
+    ``histories`` ("<dataset>/<model name>" -> training history) give the training minutes each seed costs."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
@@ -574,7 +574,7 @@ def seeds_table(
     rows = []
     for dataset in spec["datasets"]:
         at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
-        uas, minutes = {}, {}
+        uas, minutes, failed = {}, {}, {}
         for model in spec["models"]:
             variant = settings["table2"][model]
             names = {seed: seeded_name(model, seed, run_seed) for seed in spec["seeds"]}
@@ -583,7 +583,13 @@ def seeds_table(
                 for seed, name in names.items()
             }
             minutes[model] = _training_minutes(histories, dataset, names.values())
-        rows += seed_rows({"dataset": dataset}, "model", uas, minutes)
+            failed[model] = failures_text(
+                at_k[at_k["model"].isin(names.values()) & (at_k["variant"] == variant)]
+            )
+        rows += [
+            {**row, FAILED: failed.get(row["model"], "")}
+            for row in seed_rows({"dataset": dataset}, "model", uas, minutes)
+        ]
     table = pd.DataFrame(rows)
     if not table.empty:  # the decoder of each model (none on a difference row)
         table.insert(2, "decoder", table["model"].map(settings["table2"]).fillna(""))

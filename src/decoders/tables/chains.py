@@ -798,8 +798,9 @@ def seeds_table(
     """The seed variance of the trained model (config/chains.yaml ``seeds``): per dataset, measure (token
     accuracy, % exact against ``reference``) and variant, its value with the model trained with each seed
     (``seed_<n>`` columns; instance set ``<dataset>~<model>.seed<n>``, the run's seed the dataset's own set) and
-    their spread; then each variant's token accuracy minus the first variant's, seed by seed. ``histories``
-    ("<dataset>/<model name>" -> training history) give the training minutes of each seed."""
+    their spread; then each variant's token accuracy minus the first variant's, seed by seed; a variant's row
+    has its errors/timeouts over every seed's sentences. ``histories`` ("<dataset>/<model name>" -> training
+    history) give the training minutes of each seed."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
@@ -817,6 +818,8 @@ def seeds_table(
         per_seed = {
             seed: _seed_summary(records, name, spec["variants"], reference) for seed, name in sets.items()
         }
+        of_sets = records[records["dataset"].isin(list(sets.values()))]
+        failed = {v: failures_text(of_sets[of_sets["variant"] == v]) for v in spec["variants"]}
         for measure in SEED_MEASURES:
             values = {
                 variant: {seed: _summary_value(per_seed[seed], variant, measure) for seed in sets}
@@ -826,7 +829,11 @@ def seeds_table(
             mean_minutes = float(np.mean(minutes)) if minutes else np.nan
             measure_rows = seed_rows(keys, "variant", values, dict.fromkeys(values, mean_minutes))
             # % exact against Viterbi: the exact decoders' 100 by definition, so no difference rows
-            rows += [row for row in measure_rows if measure == "token_acc" or " - " not in row["variant"]]
+            rows += [
+                {**row, FAILED: failed.get(row["variant"], "")}
+                for row in measure_rows
+                if measure == "token_acc" or " - " not in row["variant"]
+            ]
     return pd.DataFrame(rows)
 
 

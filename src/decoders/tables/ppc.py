@@ -36,7 +36,7 @@ from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
-from decoders.tables.coverage import CALL, coverage, ratio_timing, timing_mode
+from decoders.tables.coverage import CALL, FAILED, coverage, failures_text, ratio_timing, timing_mode
 from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -876,8 +876,9 @@ def seeds_table(
 ) -> pd.DataFrame:
     """The seed variance of trained models (config/ppc.yaml ``seeds``): per dataset and variant, the test UAS of
     the parsers trained with each seed (``seed_<n>`` columns; instance set ``<dataset>.seed<n>``, the run's seed
-    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by seed.
-    ``histories`` (instance set -> training history) give the training minutes of each seed (both parsers)."""
+    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by seed;
+    a variant's row has its errors/timeouts over every seed's sentences. ``histories`` (instance set -> training
+    history) give the training minutes of each seed (both parsers)."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
@@ -898,7 +899,12 @@ def seeds_table(
             }
             for variant in spec["variants"]
         }  # fmt: skip
-        rows += seed_rows({"dataset": dataset}, "variant", values, dict.fromkeys(values, minutes))
+        of_sets = records[records["dataset"].isin(list(sets.values()))]
+        failed = {v: failures_text(of_sets[of_sets["variant"] == v]) for v in spec["variants"]}
+        rows += [
+            {**row, FAILED: failed.get(row["variant"], "")}
+            for row in seed_rows({"dataset": dataset}, "variant", values, dict.fromkeys(values, minutes))
+        ]
     return pd.DataFrame(rows)
 
 
