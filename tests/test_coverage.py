@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from decoders.tables.chains import table1, variant_summary
+from decoders.tables.captions import caption
+from decoders.tables.chains import COVERAGE, table1, variant_summary
 from decoders.tables.coverage import (
     CALL,
     FAILED,
@@ -34,6 +35,15 @@ def _record(variant, instance, seconds, status="optimal", stats=None, dataset="d
         row.update(objective=np.nan, bound=np.nan, structure="null", correct=np.nan, total=np.nan)
         row["stats"] = json.dumps({"error": "ValueError: too long"})
     return row
+
+
+def _described(experiment: str, key: str, table: pd.DataFrame) -> None:
+    """The caption of ``experiment``'s ``key`` describes every coverage column ``table`` has (linking's Table 1
+    describes a per-connection column under its ``_max`` name)."""
+    declared = set(caption(experiment, key).columns)
+    shown = {c.replace("_min", "_max") for c in table.columns if c.startswith((FAILED, "errors", "timeouts"))}
+    shown |= {c for c in table.columns if c in ("partial", "timing")}
+    assert shown and shown <= declared, (experiment, key, sorted(shown - declared))
 
 
 def _looped(seconds, call, reference=None):
@@ -114,6 +124,9 @@ def test_chains_table1_shows_a_failing_variant_and_a_per_call_one_in_one_clock()
     )
     assert table.loc["fails", ["sentences", "errors", "timeouts", "partial"]].tolist() == [4, 3, 0, PARTIAL]
     assert table.loc["greedy", "timing"] == CALL and table.loc["cg", "partial"] == ""
+    _described("chains", "table1", table)
+    for key, columns in (("table2", ["variant", *COVERAGE]), ("table2b", ["variant", *COVERAGE])):
+        _described("chains", key, summary.reset_index()[columns])
 
 
 def _titles(rows):
@@ -138,6 +151,7 @@ def test_titles_table1_marks_a_failing_variant_and_a_speedup_across_clocks():
     assert table.loc["mine", "timing"] == "loop (ratio vs call)"
     assert table.loc["beam-1", ["errors", "timeouts", "partial", "timing"]].tolist() == [0, 0, "", CALL]
     assert table.loc["beam-1", "speedup_vs_ilp"] == pytest.approx(2.0)
+    _described("titles", "table1", table)
 
 
 def _linking(variant, instance, status="feasible", fair=1.0, objective=2.0):
@@ -173,6 +187,7 @@ def test_linking_tables_count_a_variants_failures_and_compare_finished_choices_o
     assert table.loc["mine", "value_max"] == 1.0  # over the document it finished; both given
     assert table.loc["mine", "documents_max"] == 2
     assert table.loc["hitting-distance", [f"{FAILED}_max", "partial"]].tolist() == ["0/0", ""]
+    _described("linking", "table1", table)
     agree = jaccard(records).set_index("connection")
     assert agree.loc["maximal", "documents"] == 1 and agree.loc["minimal", "documents"] == 2
     sweep = pd.DataFrame(
@@ -180,6 +195,7 @@ def test_linking_tables_count_a_variants_failures_and_compare_finished_choices_o
          "value": [1.0, np.nan], "cost": [2.0, np.nan], "k": 2, "outside": 0, "status": ["feasible", "error"]}
     )  # fmt: skip
     assert sweep_table(sweep).loc[0, [FAILED, "partial", "documents"]].tolist() == ["1/0", PARTIAL, 2]
+    _described("linking", "sweep", sweep_table(sweep))
 
 
 def _parsed(dataset, variant, statuses, stats=None):
@@ -223,6 +239,8 @@ def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes():
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
     assert stats.loc["k10", ["errors", "timeouts", "partial", "timing"]].tolist() == [1, 1, PARTIAL, CALL]
     assert stats.loc["unpruned", ["errors", "partial", "timing"]].tolist() == [0, "", LOOP]
+    for key, table in (("table2", table2), ("table3", table3), ("statistics", stats)):
+        _described("bnb", key, table)
 
 
 def test_ppc_tables_mark_a_partial_row_and_a_ratio_across_clocks():
@@ -253,6 +271,8 @@ def test_ppc_tables_mark_a_partial_row_and_a_ratio_across_clocks():
     assert statistics.loc["ppc", ["errors", "timeouts", "partial"]].tolist() == [1, 1, PARTIAL]
     audit = ppc_tables.audit_table(frame, settings).set_index("variant")
     assert audit.loc["audit", ["errors", "timeouts", "partial"]].tolist() == [1, 0, PARTIAL]
+    for key, table in (("table1", table1), ("statistics", statistics), ("audit", audit)):
+        _described("ppc", key, table)
 
 
 def test_seeds_tables_count_a_variants_failures_over_every_seed():
@@ -276,3 +296,5 @@ def test_seeds_tables_count_a_variants_failures_over_every_seed():
     )
     assert table.loc[("token_acc", "viterbi"), FAILED] == "0/0"
     assert table.loc[("token_acc", "mine - viterbi"), FAILED] == ""
+    for experiment in ("chains", "bnb", "ppc"):
+        _described(experiment, "seeds", table)

@@ -287,7 +287,8 @@ def time_vs_k(records: pd.DataFrame, path) -> None:
 
 
 def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed: int = 0) -> pd.DataFrame:
-    """The true title beside each variant's realised title, for a fixed sample of test sections."""
+    """The true title beside each variant's realised title, for a fixed sample of test sections (none where the
+    variant's record is an error)."""
     instances = {}
     for path in shards:
         dataset = Path(path).parent.name
@@ -295,7 +296,9 @@ def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed
     ids = sorted({(d, i) for d, i in zip(records["dataset"], records["instance_id"], strict=True)})
     rng = np.random.default_rng(seed)
     chosen = [ids[j] for j in sorted(rng.choice(len(ids), size=min(count, len(ids)), replace=False))]
-    structures = records.set_index(["dataset", "instance_id", "variant"])["structure"]
+    # an error's structure (if it kept one) was rejected: no title for it
+    kept = records[records["status"] != "error"]
+    structures = kept.set_index(["dataset", "instance_id", "variant"])["structure"]
     rows = []
     for dataset, instance_id in chosen:
         instance = instances[(dataset, instance_id)]
