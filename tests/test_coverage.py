@@ -27,6 +27,8 @@ from decoders.tables.coverage import (
 
 
 def _record(variant, instance, seconds, status="optimal", stats=None, dataset="d", **extra):
+    """A result record of ``variant`` on instance ``s<instance>`` (``extra`` columns over the defaults); an
+    error's has no structure, objective or evaluation."""
     row = {"experiment": "chains", "dataset": dataset, "variant": variant, "params": "{}",
            "instance_id": f"s{instance}", "size": 5, "seconds": seconds, "objective": 1.0, "bound": 1.0,
            "status": status, "structure": "[0]", "stats": json.dumps(stats or {}), "correct": 4.0,
@@ -38,8 +40,8 @@ def _record(variant, instance, seconds, status="optimal", stats=None, dataset="d
 
 
 def _described(experiment: str, key: str, table: pd.DataFrame) -> None:
-    """The caption of ``experiment``'s ``key`` describes every coverage column ``table`` has (linking's Table 1
-    describes a per-connection column under its ``_max`` name)."""
+    """The caption of ``experiment``'s ``key`` describes every coverage column ``table`` has (linking's Table
+    1 describes a per-connection column under its ``_max`` name)."""
     declared = set(caption(experiment, key).columns)
     shown = {c.replace("_min", "_max") for c in table.columns if c.startswith((FAILED, "errors", "timeouts"))}
     shown |= {c for c in table.columns if c in ("partial", "timing")}
@@ -191,8 +193,9 @@ def test_linking_tables_count_a_variants_failures_and_compare_finished_choices_o
     agree = jaccard(records).set_index("connection")
     assert agree.loc["maximal", "documents"] == 1 and agree.loc["minimal", "documents"] == 2
     sweep = pd.DataFrame(
-        {"dataset": "d", "instance_id": ["s0", "s1"], "algorithm": "mine", "candidates": 3, "connection": "max",
-         "value": [1.0, np.nan], "cost": [2.0, np.nan], "k": 2, "outside": 0, "status": ["feasible", "error"]}
+        {"dataset": "d", "instance_id": ["s0", "s1"], "algorithm": "mine", "candidates": 3,
+         "connection": "max", "value": [1.0, np.nan], "cost": [2.0, np.nan], "k": 2, "outside": 0,
+         "status": ["feasible", "error"]}
     )  # fmt: skip
     assert sweep_table(sweep).loc[0, [FAILED, "partial", "documents"]].tolist() == ["1/0", PARTIAL, 2]
     _described("linking", "sweep", sweep_table(sweep))

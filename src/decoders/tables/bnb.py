@@ -196,8 +196,8 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     reference (:func:`decoders.bnb.settings.bnb_references`: the second-order model without factors trained for as
     many passes) with its bootstrap p-value; the difference to the 6-pass baseline (the paper's
     comparison, not an equal-training one for models that train longer); the paper's UAS. The verdict rests on the
-    difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`). Each row has
-    its errors/timeouts, partial mark and timing mode (:mod:`decoders.tables.coverage`)."""
+    difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`). Each row
+    has its errors/timeouts, partial mark and timing mode (:mod:`decoders.tables.coverage`)."""
     k = pruning_label(settings["k"])
     references = bnb_references(settings)
     rows = []
@@ -328,9 +328,9 @@ def table3(
     """UAS and words/s of the table-3 model per pruning k, the UDPipe peer, the paper's rows beside;
     ``oracles`` (instance-set name -> oracle.parquet) adds each k's pruned projective oracle UAS. Each row's
     words/s over the unpruned B&B's (``vs_unpruned``) and over the peer's (``vs_udpipe``) with its 95% interval
-    (:func:`speed_ratio`; ``noise``: the noise jobs' records, ``seed`` the bootstrap's). Each B&B row has its
-    errors/timeouts and partial mark, and every row its timing mode, naming the references' where a ratio mixes
-    two clocks (:mod:`decoders.tables.coverage`)."""
+    (:func:`speed_ratio`; ``noise``: the noise jobs' records, ``seed`` the bootstrap's). Each B&B row has
+    its errors/timeouts and partial mark, and every row its timing mode, naming the references' where a ratio
+    mixes two clocks (:mod:`decoders.tables.coverage`)."""
     oracles = oracles or {}
     spec = settings["table3"]
     paper = {row["system"]: row for row in paper_rows("bnb", "table3_pruning")}

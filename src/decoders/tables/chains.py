@@ -73,7 +73,8 @@ REFERENCE = "viterbi"
 #: The speed-up over the reference and the ends of its 95% interval, as the tables print them.
 SPEEDUP = ["speedup", "speedup_lo", "speedup_hi"]
 
-#: What a narrower table shows of :func:`variant_summary`'s coverage columns (:mod:`decoders.tables.coverage`).
+#: What a narrower table shows of :func:`variant_summary`'s coverage columns
+#: (:mod:`decoders.tables.coverage`).
 COVERAGE = [FAILED, "partial", "timing"]
 
 # Our variant name -> the paper's row name, where the paper has the row.
@@ -176,10 +177,10 @@ def speedup_comparison(
 
 
 def speedup_column(records: pd.DataFrame, dataset: str, variant: str, reference: str = REFERENCE) -> str:
-    """The time a speed-up of ``variant`` over ``reference`` on ``dataset`` is taken in, the same on both sides:
-    ``seconds`` where every record of the variant has the reference timed beside it or both were timed by their
-    compiled loops (:func:`decoders.tables.coverage.timing_mode`), else ``call_seconds`` (single calls from
-    Python: a loop-timed record keeps its per-call time there, a per-call record's is its ``seconds``)."""
+    """The time a speed-up of ``variant`` over ``reference`` on ``dataset`` is taken in, the same on both
+    sides: ``seconds`` where every record of the variant has the reference timed beside it or both were timed
+    by their compiled loops (:func:`decoders.tables.coverage.timing_mode`), else ``call_seconds`` (single calls
+    from Python: a loop-timed record keeps its per-call time there, a per-call record's is its ``seconds``)."""
     if instance_seconds(records, dataset, variant, "reference_seconds") is not None:
         return "seconds"
     of_set = records[records["dataset"] == dataset]
@@ -1002,7 +1003,8 @@ def write_chains_outputs(
             " timed beside the variant where the records have it (as in Table 1); `<variant>_speedup_lo`, `_hi`:"
             " its 95% interval, the bucket's sentences resampled, the noise term the whole set's;"
             " `<variant>_errors/timeouts`: the variant's sentences of the bucket that ended in an error or a"
-            " timeout (counted in the speed-up at their recorded seconds: not a complete run's where not 0/0).",
+            " timeout (counted in the speed-up at their recorded seconds: not a complete run's where not"
+            " 0/0).",
             method,
         ],
     )

@@ -156,8 +156,8 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def jaccard(records: pd.DataFrame) -> pd.DataFrame:
-    """Mean Jaccard coefficient between the candidates degree and hitting distance choose (paper: 0.3), over the
-    documents both finished (an error has no choice to compare)."""
+    """Mean Jaccard coefficient between the candidates degree and hitting distance choose (paper: 0.3), over
+    the documents both finished (an error has no choice to compare)."""
     rows = []
     for (dataset, connection), group in finished(records).groupby(["dataset", "connection"]):
         chosen = {
@@ -252,8 +252,8 @@ def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarra
 
     Columns ``value`` (fair / k: the denominator counts every mention, as in Table 1), ``cost`` (the distance
     cost on the instance cut to its top ``c``, connected as the variant says), ``connection``, ``k`` and
-    ``outside`` (mentions whose target is not among the top ``c``), ``status``. The ceiling (algorithm ``top-c ceiling``,
-    cost NaN) is the value of choosing the target wherever it is among the top ``c``.
+    ``outside`` (mentions whose target is not among the top ``c``) and ``status``. The ceiling (algorithm
+    ``top-c ceiling``, cost NaN) is the value of choosing the target wherever it is among the top ``c``.
     """
     parsed = records["variant"].map(parse_sweep_variant)
     if parsed.isna().any():
@@ -291,8 +291,8 @@ def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarra
 
 def sweep_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, connection, algorithm, c): value and cost (mean, standard error over documents), the
-    documents, their errors and timeouts and the partial mark (:mod:`decoders.tables.coverage`), and the share of
-    mentions whose target lies outside the top ``c``."""
+    documents, their errors and timeouts and the partial mark (:mod:`decoders.tables.coverage`), and the share
+    of mentions whose target lies outside the top ``c``."""
     rows = []
     for (dataset, connection, algorithm, c), group in frame.groupby(
         ["dataset", "connection", "algorithm", "candidates"], sort=False

@@ -720,8 +720,8 @@ def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFr
     return pd.DataFrame(
         rows,
         columns=[
-            "dataset", "variant", "sentences", "errors", "timeouts", "partial", "audited", "passed", "parts_checked",
-            "max_reduced_cost_rel", "positive_reduced_costs", "max_arcgp_violation",
+            "dataset", "variant", "sentences", "errors", "timeouts", "partial", "audited", "passed",
+            "parts_checked", "max_reduced_cost_rel", "positive_reduced_costs", "max_arcgp_violation",
         ],
     )  # fmt: skip
 
@@ -876,9 +876,9 @@ def seeds_table(
 ) -> pd.DataFrame:
     """The seed variance of trained models (config/ppc.yaml ``seeds``): per dataset and variant, the test UAS of
     the parsers trained with each seed (``seed_<n>`` columns; instance set ``<dataset>.seed<n>``, the run's seed
-    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by seed;
-    a variant's row has its errors/timeouts over every seed's sentences. ``histories`` (instance set -> training
-    history) give the training minutes of each seed (both parsers)."""
+    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by
+    seed; a variant's row has its errors/timeouts over every seed's sentences. ``histories`` (instance set ->
+    training history) give the training minutes of each seed (both parsers)."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()

@@ -287,8 +287,8 @@ def time_vs_k(records: pd.DataFrame, path) -> None:
 
 
 def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed: int = 0) -> pd.DataFrame:
-    """The true title beside each variant's realised title, for a fixed sample of test sections (none where the
-    variant's record is an error)."""
+    """The true title beside each variant's realised title, for a fixed sample of test sections (none where
+    the variant's record is an error)."""
     instances = {}
     for path in shards:
         dataset = Path(path).parent.name
