@@ -214,7 +214,7 @@ def _parsed(dataset, variant, statuses, stats=None):
     return pd.DataFrame(rows)
 
 
-def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes():
+def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes(tmp_path):
     from decoders.tables import bnb as bnb_tables
 
     settings = {
@@ -239,6 +239,18 @@ def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes():
     assert table3.loc["full B&B k = 10", [FAILED, "partial"]].tolist() == ["1/1", PARTIAL]
     assert table3.loc["full B&B k = 10", "timing"] == "call (ratio vs loop)"  # against the loop-timed row
     assert table3.loc["full B&B no pruning", [FAILED, "partial", "timing"]].tolist() == ["0/0", "", LOOP]
+    # beside the UDPipe peer (timed per parser call): every B&B row's ratio to it is named
+    peer = tmp_path / "udpipe.parquet"
+    ids = [f"s{i}" for i in range(4)]
+    pd.DataFrame({"instance_id": ids, "correct": 3, "total": 4, "seconds": 0.01}).to_parquet(peer)
+    peer.with_suffix(".json").write_text(json.dumps({"words_per_s": 600.0}), encoding="utf-8")
+    table3 = bnb_tables.table3(frame, settings, {"wsj": peer}).set_index("system")
+    assert table3.loc["full B&B no pruning", "timing"] == "loop (ratio vs call)"
+    assert table3.loc["UDPipe 1 (peer; paper: TurboParser full)", [FAILED, "partial", "timing"]].tolist() == [
+        "",
+        "",
+        "call (ratio vs loop)",
+    ]
     stats = bnb_tables.statistics(frame, settings).set_index("pruning")
     assert stats.loc["k10", ["errors", "timeouts", "partial", "timing"]].tolist() == [1, 1, PARTIAL, CALL]
     assert stats.loc["unpruned", ["errors", "partial", "timing"]].tolist() == [0, "", LOOP]
