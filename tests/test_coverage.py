@@ -19,7 +19,6 @@ from decoders.tables.coverage import (
     MIXED,
     PARTIAL,
     coverage,
-    coverage_frame,
     failures,
     ratio_timing,
     timing_mode,
@@ -79,16 +78,6 @@ def test_counts_marks_and_timing_modes_come_from_status_and_stats():
         ratio_timing(CALL, "") == CALL
         and ratio_timing(LOOP, LOOP, CALL, MIXED) == "loop (ratio vs call, loop+call)"
     )
-    frame = coverage_frame(pd.concat([group, per_call.assign(variant="w")]), ["dataset", "variant"])
-    assert frame.to_dict("records") == [
-        {"dataset": "d", "variant": "v", "errors": 1, "timeouts": 2, "partial": PARTIAL, "timing": LOOP},
-        {"dataset": "d", "variant": "w", "errors": 0, "timeouts": 0, "partial": "", "timing": CALL},
-    ]
-    assert list(coverage_frame(group.iloc[:0], ["variant"], compact=True).columns) == [
-        "variant",
-        FAILED,
-        "partial",
-    ] + ["timing"]
 
 
 def _chains_run():

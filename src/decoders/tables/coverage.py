@@ -15,7 +15,6 @@ variant was given and with the same clock. Every experiment's tables therefore s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 
 import pandas as pd
 
@@ -88,21 +87,3 @@ def coverage(group: pd.DataFrame, *, compact: bool = False, timed: bool = True) 
     if timed:
         out["timing"] = timing_mode(group)
     return out
-
-
-def coverage_frame(
-    records: pd.DataFrame, keys: Iterable[str], *, compact: bool = False, timed: bool = True
-) -> pd.DataFrame:
-    """:func:`coverage` per group of ``records`` by ``keys`` (one row each, the keys as columns), to merge
-    beside a table's rows."""
-    keys = list(keys)
-    rows = [
-        {
-            **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
-            **coverage(group, compact=compact, timed=timed),
-        }
-        for key, group in records.groupby(keys, sort=False)
-    ]
-    counts = [FAILED] if compact else ["errors", "timeouts"]
-    columns = [*keys, *counts, "partial", *(["timing"] if timed else [])]
-    return pd.DataFrame(rows, columns=columns)
