@@ -47,7 +47,7 @@ def _described(experiment: str, key: str, table: pd.DataFrame) -> None:
     assert shown and shown <= declared, (experiment, key, sorted(shown - declared))
 
 
-def _looped(seconds, call, reference=None):
+def _looped(call, reference=None):
     """Stats of a sentence timed by a compiled loop (per-call time ``call``; the reference's beside it)."""
     return {"loop_repeats": 20, "call_seconds": call} | (
         {} if reference is None else {"reference_seconds": reference}
@@ -57,7 +57,7 @@ def _looped(seconds, call, reference=None):
 def test_counts_marks_and_timing_modes_come_from_status_and_stats():
     group = pd.DataFrame(
         [
-            _record("v", 0, 1.0, stats=_looped(1.0, 2.0)),
+            _record("v", 0, 1.0, stats=_looped(2.0)),
             _record("v", 1, 1.0, status="error"),
             _record("v", 2, 9.0, status="timeout"),
             _record("v", 3, 1.0, status="timeout"),
@@ -84,8 +84,8 @@ def _chains_run():
     """Viterbi and CG timed by loops (CG beside Viterbi), on 4 sentences."""
     rows = []
     for i in range(4):
-        rows.append(_record("viterbi", i, 2.0, stats=_looped(2.0, 5.0)))
-        rows.append(_record("cg", i, 1.0, stats=_looped(1.0, 4.0, reference=2.5)))
+        rows.append(_record("viterbi", i, 2.0, stats=_looped(5.0)))
+        rows.append(_record("cg", i, 1.0, stats=_looped(4.0, reference=2.5)))
     return rows
 
 
@@ -135,7 +135,7 @@ def test_titles_table1_marks_a_failing_variant_and_a_speedup_across_clocks():
     settings = {"exact": "ilp", "runs": ["ilp", "beam-1", "mine"]}
     rows = [("ilp", i, 1.0, "optimal", None) for i in range(3)]
     rows += [("beam-1", i, 0.5, "feasible", None) for i in range(3)]
-    rows += [("mine", 0, 0.1, "feasible", _looped(0.1, 0.2)), ("mine", 1, 0.001, "error", None)]
+    rows += [("mine", 0, 0.1, "feasible", _looped(0.2)), ("mine", 1, 0.001, "error", None)]
     rows += [("mine", 2, 5.0, "timeout", None)]
     table = titles_table1(_titles(rows), settings).set_index("variant")
     assert table.loc["mine", ["titles", "errors", "timeouts", "partial"]].tolist() == [3, 1, 1, PARTIAL]
@@ -215,7 +215,7 @@ def test_bnb_tables_show_failures_the_partial_mark_and_the_timing_modes(tmp_path
     records = pd.concat(
         [
             _parsed("wsj~full~k10", "bnb", ["optimal", "error", "timeout", "optimal"]),
-            _parsed("wsj~full~unpruned", "bnb", ["optimal"] * 4, _looped(0.1, 0.3)),
+            _parsed("wsj~full~unpruned", "bnb", ["optimal"] * 4, _looped(0.3)),
         ]
     )
     frame = bnb_tables.load_runs_frame(records)
@@ -262,7 +262,7 @@ def test_ppc_tables_mark_a_partial_row_and_a_ratio_across_clocks():
     records = pd.concat(
         [
             _parsed("d", "bf", ["optimal"] * 3, stats),
-            _parsed("d", "ppc", ["optimal", "timeout", "error"], stats | _looped(0.1, 0.2)),
+            _parsed("d", "ppc", ["optimal", "timeout", "error"], stats | _looped(0.2)),
             _parsed("d", "audit", ["optimal", "optimal", "error"], stats),
         ]
     )
