@@ -59,7 +59,7 @@ def test_sweep_variant_names_round_trip() -> None:
 
 def records(rows: list[tuple[str, str, int, int, float]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["variant", "instance_id", "fair", "k", "objective"]).assign(
-        dataset="w"
+        dataset="w", status="feasible"
     )
 
 

@@ -134,7 +134,8 @@ def test_speed_by_length_buckets_and_ratios(tmp_path):
                      "stats": "{}"})  # fmt: skip
         rows.append({"dataset": "d", "variant": "cg", "instance_id": i, "size": size, "seconds": cg,
                      "stats": json.dumps({"iterations": iterations})})  # fmt: skip
-    table = speed_by_length(pd.DataFrame(rows), ["d", "absent"], ["cg"]).set_index("tokens")
+    table = speed_by_length(pd.DataFrame(rows).assign(status="optimal"), ["d", "absent"], ["cg"])
+    table = table.set_index("tokens")
     assert list(table.index) == ["1-5", "21-40", "all"]
     assert table.loc["1-5", "cg_speedup"] == 0.5 and table.loc["21-40", "cg_speedup"] == 3.0
     assert table.loc["all", "cg_speedup"] == pytest.approx(13 / 11, abs=0.01)
@@ -155,7 +156,7 @@ def test_cg_phases_sum_the_profiles_and_split_cg_time_by_their_shares(tmp_path):
         rows.append({"dataset": "d", "variant": "cg", "instance_id": i, "size": size, "seconds": seconds,
                      "stats": "{}"})  # fmt: skip
     rows.append({"dataset": "e", "variant": "cg", "instance_id": 0, "size": 3, "seconds": 1.0, "stats": "{}"})
-    table = cg_phases(pd.DataFrame(rows)).set_index("phase")
+    table = cg_phases(pd.DataFrame(rows).assign(status="optimal")).set_index("phase")
     assert list(table.index) == ["setup", "oracle", "all"] and set(table["dataset"]) == {"d"}
     assert table.loc["setup", "share_pct"] == 15.0 and table.loc["oracle", "share_pct"] == 85.0
     assert table.loc["all", "cycles_per_token"] == 50.0  # 2000 cycles over 40 tokens
@@ -163,7 +164,7 @@ def test_cg_phases_sum_the_profiles_and_split_cg_time_by_their_shares(tmp_path):
     assert table.loc["all", "sentences"] == 2
     cg_phases_figure(table.reset_index(), tmp_path / "phases.png")
     assert (tmp_path / "phases.png").stat().st_size > 0
-    empty = cg_phases(pd.DataFrame(rows[-1:]))
+    empty = cg_phases(pd.DataFrame(rows[-1:]).assign(status="optimal"))
     assert empty.empty and "share_pct" in empty.columns
     cg_phases_figure(empty, tmp_path / "empty.png")
 

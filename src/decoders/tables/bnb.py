@@ -39,6 +39,7 @@ from decoders.papers import paper_rows, paper_value
 from decoders.parsing.treebank import SPLITS
 from decoders.seeds import seed_rows, seeded_name, unseeded
 from decoders.tables.captions import caption
+from decoders.tables.coverage import CALL, FAILED, coverage, failures_text, partial, ratio_timing, timing_mode
 from decoders.tables.ratios import Sides, instance_seconds, interval_note, load_noise, records_interval
 from decoders.tables.stats import bootstrap_p_value, holm
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -195,7 +196,8 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     reference (:func:`decoders.bnb.settings.bnb_references`: the second-order model without factors trained for as
     many passes) with its bootstrap p-value; the difference to the 6-pass baseline (the paper's
     comparison, not an equal-training one for models that train longer); the paper's UAS. The verdict rests on the
-    difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`)."""
+    difference's bootstrap p-value Holm-adjusted over every test of the table (:func:`corrected`). Each row
+    has its errors/timeouts, partial mark and timing mode (:mod:`decoders.tables.coverage`)."""
     k = pruning_label(settings["k"])
     references = bnb_references(settings)
     rows = []
@@ -223,6 +225,7 @@ def table2(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
                     "decoder": variant,
                     "passes": bnb_passes(settings, model),
                     "sentences": len(group),
+                    **coverage(group, compact=True),
                     "uas": uas_of(group),
                     "reference": reference,
                     "vs_reference": delta,
@@ -325,7 +328,9 @@ def table3(
     """UAS and words/s of the table-3 model per pruning k, the UDPipe peer, the paper's rows beside;
     ``oracles`` (instance-set name -> oracle.parquet) adds each k's pruned projective oracle UAS. Each row's
     words/s over the unpruned B&B's (``vs_unpruned``) and over the peer's (``vs_udpipe``) with its 95% interval
-    (:func:`speed_ratio`; ``noise``: the noise jobs' records, ``seed`` the bootstrap's)."""
+    (:func:`speed_ratio`; ``noise``: the noise jobs' records, ``seed`` the bootstrap's). Each B&B row has
+    its errors/timeouts and partial mark, and every row its timing mode, naming the references' where a ratio
+    mixes two clocks (:mod:`decoders.tables.coverage`)."""
     oracles = oracles or {}
     spec = settings["table3"]
     paper = {row["system"]: row for row in paper_rows("bnb", "table3_pruning")}
@@ -348,10 +353,17 @@ def table3(
             speed = group["size"].sum() / group["seconds"].sum()
             row = paper.get("bnb-no-prune" if k is None else f"bnb-k{k}", {})
             this = (f"{dataset}~{spec['model']}~{pruning_label(k)}", spec["variant"])
+            # UDPipe is timed per parser call; the no-pruning row as its records say
+            references = [
+                timing_mode(ours[ours["pruning"] == pruning_label(None)]),
+                CALL if peer is not None else "",
+            ]
             rows.append(
                 {
                     "dataset": dataset,
                     "system": f"{spec['model']} B&B {'no pruning' if k is None else f'k = {k}'}",
+                    **coverage(group, compact=True),
+                    "timing": ratio_timing(timing_mode(group), *references),
                     "uas": uas_of(group),
                     "words_per_s": speed,
                     **_ratio_columns(
@@ -374,6 +386,9 @@ def table3(
                 {
                     "dataset": dataset,
                     "system": "UDPipe 1 (peer; paper: TurboParser full)",
+                    FAILED: "",  # the peer's records hold no status
+                    "partial": "",
+                    "timing": ratio_timing(CALL, timing_mode(ours[ours["pruning"] == pruning_label(None)])),
                     "uas": uas_of(peer),
                     "words_per_s": summary["words_per_s"],
                     **_ratio_columns("vs_unpruned", speed_ratio(timed, noise, seed, udpipe, unpruned)),
@@ -399,7 +414,8 @@ def _peer_options(peers: Mapping[str, Path]) -> str:
 def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     """Per B&B run: DP calls (and reduced-cost fixing's outside passes), nodes and subgradient iterations per
     sentence, factors, words per second, % certified, timeouts (the time limit), memory stops (the search's
-    memory limit for one level's nodes)."""
+    memory limit for one level's nodes), errors, the partial mark and the timing mode
+    (:mod:`decoders.tables.coverage`)."""
     bnb = records[records["variant"].map(lambda v: settings["variants"][v]["decoder"] == "bnb")]
     rows = []
     for (dataset, model, pruning, variant), group in bnb.groupby(
@@ -425,6 +441,8 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
                 "timeouts": int(_time_limit_stops(group).sum()),
                 "memory_stops": int(group["memory_stop"].fillna(0).sum()),
                 "errors": int((group["status"] == "error").sum()),
+                "partial": partial(group),
+                "timing": timing_mode(group),
             }
         )
     return pd.DataFrame(rows)
@@ -548,8 +566,8 @@ def seeds_table(
     """The seed variance of trained models (config/bnb.yaml ``seeds``): per dataset and model, the test UAS of the
     model trained with each seed (``seed_<n>`` columns), decoded at k by its Table 2 variant, and their mean,
     standard deviation (n - 1) and range; then, per dataset, each model's difference to the first model listed
-    (the baseline), seed by seed. ``histories`` ("<dataset>/<model name>" -> training history) give the training
-    minutes each seed costs."""
+    (the baseline), seed by seed; a model's row has its decoder's errors/timeouts over every seed's sentences.
+    ``histories`` ("<dataset>/<model name>" -> training history) give the training minutes each seed costs."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
@@ -558,7 +576,7 @@ def seeds_table(
     rows = []
     for dataset in spec["datasets"]:
         at_k = records[(records["dataset"] == dataset) & (records["pruning"] == k)]
-        uas, minutes = {}, {}
+        uas, minutes, failed = {}, {}, {}
         for model in spec["models"]:
             variant = settings["table2"][model]
             names = {seed: seeded_name(model, seed, run_seed) for seed in spec["seeds"]}
@@ -567,7 +585,13 @@ def seeds_table(
                 for seed, name in names.items()
             }
             minutes[model] = _training_minutes(histories, dataset, names.values())
-        rows += seed_rows({"dataset": dataset}, "model", uas, minutes)
+            failed[model] = failures_text(
+                at_k[at_k["model"].isin(names.values()) & (at_k["variant"] == variant)]
+            )
+        rows += [
+            {**row, FAILED: failed.get(row["model"], "")}
+            for row in seed_rows({"dataset": dataset}, "model", uas, minutes)
+        ]
     table = pd.DataFrame(rows)
     if not table.empty:  # the decoder of each model (none on a difference row)
         table.insert(2, "decoder", table["model"].map(settings["table2"]).fillna(""))

@@ -35,6 +35,7 @@ from decoders.io import read_json
 from decoders.papers import paper_rows, paper_value
 from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
+from decoders.tables.coverage import FAILED, LOOP, coverage, failures_text, finished, timing_mode
 from decoders.tables.intervals import ratio_of_totals
 from decoders.tables.ratios import (
     Comparison,
@@ -50,7 +51,7 @@ from decoders.tables.writers import rounded, save_figure, write_table
 
 #: Columns of the tables derived from the clock (times, rates, speed-ups, what the pairing costs): two runs of the
 #: same workflow agree on every other column.
-CLOCK_COLUMNS = re.compile(r"seconds|per_s|speedup|vs_crfsuite|pairing")
+CLOCK_COLUMNS = re.compile(r"seconds|per_s|speedup|vs_crfsuite|pairing|timing")
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
 #: optionally the table the figure goes with: it is shown only when that table is).
@@ -72,6 +73,10 @@ REFERENCE = "viterbi"
 #: The speed-up over the reference and the ends of its 95% interval, as the tables print them.
 SPEEDUP = ["speedup", "speedup_lo", "speedup_hi"]
 
+#: What a narrower table shows of :func:`variant_summary`'s coverage columns
+#: (:mod:`decoders.tables.coverage`).
+COVERAGE = [FAILED, "partial", "timing"]
+
 # Our variant name -> the paper's row name, where the paper has the row.
 PAPER_NAMES = {"cg-01": "cg"}
 
@@ -79,10 +84,13 @@ PAPER_NAMES = {"cg-01": "cg"}
 def variant_summary(
     records: pd.DataFrame, reference: str = REFERENCE, noise: pd.DataFrame | None = None, seed: int = 0
 ) -> pd.DataFrame:
-    """One row per (dataset, variant): sentences, % exact against the reference, sentences/s (compiled loop and
-    per Python call), token accuracy, and the speed-ups over the reference with their 95% intervals
-    (``speedup_lo``/``_hi``, ``call_speedup_lo``/``_hi``: :func:`decoders.tables.intervals.records_interval` over
-    the run's ``records`` and the ``noise`` jobs' retimings, bootstrap seeded with ``seed``)."""
+    """One row per (dataset, variant): sentences, their errors and timeouts, whether that leaves the row
+    ``partial`` and how it was timed (:mod:`decoders.tables.coverage`), % exact against the reference,
+    sentences/s (compiled loop and per Python call), token accuracy, and the speed-ups over the reference with
+    their 95% intervals (``speedup_lo``/``_hi``, ``call_speedup_lo``/``_hi``:
+    :func:`decoders.tables.intervals.records_interval` over the run's ``records`` and the ``noise`` jobs'
+    retimings, bootstrap seeded with ``seed``). ``speedup`` sets both sides in one clock
+    (:func:`speedup_column`)."""
     frames = []
     for _, group in records.groupby("dataset", sort=False):
         has_reference = (group["variant"] == reference).any()
@@ -104,8 +112,8 @@ def variant_summary(
                 "sent_per_s": len(group) / seconds if seconds > 0 else np.nan,
                 "call_sent_per_s": len(group) / call_seconds if call_seconds > 0 else np.nan,
                 "token_acc": _accuracy(group),
-                "timeouts": int((group["status"] == "timeout").sum()),
-                "errors": int((group["status"] == "error").sum()),
+                **coverage(group),
+                FAILED: failures_text(group),
             }
         )
     summary = pd.DataFrame(rows)
@@ -115,6 +123,10 @@ def variant_summary(
             getattr(row, column) / indexed[column].get((row.dataset, reference), np.nan)
             for row in summary.itertuples()
         ]
+    # a speed-up in one clock: the loops' where the variant was timed beside the reference or both by their
+    # loops, else the single calls' (a per-call time over a compiled loop's would flatter the loop)
+    alike = [speedup_column(records, row.dataset, row.variant, reference) for row in summary.itertuples()]
+    summary["speedup"] = summary["speedup"].where(np.array(alike) == "seconds", summary["call_speedup"])
     paired = {}
     pairing = {}
     for key, group in marked.groupby(["dataset", "variant"], sort=False):
@@ -126,7 +138,7 @@ def variant_summary(
             pairing[key] = 100.0 * (group["seconds"].sum() / sum(alone) - 1.0)
     summary["speedup"] = [paired.get((row.dataset, row.variant), row.speedup) for row in summary.itertuples()]
     summary["pairing_pct"] = [pairing.get((row.dataset, row.variant), np.nan) for row in summary.itertuples()]
-    for column, column_of in (("speedup", "seconds"), ("call_speedup", "call_seconds")):
+    for column, column_of in (("speedup", None), ("call_speedup", "call_seconds")):
         bounds = [
             interval_bounds(
                 speedup_comparison(records, row.dataset, row.variant, reference, column_of),
@@ -143,19 +155,37 @@ def variant_summary(
 
 
 def speedup_comparison(
-    records: pd.DataFrame, dataset: str, variant: str, reference: str = REFERENCE, column: str = "seconds"
+    records: pd.DataFrame,
+    dataset: str,
+    variant: str,
+    reference: str = REFERENCE,
+    column: str | None = None,
 ) -> Comparison:
     """The comparison (:mod:`decoders.tables.ratios`) whose ratio of totals is ``variant``'s speed-up over
     ``reference``, its kind decided once on the run's ``records`` so that the noise jobs' records are measured
-    the same way: paired (the reference timed beside the variant in its process, ``stats.reference_seconds``,
-    over the variant's own) where every record of the run has the pair and ``column`` is ``seconds``; otherwise
-    the reference's own records over the variant's, matched by instance."""
+    the same way: in ``column`` (default: :func:`speedup_column`, one clock for both sides), paired (the
+    reference timed beside the variant in its process, ``stats.reference_seconds``, over the variant's own)
+    where every record of the run has the pair and ``column`` is ``seconds``; otherwise the reference's own
+    records over the variant's, matched by instance."""
+    column = column or speedup_column(records, dataset, variant, reference)
     if column == "seconds" and instance_seconds(records, dataset, variant, "reference_seconds") is not None:
         return lambda frame: sides(
             [instance_seconds(frame, dataset, variant, "reference_seconds")],
             [instance_seconds(frame, dataset, variant)],
         )
     return lambda frame: matched_sides(frame, dataset, variant, reference, column)
+
+
+def speedup_column(records: pd.DataFrame, dataset: str, variant: str, reference: str = REFERENCE) -> str:
+    """The time a speed-up of ``variant`` over ``reference`` on ``dataset`` is taken in, the same on both
+    sides: ``seconds`` where every record of the variant has the reference timed beside it or both were timed
+    by their compiled loops (:func:`decoders.tables.coverage.timing_mode`), else ``call_seconds`` (single calls
+    from Python: a loop-timed record keeps its per-call time there, a per-call record's is its ``seconds``)."""
+    if instance_seconds(records, dataset, variant, "reference_seconds") is not None:
+        return "seconds"
+    of_set = records[records["dataset"] == dataset]
+    modes = {timing_mode(of_set[of_set["variant"] == name]) for name in (variant, reference)}
+    return "seconds" if modes == {LOOP} else "call_seconds"
 
 
 def through_reference_sides(
@@ -224,6 +254,10 @@ def table1(
         "dataset",
         "variant",
         "sentences",
+        "errors",
+        "timeouts",
+        "partial",
+        "timing",
         "exact_pct",
         "sent_per_s",
         *SPEEDUP,
@@ -233,7 +267,6 @@ def table1(
         "call_speedup_lo",
         "call_speedup_hi",
         "token_acc",
-        "timeouts",
         "paper_exact_pct",
         "paper_sent_per_s",
         "paper_speedup",
@@ -289,6 +322,7 @@ def table2a(
                 "dataset",
                 "variant",
                 "sentences",
+                *COVERAGE,
                 "sent_per_s",
                 *SPEEDUP,
                 *columns,
@@ -314,6 +348,7 @@ def table2b(summary: pd.DataFrame, pos_datasets: Iterable[str]) -> pd.DataFrame:
                 "variant",
                 "equation",
                 "sentences",
+                *COVERAGE,
                 "exact_pct",
                 "sent_per_s",
                 *SPEEDUP,
@@ -334,6 +369,7 @@ def cg_statistics(records: pd.DataFrame) -> pd.DataFrame:
         row = {
             "dataset": dataset,
             "variant": variant,
+            FAILED: failures_text(group),
             "tokens": int(sizes.size),
             "domain_1_pct": 100.0 * float((sizes == 1).mean()),
             "domain_le3_pct": 100.0 * float((sizes <= 3).mean()),
@@ -384,7 +420,8 @@ def speed_by_length(
     records have them) over the variant's on its sentences, with its 95% interval (``<variant>_speedup_lo``,
     ``_hi``: the bucket's sentences resampled, the run-to-run noise of the whole set's speed-up).
     Column generation pays a fixed cost per sentence and per round, Viterbi one per token, so short sentences
-    gain least; ``cg_iterations`` is the mean number of CG rounds in the bucket."""
+    gain least; ``cg_iterations`` is the mean number of CG rounds in the bucket; ``<variant>_errors/timeouts``
+    the variant's failed sentences in it. Each speed-up is in one clock (:func:`speedup_column`)."""
     variants = list(variants)
     edges = [0, *LENGTH_BUCKETS, np.inf]
     names = [f"{lo + 1}-{hi}" for lo, hi in zip(edges[:-2], edges[1:-1], strict=True)]
@@ -422,6 +459,8 @@ def speed_by_length(
                 if variant not in part or found is None:
                     continue
                 ids = part.index
+                own = chosen[(chosen["variant"] == variant) & chosen["instance_id"].isin(ids)]
+                row[f"{variant}_{FAILED}"] = failures_text(own)
                 row[f"{variant}_speedup"] = ratio_of_totals(found[0].loc[ids], found[1].loc[ids])
                 row[f"{variant}_speedup_lo"], row[f"{variant}_speedup_hi"] = interval_bounds(
                     lambda frame, c=comparison, i=ids: _restricted(c(frame), i),
@@ -475,11 +514,11 @@ def cg_phases(records: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for dataset, group in records[records["variant"] == PROFILE].groupby("dataset", sort=False):
         cycles: dict[str, float] = {}
-        for stats in group["stats"]:
+        for stats in finished(group)["stats"]:  # a failed sentence counted no cycles
             for phase, value in json.loads(stats)["phase_cycles"]:  # [phase, cycles] pairs, in CG's order
                 cycles[phase] = cycles.get(phase, 0.0) + value
         total = sum(cycles.values())
-        tokens = float(group["size"].sum())
+        tokens = float(finished(group)["size"].sum())
         cg = records[(records["dataset"] == dataset) & (records["variant"] == "cg")]
         seconds = float(cg["seconds"].mean()) if len(cg) else np.nan
         for phase, value in [*cycles.items(), ("all", total)]:
@@ -489,6 +528,7 @@ def cg_phases(records: pd.DataFrame) -> pd.DataFrame:
                     "dataset": dataset,
                     "phase": phase,
                     "sentences": len(group),
+                    FAILED: failures_text(group),
                     "cycles_per_token": value / tokens,
                     "share_pct": 100.0 * share,
                     "cg_us_per_sentence": 1e6 * seconds * share,
@@ -498,7 +538,15 @@ def cg_phases(records: pd.DataFrame) -> pd.DataFrame:
     return table.round({"cycles_per_token": 1, "share_pct": 1, "cg_us_per_sentence": 2})
 
 
-_PHASE_COLUMNS = ["dataset", "phase", "sentences", "cycles_per_token", "share_pct", "cg_us_per_sentence"]
+_PHASE_COLUMNS = [
+    "dataset",
+    "phase",
+    "sentences",
+    FAILED,
+    "cycles_per_token",
+    "share_pct",
+    "cg_us_per_sentence",
+]
 
 
 def cg_phases_figure(table: pd.DataFrame, path) -> None:
@@ -550,8 +598,12 @@ def peer_table(
     ``records``, ``vs_crfsuite`` gets its 95% interval: CRFsuite's seconds over the variant's, matched by sentence
     (the two are timed in separate jobs: no compiled loop to pair them in one process)."""
     rows = summary[summary["dataset"].str.endswith("~features")].copy()
-    crf = rows[rows["variant"] == PEER].set_index("dataset")["sent_per_s"]
-    rows["vs_crfsuite"] = rows["sent_per_s"] / rows["dataset"].map(crf)
+    crf = rows[rows["variant"] == PEER].set_index("dataset")
+    # in one clock: a row timed otherwise than CRFsuite (by a compiled loop) compares its single calls
+    alike = rows["timing"] == rows["dataset"].map(crf["timing"])
+    ours = rows["sent_per_s"].where(alike, rows["call_sent_per_s"])
+    theirs = rows["dataset"].map(crf["sent_per_s"]).where(alike, rows["dataset"].map(crf["call_sent_per_s"]))
+    rows["vs_crfsuite"] = ours / theirs
     bounds = [
         interval_bounds(speedup_comparison(records, row.dataset, row.variant, PEER), records, noise, seed)
         if records is not None and row.variant != PEER
@@ -561,7 +613,7 @@ def peer_table(
     rows["vs_crfsuite_lo"], rows["vs_crfsuite_hi"] = [b[0] for b in bounds], [b[1] for b in bounds]
     rows["dataset"] = rows["dataset"].str.removesuffix("~features")
     columns = ["sent_per_s", "vs_crfsuite", "vs_crfsuite_lo", "vs_crfsuite_hi", "token_acc"]
-    return _rounded(rows[["dataset", "variant", "sentences", *columns]])
+    return _rounded(rows[["dataset", "variant", "sentences", *COVERAGE, *columns]])
 
 
 #: The peer of the scoring-included comparison.
@@ -597,6 +649,7 @@ def figure2(
                             "model": model,
                             "lambda_t": models[model].get("lambda_t", np.nan),
                             "variant": variant,
+                            **{column: row[column] for column in COVERAGE},
                             "sent_per_s": row["sent_per_s"],
                             "speedup": row["speedup"],
                             "speedup_lo": row["speedup_lo"],
@@ -746,8 +799,9 @@ def seeds_table(
     """The seed variance of the trained model (config/chains.yaml ``seeds``): per dataset, measure (token
     accuracy, % exact against ``reference``) and variant, its value with the model trained with each seed
     (``seed_<n>`` columns; instance set ``<dataset>~<model>.seed<n>``, the run's seed the dataset's own set) and
-    their spread; then each variant's token accuracy minus the first variant's, seed by seed. ``histories``
-    ("<dataset>/<model name>" -> training history) give the training minutes of each seed."""
+    their spread; then each variant's token accuracy minus the first variant's, seed by seed; a variant's row
+    has its errors/timeouts over every seed's sentences. ``histories`` ("<dataset>/<model name>" -> training
+    history) give the training minutes of each seed."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
@@ -765,6 +819,8 @@ def seeds_table(
         per_seed = {
             seed: _seed_summary(records, name, spec["variants"], reference) for seed, name in sets.items()
         }
+        of_sets = records[records["dataset"].isin(list(sets.values()))]
+        failed = {v: failures_text(of_sets[of_sets["variant"] == v]) for v in spec["variants"]}
         for measure in SEED_MEASURES:
             values = {
                 variant: {seed: _summary_value(per_seed[seed], variant, measure) for seed in sets}
@@ -774,7 +830,11 @@ def seeds_table(
             mean_minutes = float(np.mean(minutes)) if minutes else np.nan
             measure_rows = seed_rows(keys, "variant", values, dict.fromkeys(values, mean_minutes))
             # % exact against Viterbi: the exact decoders' 100 by definition, so no difference rows
-            rows += [row for row in measure_rows if measure == "token_acc" or " - " not in row["variant"]]
+            rows += [
+                {**row, FAILED: failed.get(row["variant"], "")}
+                for row in measure_rows
+                if measure == "token_acc" or " - " not in row["variant"]
+            ]
     return pd.DataFrame(rows)
 
 
@@ -941,7 +1001,10 @@ def write_chains_outputs(
         notes=[
             "`<variant>_speedup`: Viterbi's summed seconds over the variant's on the bucket's sentences, Viterbi"
             " timed beside the variant where the records have it (as in Table 1); `<variant>_speedup_lo`, `_hi`:"
-            " its 95% interval, the bucket's sentences resampled, the noise term the whole set's.",
+            " its 95% interval, the bucket's sentences resampled, the noise term the whole set's;"
+            " `<variant>_errors/timeouts`: the variant's sentences of the bucket that ended in an error or a"
+            " timeout (counted in the speed-up at their recorded seconds: not a complete run's where not"
+            " 0/0).",
             method,
         ],
     )

@@ -34,6 +34,7 @@ from decoders.linking.cost import distance_cost
 from decoders.linking.sweep import parse_sweep_variant
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
+from decoders.tables.coverage import FAILED, failures_text, finished, partial
 from decoders.tables.intervals import BOOTSTRAP_SAMPLES, process_log_ratio, ratio_interval
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -116,7 +117,8 @@ def ratios(records: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
 
 def table1(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, algorithm): ratio and value (mean, standard error) per connection, the ratio to
-    the certified optimum, and the paper's numbers."""
+    the certified optimum, the errors and timeouts per connection and the partial mark
+    (:mod:`decoders.tables.coverage`), and the paper's numbers."""
     paper = {row["heuristic"]: row for row in paper_rows("linking", "table1")}
     order = [
         "spanning-tree",
@@ -138,6 +140,8 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
                 row[f"value_{short}"], row[f"value_{short}_se"] = _mean_se(part["value"])
             row[f"ratio_to_optimum_{short}"] = _mean_se(part["ratio_to_optimum"])[0]
             row[f"documents_{short}"] = len(part)
+            row[f"{FAILED}_{short}"] = failures_text(part) if algorithm != "ground-truth" else ""
+        row["partial"] = partial(group)
         exact_rows = group[group["algorithm"] == EXACT]
         row["optimal_pct"] = (
             100.0 * (exact_rows["status"] == "optimal").mean() if len(exact_rows) else math.nan
@@ -152,9 +156,10 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def jaccard(records: pd.DataFrame) -> pd.DataFrame:
-    """Mean Jaccard coefficient between the candidates degree and hitting distance choose (paper: 0.3)."""
+    """Mean Jaccard coefficient between the candidates degree and hitting distance choose (paper: 0.3), over
+    the documents both finished (an error has no choice to compare)."""
     rows = []
-    for (dataset, connection), group in records.groupby(["dataset", "connection"]):
+    for (dataset, connection), group in finished(records).groupby(["dataset", "connection"]):
         chosen = {
             algorithm: part.set_index("instance_id")["structure"]
             for algorithm, part in group.groupby("algorithm")
@@ -247,8 +252,8 @@ def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarra
 
     Columns ``value`` (fair / k: the denominator counts every mention, as in Table 1), ``cost`` (the distance
     cost on the instance cut to its top ``c``, connected as the variant says), ``connection``, ``k`` and
-    ``outside`` (mentions whose target is not among the top ``c``). The ceiling (algorithm ``top-c ceiling``,
-    cost NaN) is the value of choosing the target wherever it is among the top ``c``.
+    ``outside`` (mentions whose target is not among the top ``c``) and ``status``. The ceiling (algorithm
+    ``top-c ceiling``, cost NaN) is the value of choosing the target wherever it is among the top ``c``.
     """
     parsed = records["variant"].map(parse_sweep_variant)
     if parsed.isna().any():
@@ -263,6 +268,7 @@ def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarra
             "value": (records["fair"] / records["k"]).to_numpy(),
             "cost": records["objective"].to_numpy(),
             "k": records["k"].to_numpy(),
+            "status": records["status"].to_numpy(),
         }
     )
     keys = list(zip(frame["dataset"], frame["instance_id"], strict=True))
@@ -276,7 +282,7 @@ def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarra
     )
     frame["outside"] = frame["k"].to_numpy() - inside
     ceiling = (
-        frame.assign(value=inside / frame["k"].to_numpy(), cost=math.nan, algorithm=CEILING)
+        frame.assign(value=inside / frame["k"].to_numpy(), cost=math.nan, algorithm=CEILING, status="")
         .drop_duplicates(["dataset", "instance_id", "candidates", "connection"])
         .reset_index(drop=True)
     )
@@ -285,7 +291,8 @@ def sweep_frame(records: pd.DataFrame, golds: Mapping[tuple[str, str], np.ndarra
 
 def sweep_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, connection, algorithm, c): value and cost (mean, standard error over documents), the
-    documents, and the share of mentions whose target lies outside the top ``c``."""
+    documents, their errors and timeouts and the partial mark (:mod:`decoders.tables.coverage`), and the share
+    of mentions whose target lies outside the top ``c``."""
     rows = []
     for (dataset, connection, algorithm, c), group in frame.groupby(
         ["dataset", "connection", "algorithm", "candidates"], sort=False
@@ -303,6 +310,8 @@ def sweep_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "cost": cost,
                 "cost_se": cost_se,
                 "documents": len(group),
+                FAILED: failures_text(group) if algorithm != CEILING else "",
+                "partial": partial(group) if algorithm != CEILING else "",
                 "target_outside_share": float(group["outside"].sum() / group["k"].sum()),
             }
         )

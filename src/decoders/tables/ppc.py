@@ -36,6 +36,7 @@ from decoders.papers import paper_value
 from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
+from decoders.tables.coverage import CALL, FAILED, coverage, failures_text, ratio_timing, timing_mode
 from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -273,6 +274,8 @@ TABLE1_COLUMNS = [
     "sentences",
     "timeouts",
     "errors",
+    "partial",
+    "timing",
     "seconds",
     "sent_per_s",
     "speed_rel_bf_pct",
@@ -365,8 +368,10 @@ def _table1_row(
         "system": SYSTEMS[role],
         "variant": variant,
         "sentences": len(group),
-        "timeouts": _count(group, "timeout"),
-        "errors": _count(group, "error"),
+        **coverage(group),
+        "timing": ratio_timing(
+            timing_mode(group), *(timing_mode(ref) for ref in (bf, bf_paper) if not ref.empty)
+        ),
         "seconds": group["seconds"].sum(),
         "sent_per_s": speed,
         "speed_rel_bf_pct": rel_bf,
@@ -449,6 +454,9 @@ def table1(
                     "system": PEER,
                     "variant": PEER_VARIANT,
                     "sentences": len(peer),
+                    "timing": ratio_timing(
+                        CALL, *(timing_mode(ref) for ref in (bf, bf_paper) if not ref.empty)
+                    ),
                     "seconds": summary["parse_seconds"],
                     "sent_per_s": speed,
                     **relative,
@@ -534,6 +542,8 @@ TABLE2_COLUMNS = [
     "sentences",
     "timeouts",
     "errors",
+    "partial",
+    "timing",
     "seconds",
     "sent_per_s",
     "speed_rel_arcgp_pct",
@@ -578,8 +588,8 @@ def table2(
                     "polytope": label,
                     "variant": roles[role],
                     "sentences": len(group),
-                    "timeouts": _count(group, "timeout"),
-                    "errors": _count(group, "error"),
+                    **coverage(group),
+                    "timing": ratio_timing(timing_mode(group), timing_mode(base) if not base.empty else ""),
                     "seconds": group["seconds"].sum(),
                     "sent_per_s": speed,
                     "speed_rel_arcgp_pct": 100.0 * speed / _speed(base) if not base.empty else float("nan"),
@@ -615,8 +625,7 @@ def statistics(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFra
                 "dataset": dataset,
                 "variant": roles[role],
                 "sentences": len(group),
-                "timeouts": _count(group, "timeout"),
-                "errors": _count(group, "error"),
+                **coverage(group, timed=False),
                 "certified_pct": 100.0 * _count(group, "optimal") / len(group),
                 "words_mean": group["words"].mean(),
                 "words_max": group["words"].max(),
@@ -697,8 +706,7 @@ def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFr
                 "dataset": dataset,
                 "variant": roles["audit"],
                 "sentences": len(group),
-                "timeouts": _count(group, "timeout"),
-                "errors": _count(group, "error"),
+                **coverage(group, timed=False),
                 "audited": len(audited),
                 "passed": int((audited["audit_passed"] == 1).sum()),
                 "parts_checked": audited["audit_parts"].sum(),
@@ -712,8 +720,8 @@ def audit_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFr
     return pd.DataFrame(
         rows,
         columns=[
-            "dataset", "variant", "sentences", "timeouts", "errors", "audited", "passed", "parts_checked",
-            "max_reduced_cost_rel", "positive_reduced_costs", "max_arcgp_violation",
+            "dataset", "variant", "sentences", "errors", "timeouts", "partial", "audited", "passed",
+            "parts_checked", "max_reduced_cost_rel", "positive_reduced_costs", "max_arcgp_violation",
         ],
     )  # fmt: skip
 
@@ -868,8 +876,9 @@ def seeds_table(
 ) -> pd.DataFrame:
     """The seed variance of trained models (config/ppc.yaml ``seeds``): per dataset and variant, the test UAS of
     the parsers trained with each seed (``seed_<n>`` columns; instance set ``<dataset>.seed<n>``, the run's seed
-    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by seed.
-    ``histories`` (instance set -> training history) give the training minutes of each seed (both parsers)."""
+    the dataset's own) and their spread; then each variant's difference to the first variant listed, seed by
+    seed; a variant's row has its errors/timeouts over every seed's sentences. ``histories`` (instance set ->
+    training history) give the training minutes of each seed (both parsers)."""
     spec = settings.get("seeds")
     if not spec:
         return pd.DataFrame()
@@ -890,7 +899,12 @@ def seeds_table(
             }
             for variant in spec["variants"]
         }  # fmt: skip
-        rows += seed_rows({"dataset": dataset}, "variant", values, dict.fromkeys(values, minutes))
+        of_sets = records[records["dataset"].isin(list(sets.values()))]
+        failed = {v: failures_text(of_sets[of_sets["variant"] == v]) for v in spec["variants"]}
+        rows += [
+            {**row, FAILED: failed.get(row["variant"], "")}
+            for row in seed_rows({"dataset": dataset}, "variant", values, dict.fromkeys(values, minutes))
+        ]
     return pd.DataFrame(rows)
 
 

@@ -23,6 +23,7 @@ from decoders.harness.records import mark_exact, read_records
 from decoders.io import read_json, write_text_atomic
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
+from decoders.tables.coverage import coverage, ratio_timing, timing_mode
 from decoders.tables.intervals import ratio_of_totals
 from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides, records_interval
 from decoders.tables.writers import rounded, save_figure, write_table
@@ -66,9 +67,14 @@ def table1(
     """One row per (dataset, variant) in the configured order, with the paper's row beside it, and the variant's
     speed-up over the exact reference (the ILP): its summed seconds over the variant's on the same titles, with
     the 95% interval of :func:`decoders.tables.ratios.records_interval` (the ``noise`` jobs' retimings, bootstrap
-    seeded with ``seed``)."""
+    seeded with ``seed``). Each row has its errors, timeouts, partial mark and timing mode
+    (:mod:`decoders.tables.coverage`; the timing names the ILP's too where the speed-up mixes two clocks)."""
     marked = mark_exact(records, settings["exact"])
     paper = {row["decoder"]: row for row in paper_rows("titles", "table1")}
+    exact_mode = {
+        dataset: timing_mode(group)
+        for dataset, group in records[records["variant"] == settings["exact"]].groupby("dataset", sort=False)
+    }
     order = list(dict.fromkeys([*settings["runs"], settings["exact"]]))
     rows = []
     for (dataset, variant), group in marked.groupby(["dataset", "variant"], sort=False):
@@ -89,8 +95,8 @@ def table1(
                 "optimal_pct": 100.0 * exact.mean() if len(exact) else np.nan,
                 "certified_titles": len(exact),
                 "self_certified_pct": 100.0 * (group["status"] == "optimal").mean(),
-                "timeouts": int((group["status"] == "timeout").sum()),
-                "errors": int((group["status"] == "error").sum()),
+                **coverage(group),
+                "timing": ratio_timing(timing_mode(group), exact_mode.get(dataset, "")),
                 **_speedup(records, noise, seed, dataset, variant, settings["exact"]),
                 "paper_row": name or "",
                 "paper_mean_s": row.get("mean_s"),
@@ -281,7 +287,8 @@ def time_vs_k(records: pd.DataFrame, path) -> None:
 
 
 def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed: int = 0) -> pd.DataFrame:
-    """The true title beside each variant's realised title, for a fixed sample of test sections."""
+    """The true title beside each variant's realised title, for a fixed sample of test sections (none where
+    the variant's record is an error)."""
     instances = {}
     for path in shards:
         dataset = Path(path).parent.name
@@ -289,7 +296,9 @@ def examples(records: pd.DataFrame, shards: Iterable[str], count: int = 12, seed
     ids = sorted({(d, i) for d, i in zip(records["dataset"], records["instance_id"], strict=True)})
     rng = np.random.default_rng(seed)
     chosen = [ids[j] for j in sorted(rng.choice(len(ids), size=min(count, len(ids)), replace=False))]
-    structures = records.set_index(["dataset", "instance_id", "variant"])["structure"]
+    # an error's structure (if it kept one) was rejected: no title for it
+    kept = records[records["status"] != "error"]
+    structures = kept.set_index(["dataset", "instance_id", "variant"])["structure"]
     rows = []
     for dataset, instance_id in chosen:
         instance = instances[(dataset, instance_id)]
