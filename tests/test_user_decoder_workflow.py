@@ -89,6 +89,8 @@ def test_a_decoder_that_raises_shows_in_snakemake_output_and_table1(user_run):
     row = table1[(table1["dataset"] == "wsj") & (table1["variant"] == "long-fails")]
     assert len(row) == 1
     assert int(row["errors"].iloc[0]) == int(long.sum())
+    assert row["partial"].iloc[0] == "*"  # its speed is not over every sentence: marked
+    assert row["timing"].iloc[0].startswith("call")  # no compiled loop: timed per call, and said so
 
 
 def test_provenance_names_the_experiment_checks(user_run):

@@ -603,7 +603,7 @@ def peer_table(
     alike = rows["timing"] == rows["dataset"].map(crf["timing"])
     ours = rows["sent_per_s"].where(alike, rows["call_sent_per_s"])
     theirs = rows["dataset"].map(crf["sent_per_s"]).where(alike, rows["dataset"].map(crf["call_sent_per_s"]))
-    rows["vs_crfsuite"] = ours / theirs
+    rows["vs_crfsuite"] = ours.astype(float) / theirs.astype(float)  # float even when there is no row
     bounds = [
         interval_bounds(speedup_comparison(records, row.dataset, row.variant, PEER), records, noise, seed)
         if records is not None and row.variant != PEER
