@@ -23,6 +23,9 @@ from decoders.parsing.model import ParserModel
 from decoders.parsing.perceptron import LocalStructure
 from decoders.parsing.trees import as_heads
 from decoders.tables import bnb as bnb_tables
+from decoders.tables import chains as chains_tables
+from decoders.tables import linking as linking_tables
+from decoders.tables import ppc as ppc_tables
 from decoders.tables import titles as titles_tables
 from decoders.tables.crosscheck import Certified, cross_check, cross_check_counts, cross_check_note
 from decoders.titles import decoders as titles_decoders
@@ -30,9 +33,11 @@ from decoders.titles import decoders as titles_decoders
 CERTIFIED = Certified(("exact", "other-exact"))
 
 
-def _record(variant: str, instance: str, objective: float, status: str = "optimal", **extra) -> dict:
+def _record(
+    variant: str, instance: str, objective: float, status: str = "optimal", stats: dict | None = None, **extra
+) -> dict:
     bound = objective if status == "optimal" else None
-    solution = Solution([1, 2], objective, bound, status, {"nodes": 3})
+    solution = Solution([1, 2], objective, bound, status, {"nodes": 3} if stats is None else stats)
     return make_record(
         experiment="toy",
         dataset=extra.pop("dataset", "d"),
@@ -208,6 +213,39 @@ def test_empty_frames_and_bad_arguments():
     for rtol in (-1e-9, 1.0, True, "0"):
         with pytest.raises(ValueError, match="rtol"):
             Certified(("exact",), rtol=rtol)
+
+
+def _loaded(module, tmp_path, *rows: dict) -> pd.DataFrame:
+    path = tmp_path / "records.parquet"
+    write_records(path, _frame(*rows))
+    return module.load_runs([str(path)]).set_index("variant")
+
+
+def test_chains_linking_and_ppc_tables_cross_check_where_they_load_runs(tmp_path):
+    chains = _loaded(chains_tables, tmp_path, _record("viterbi", "a", 5.0), _record("mine", "a", 4.0))
+    assert chains.loc["mine", "status"] == "error"
+    maximal, minimal = {"connection": "maximal"}, {"connection": "minimal"}
+    linking = _loaded(
+        linking_tables,
+        tmp_path,
+        _record("exact-max", "a", 10.0, stats=maximal, fair=1, k=2),
+        _record("exact-min", "a", 8.0, stats=minimal, fair=1, k=2),
+        _record("mine-max", "a", 12.0, stats=maximal, fair=1, k=2),  # costs more than the maximal optimum
+        _record("mine-min", "a", 8.0, stats=minimal, fair=1, k=2),  # the minimal optimum: kept
+        _record("cut-max", "a", 11.0, stats={**maximal, "max_candidates": 5}, fair=1, k=2),  # another problem
+    )
+    assert linking.loc["mine-max", "status"] == "error" and "'exact-max'" in linking.loc["mine-max", "stats"]
+    assert (linking.loc[["mine-min", "cut-max"], "status"] == "optimal").all()
+    lp = {"parts_added": 4, "words": 2}
+    ppc = _loaded(
+        ppc_tables,
+        tmp_path,
+        _record("mst", "a", 5.0, stats={"words": 2}),
+        _record("mine", "a", 4.0, stats={"words": 2}),  # a first-order tree below the MST
+        _record("ppc", "a", 3.0, stats=lp),  # an LP of the grandparent model: not the first-order problem
+    )
+    assert ppc.loc["mine", "status"] == "error" and ppc.loc["ppc", "status"] == "optimal"
+    assert ppc.loc["mine", "words"] == 2  # a rejected record keeps its sentence's length
 
 
 # --- real decoders: cheap answers claimed optimal beyond what verify can enumerate ---

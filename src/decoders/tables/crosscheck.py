@@ -44,7 +44,8 @@ class Certified:
     """What an experiment's claims are cross-checked against: its certified exact ``variants``, whether its
     objective is maximised (``sense="max"``) or minimised, the columns that name one instance (``keys``: a
     problem solved, so a column beyond dataset and instance where variants of one dataset solve different
-    problems), and the relative tolerance ``rtol``."""
+    problems), and the relative tolerance ``rtol`` (by default the harness's, that of the verifiers of chains,
+    titles and linking)."""
 
     variants: tuple[str, ...]
     sense: str = "max"
