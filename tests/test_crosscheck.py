@@ -246,6 +246,11 @@ def test_chains_linking_and_ppc_tables_cross_check_where_they_load_runs(tmp_path
     )
     assert ppc.loc["mine", "status"] == "error" and ppc.loc["ppc", "status"] == "optimal"
     assert ppc.loc["mine", "words"] == 2  # a rejected record keeps its sentence's length
+    # the note each table prints, from the records as its tables module loaded them
+    for module, loaded in ((chains_tables, chains), (linking_tables, linking), (ppc_tables, ppc)):
+        counts = cross_check_counts(loaded.reset_index(), module.CERTIFIED).set_index("variant")
+        assert counts.loc["mine" if module is not linking_tables else "mine-max", "worse"] == 1, module
+        assert "now errors: mine" in cross_check_note(counts.reset_index(), module.CERTIFIED)
 
 
 # --- real decoders: cheap answers claimed optimal beyond what verify can enumerate ---
@@ -305,6 +310,8 @@ def test_false_title_claims_beyond_enumeration_become_errors(tmp_path):
             assert status == "optimal", instance_id
         assert checked.loc[("ilp-cp-sat", instance_id), "status"] == "optimal"
     assert false >= 10, false  # the test has false claims to catch
+    counts = cross_check_counts(checked.reset_index(), titles_tables.CERTIFIED).set_index("variant")
+    assert counts.loc["mine", "worse"] == false and counts.loc["mine", "claims"] == len(instances)
 
 
 BNB_SENTENCES = [
@@ -409,5 +416,7 @@ def test_false_tree_claims_beyond_enumeration_become_errors(tmp_path):
             "'bnb'" in json.loads(mine.loc[instance_id, "stats"])["error"]
             or "'cp-sat'" in json.loads(mine.loc[instance_id, "stats"])["error"]
         )
+    counts = cross_check_counts(checked, bnb_tables.CERTIFIED).set_index("variant")
+    assert counts.loc["mine", "worse"] == false.sum() and counts.loc["cp-sat", "worse"] == 0
     # a rejected sentence counts with none of its words correct, as a decoding error does
     assert (mine.loc[false[false].index, "correct"] == 0).all() and mine["total"].notna().all()

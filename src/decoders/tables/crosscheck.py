@@ -141,24 +141,28 @@ def _stats(text: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _rejected(row: pd.Series, by: str, reference: float, sense: str) -> dict[str, object]:
-    """The record fields of a rejected claim, as the runner writes a rejected certificate."""
-    stats = _stats(row["stats"])
-    claimed = {"objective": float(row["objective"]), "bound": float(row["bound"]), "status": row["status"]}
-    return {
-        "status": "error",
-        "objective": math.nan,
-        "bound": math.nan,
-        "structure": to_json(None),
-        "stats": to_json(
+def _rejected_stats(claim: pd.DataFrame, false: pd.DataFrame, sense: str) -> list[str]:
+    """The ``stats`` of each rejected claim (rows of ``claim``, their references in ``false``), as the runner
+    writes a rejected certificate's: the reason, the claim and the decoder's own stats."""
+    return [
+        to_json(
             {
-                "error": _reason(float(row["objective"]), by, reference, sense),
-                "claimed": claimed,
-                "decoder_stats": stats,
-                MARK: {"variant": by, "objective": reference},
+                "error": _reason(float(objective), by, float(reference), sense),
+                "claimed": {"objective": float(objective), "bound": float(bound), "status": status},
+                "decoder_stats": _stats(stats),
+                MARK: {"variant": by, "objective": float(reference)},
             }
-        ),
-    }
+        )
+        for objective, bound, status, stats, by, reference in zip(
+            claim["objective"],
+            claim["bound"],
+            claim["status"],
+            claim["stats"],
+            false["by"],
+            false["reference"],
+            strict=True,
+        )
+    ]
 
 
 def cross_check(frame: pd.DataFrame, certified: Certified) -> pd.DataFrame:
@@ -175,21 +179,23 @@ def cross_check(frame: pd.DataFrame, certified: Certified) -> pd.DataFrame:
     if false.empty:
         return frame
     result = frame.copy()
+    rows = false["row"].to_numpy()
     evaluation = [
         c
         for c in result.columns
         if c not in RECORD_COLUMNS and c not in certified.keys and pd.api.types.is_numeric_dtype(result[c])
     ]
     result[evaluation] = result[evaluation].astype(float)
-    position = {
-        name: result.columns.get_loc(name) for name in [*RECORD_COLUMNS, *evaluation] if name in result
+    fields = {
+        "stats": _rejected_stats(result.iloc[rows], false, certified.sense),
+        "status": "error",
+        "objective": math.nan,
+        "bound": math.nan,
+        "structure": to_json(None),
+        **dict.fromkeys(evaluation, math.nan),
     }
-    for found_row in false.itertuples():
-        fields = _rejected(result.iloc[found_row.row], found_row.by, found_row.reference, certified.sense)
-        for column, value in fields.items():
-            result.iat[found_row.row, position[column]] = value
-        for column in evaluation:
-            result.iat[found_row.row, position[column]] = math.nan
+    for column, value in fields.items():
+        result.iloc[rows, result.columns.get_loc(column)] = value
     return result
 
 
