@@ -1,5 +1,5 @@
 """The cross-check of claimed optima against certified exact answers (decoders.tables.crosscheck): synthetic
-record frames, then real decoders' false claims on titles and sentences beyond what ``verify`` can enumerate."""
+record frames, then real decoders' false claims on titles and sentences beyond what ``verify`` enumerates."""
 
 from __future__ import annotations
 
@@ -257,8 +257,8 @@ def test_chains_linking_and_ppc_tables_cross_check_where_they_load_runs(tmp_path
 
 
 def _titles_claims(instances):
-    """Beam search of width 1 relabelled ``optimal`` with its own score as the bound (a user's false claim), and
-    the ILP's certified answers, as the harness records them."""
+    """Beam search of width 1 relabelled ``optimal`` with its own score as the bound (a user's false claim),
+    and the ILP's certified answers, as the harness records them."""
     beam, ilp = get_decoder("titles", "beam"), get_decoder("titles", "ilp")
     rows = []
     for instance_id, instance in instances:
@@ -314,6 +314,7 @@ def test_false_title_claims_beyond_enumeration_become_errors(tmp_path):
     assert counts.loc["mine", "worse"] == false and counts.loc["mine", "claims"] == len(instances)
 
 
+GROUPS = ("grandchild", "sibling", "comb")
 BNB_SENTENCES = [
     (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
     (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
@@ -339,7 +340,7 @@ def test_false_tree_claims_beyond_enumeration_become_errors(tmp_path):
         BNB_SENTENCES,
         [
             ("first", LocalStructure(1), {"order": 1}),
-            ("full", NonLocalStructure(("grandchild", "sibling", "comb")), {"groups": ["grandchild", "sibling", "comb"]}),
+            ("full", NonLocalStructure(GROUPS), {"groups": list(GROUPS)}),
         ],
         epochs=2,
     )  # fmt: skip
@@ -384,7 +385,7 @@ def test_false_tree_claims_beyond_enumeration_become_errors(tmp_path):
     for instance_id, n, instance in items:
         first = replace(instance, model=paths["first"])
         heads = np.concatenate([[-1], bnb_decoders.decode_eisner(first).structure])
-        score = bnb_decoders._score(instance, heads)
+        score = bnb_decoders.tree_score(instance, heads)
         claim = Solution(heads[1:].tolist(), score, score, "optimal", {"words": n})
         assert bnb_decoders.verify(instance, claim) is None  # beyond enumeration: verify cannot tell
         rows.append(

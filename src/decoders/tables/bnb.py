@@ -79,13 +79,13 @@ def pruning_label(k: int | None) -> str:
     return "unpruned" if k is None else f"k{k}"
 
 
-#: The variants whose optima are certified: branch and bound (UB = LB) under each of its settings, CP-SAT on the
-#: whole model (the audit's), and the exact dynamic programs on the models of their own order. Every optimal claim
-#: is cross-checked against them on the same sentence of the same instance set (model and k) by
+#: The variants whose optima are certified: branch and bound (UB = LB) under each of its settings, CP-SAT on
+#: the whole model (the audit's), and the exact dynamic programs on the models of their own order. Every
+#: optimal claim is cross-checked against them on the same sentence of the same instance set (model and k) by
 #: :mod:`decoders.tables.crosscheck`: ``verify`` proves a tree optimal from the instance alone only up to
-#: :data:`decoders.bnb.decoders.VERIFY_ENUMERATE` words. Scores are exact integers (the models' weight numerators),
-#: so objectives agree only when equal. Held here, not in the config, so that an overlay cannot take a claim out of
-#: the check.
+#: :data:`decoders.bnb.decoders.VERIFY_ENUMERATE` words. Scores are exact integers (the models' weight
+#: numerators), so objectives agree only when equal. Held here, not in the config, so that an overlay cannot
+#: take a claim out of the check.
 CERTIFIED = Certified(
     ("bnb", "bnb-beside", "bnb-paper", "cp-sat", "cp-sat-long", "eisner", "second-order", "third-order"),
     keys=("set", "instance_id"),
@@ -98,9 +98,9 @@ def load_runs(paths: Iterable[str]) -> pd.DataFrame:
 
 
 def load_runs_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Records with every optimal claim cross-checked against :data:`CERTIFIED` on its instance set (a claim below
-    a certified optimum becomes an ``error``), the instance set split into dataset, model and k, and the B&B
-    statistics as columns."""
+    """Records with every optimal claim cross-checked against :data:`CERTIFIED` on its instance set (a claim
+    below a certified optimum becomes an ``error``), the instance set split into dataset, model and k, and the
+    B&B statistics as columns."""
     parts = frame["dataset"].str.split("~", expand=True)
     frame = cross_check(frame.rename(columns={"dataset": "set"}), CERTIFIED)
     frame["dataset"], frame["model"], frame["pruning"] = parts[0], parts[1], parts[2]

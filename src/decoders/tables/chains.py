@@ -586,8 +586,8 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 #: The variants whose optima are certified (Viterbi, pruned or not, and column generation run to convergence,
-#: whatever else they compute). ``verify`` already proves every optimal claim from the instance (it runs its own
-#: Viterbi), so the cross-check of :mod:`decoders.tables.crosscheck` against these is a second opinion.
+#: whatever else they compute). ``verify`` already proves every optimal claim from the instance (it runs its
+#: own Viterbi), so the cross-check of :mod:`decoders.tables.crosscheck` against these is a second opinion.
 CERTIFIED = Certified(
     (
         "viterbi",

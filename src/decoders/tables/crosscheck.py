@@ -1,25 +1,27 @@
 """Claimed optima cross-checked against the project's certified exact answers on the same instances.
 
-The harness runs an experiment's ``verify`` on every ``optimal`` record, but ``verify`` proves optimality from the
-instance alone only where it can: titles' enumerates every title up to a number of orderings, bnb's every tree up
-to 7 words, ppc's every tree up to 6; beyond that it checks only that the structure is feasible, that it scores
-the objective and that the bound equals it. A decoder that labels a cheap answer ``optimal`` with its own score as
+The harness runs an experiment's ``verify`` on every ``optimal`` record, but ``verify`` proves optimality from
+the instance alone only where it can: titles' enumerates every title up to a number of orderings, bnb's every
+tree up to 7 words, linking's every choice up to a number of them; beyond that it checks only that the
+structure is feasible (for linking: that no single set can move to lower the cost), that it scores the
+objective and that the bound equals it. A decoder that labels a cheap answer ``optimal`` with its own score as
 the bound passes there. So when the tables are built every such claim is compared with the best optimum that a
-*different* certified variant (one of the project's exact decoders, listed per experiment by its tables module as
-a :class:`Certified`) reached on the same instance:
+*different* certified variant (one of the project's exact decoders, listed per experiment by its tables module
+as a :class:`Certified`) reached on the same instance; where ``verify`` proves claims from the instance
+(chains', ppc's first-order trees) this is a second opinion:
 
-- a claim worse than that certified optimum (below it for a maximisation, above for a minimisation) is false: the
-  record becomes status ``error`` with the reason naming the variant and its value in ``stats["error"]``, the claim
-  kept in ``stats["claimed"]`` and the decoder's stats in ``stats["decoder_stats"]``, as the runner records a
-  rejected certificate (:func:`decoders.harness.runner.checked`);
+- a claim worse than that certified optimum (below it for a maximisation, above for a minimisation) is false:
+  the record becomes status ``error`` with the reason naming the variant and its value in ``stats["error"]``,
+  the claim kept in ``stats["claimed"]`` and the decoder's stats in ``stats["decoder_stats"]``, as the runner
+  records a rejected certificate (:func:`decoders.harness.runner.checked`);
 - a claim better than every certified optimum, and certified variants that disagree with each other, are not
-  settled by the records (the better objective may come from a structure the verifier could not fully check, or a
-  certified decoder may be wrong): they are counted and shown (:func:`cross_check_counts`,
+  settled by the records (the better objective may come from a structure the verifier could not fully check,
+  or a certified decoder may be wrong): they are counted and shown (:func:`cross_check_counts`,
   :func:`cross_check_note`), and a certified variant's record is never rewritten.
 
-Two objectives agree within ``rtol`` of the larger of their magnitudes (relative, never absolute, as the verifiers
-compare scores; equal infinities agree). A claim on an instance without a certified answer from another variant
-is kept and counted as unchecked.
+Two objectives agree within ``rtol`` of the larger of their magnitudes (relative, never absolute, as the
+verifiers compare scores; equal infinities agree). A claim on an instance without a certified answer from
+another variant is kept and counted as unchecked.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import pandas as pd
 from decoders.harness.records import EXACT_RTOL, RECORD_COLUMNS, RecordError, to_json
 
 SENSES = ("max", "min")
-#: The ``stats`` key that marks a record the cross-check rejected (it holds the certified variant and its value).
+#: The ``stats`` key marking a record the cross-check rejected (it holds the certified variant and its value).
 MARK = "cross_check"
 COUNT_COLUMNS = ("variant", "certified", "claims", "checked", "unchecked", "agree", "worse", "better")
 
@@ -166,11 +168,11 @@ def _rejected_stats(claim: pd.DataFrame, false: pd.DataFrame, sense: str) -> lis
 
 
 def cross_check(frame: pd.DataFrame, certified: Certified) -> pd.DataFrame:
-    """``frame`` (result records) with every ``optimal`` claim of a variant not in ``certified.variants`` that is
-    worse than another certified variant's optimum on the same instance turned into an ``error`` record: objective,
-    bound and structure cleared, the task's evaluation columns cleared (as a rejected certificate's record has
-    none), ``stats`` holding the reason, the claim and the decoder's stats. Everything else is kept as it was;
-    applying it twice changes nothing more. An empty frame is returned as it is."""
+    """``frame`` (result records) with every ``optimal`` claim of a variant not in ``certified.variants`` that
+    is worse than another certified variant's optimum on the same instance turned into an ``error`` record:
+    objective, bound and structure cleared, the task's evaluation columns cleared (as a rejected certificate's
+    record has none), ``stats`` holding the reason, the claim and the decoder's stats. Everything else is kept
+    as it was; applying it twice changes nothing more. An empty frame is returned as it is."""
     if isinstance(frame, pd.DataFrame) and frame.empty:
         return frame
     _check_frame(frame, certified)
@@ -208,10 +210,10 @@ def _marked(frame: pd.DataFrame) -> np.ndarray:
 
 def cross_check_counts(frame: pd.DataFrame, certified: Certified) -> pd.DataFrame:
     """Per variant with an ``optimal`` claim (rejected ones included), after :func:`cross_check`: ``claims``,
-    those ``checked`` against another certified variant's optimum on their instance and those ``unchecked`` (no
-    such answer); of the checked, those that ``agree`` within the tolerance, are ``worse`` (the rejected ones,
-    now errors; for a certified variant, kept: a disagreement between certified variants) or ``better`` than it
-    (a disagreement). ``certified`` says whether the variant is one of the certified ones."""
+    those ``checked`` against another certified variant's optimum on their instance and those ``unchecked``
+    (no such answer); of the checked, those that ``agree`` within the tolerance, are ``worse`` (the rejected
+    ones, now errors; for a certified variant, kept: a disagreement between certified variants) or ``better``
+    than it (a disagreement). ``certified`` says whether the variant is one of the certified ones."""
     if frame.empty:
         return pd.DataFrame(
             {name: pd.Series(dtype=object if name == "variant" else int) for name in COUNT_COLUMNS}

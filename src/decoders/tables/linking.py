@@ -52,11 +52,11 @@ CONNECTIONS = {"max": "maximal", "min": "minimal"}
 EXACT = "exact"
 
 
-#: The variants whose optima are certified (CP-SAT's exact MinDR). Every optimal claim is cross-checked against
-#: them on the same document and problem (:mod:`decoders.tables.crosscheck`; MinDR is a minimisation): ``verify``
-#: already proves a choice optimal from the instance while it can enumerate
-#: (:data:`decoders.linking.decoders.VERIFY_ENUMERATE` choices), and beyond only that no single set can move to
-#: lower the cost; there the cross-check is the proof, elsewhere a second opinion.
+#: The variants whose optima are certified (CP-SAT's exact MinDR). Every optimal claim is cross-checked
+#: against them on the same document and problem (:mod:`decoders.tables.crosscheck`; MinDR is a minimisation):
+#: ``verify`` already proves a choice optimal from the instance while it can enumerate
+#: (:data:`decoders.linking.decoders.VERIFY_ENUMERATE` choices), and beyond only that no single set can move
+#: to lower the cost; there the cross-check is the proof, elsewhere a second opinion.
 CERTIFIED = Certified(("exact-max", "exact-min"), sense="min", keys=("dataset", "instance_id", "problem"))
 
 

@@ -142,18 +142,18 @@ def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
     }
 
 
-#: The variant whose optima are certified for the first-order problem (Chu-Liu-Edmonds). Every optimal claim of a
-#: first-order tree (a record without ``parts_added``, as ``verify`` reads it) is cross-checked against it on the same
-#: sentence (:mod:`decoders.tables.crosscheck`): ``verify`` enumerates every tree only up to
-#: :data:`decoders.ppc.decoders.VERIFY_ENUMERATE` words. An LP claim is checked by ``verify`` for its bound and, when
-#: integral, its tree's score; the LPs differ by polytope and rows, so each variant's LP claims form a problem of
-#: their own here (counted as unchecked), and Table 1 sets them against brute force.
+#: The variant whose optima are certified for the first-order problem (Chu-Liu-Edmonds). Every optimal claim
+#: of a first-order tree (a record without ``parts_added``, as ``verify`` reads it) is cross-checked against
+#: it on the same sentence (:mod:`decoders.tables.crosscheck`): a second opinion, ``verify`` proving such a
+#: claim from the instance already. An LP claim is checked by ``verify`` for its bound and, when integral, its
+#: tree's score; the LPs differ by polytope and rows, so each variant's LP claims form a problem of their own
+#: here (counted as unchecked), and Table 1 sets them against brute force.
 CERTIFIED = Certified(("mst",), keys=("dataset", "instance_id", "problem"))
 
 
 def _problem(variant: str, stats: str) -> str:
-    """The problem a record claims to solve: the first-order tree (no ``parts_added`` in its stats, as ``verify``
-    reads it), else its variant's own LP."""
+    """The problem a record claims to solve: the first-order tree (no ``parts_added`` in its stats, as
+    ``verify`` reads it), else its variant's own LP."""
     return "first-order" if "parts_added" not in (json.loads(stats) if stats else {}) else f"LP of {variant}"
 
 
