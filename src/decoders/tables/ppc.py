@@ -37,6 +37,7 @@ from decoders.ppc.decoders import AUDIT_TOLERANCE
 from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
 from decoders.tables.coverage import CALL, FAILED, coverage, failures_text, ratio_timing, timing_mode
+from decoders.tables.crosscheck import Certified, cross_check, cross_check_counts, cross_check_note
 from decoders.tables.ratios import interval_bounds, interval_note, load_noise, matched_sides
 from decoders.tables.writers import rounded, save_figure, write_table
 
@@ -141,9 +142,31 @@ def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
     }
 
 
+#: The variant whose optima are certified for the first-order problem (Chu-Liu-Edmonds). Every optimal claim
+#: of a first-order tree (a record without ``parts_added``, as ``verify`` reads it) is cross-checked against
+#: it on the same sentence (:mod:`decoders.tables.crosscheck`): a second opinion, ``verify`` proving such a
+#: claim from the instance already. An LP claim is checked by ``verify`` for its bound and, when integral, its
+#: tree's score; the LPs differ by polytope and rows, so each variant's LP claims form a problem of their own
+#: here (counted as unchecked), and Table 1 sets them against brute force.
+CERTIFIED = Certified(("mst",), keys=("dataset", "instance_id", "problem"))
+
+
+def _problem(variant: str, stats: str) -> str:
+    """The problem a record claims to solve: the first-order tree (no ``parts_added`` in its stats, as
+    ``verify`` reads it), else its variant's own LP."""
+    return "first-order" if "parts_added" not in (json.loads(stats) if stats else {}) else f"LP of {variant}"
+
+
 def load_runs(paths: Iterable[str]) -> pd.DataFrame:
+    """The records of ``paths`` with their ``problem``, every first-order optimal claim cross-checked against
+    :data:`CERTIFIED` (a claim below the certified optimum becomes an ``error``), through
+    :func:`load_runs_frame`."""
     frames = [read_records(path) for path in paths]
-    return load_runs_frame(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame())
+    if not frames:
+        return load_runs_frame(pd.DataFrame())
+    records = pd.concat(frames, ignore_index=True)
+    problem = [_problem(v, s) for v, s in zip(records["variant"], records["stats"], strict=True)]
+    return load_runs_frame(cross_check(records.assign(problem=problem), CERTIFIED))
 
 
 def load_runs_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -989,7 +1012,7 @@ def write_ppc_outputs(
     differ = (
         f"Two objectives differ when more than {OBJECTIVE_RTOL:g} apart, relative to the larger magnitude."
     )
-    notes = [timeouts, differ]
+    notes = [timeouts, differ, cross_check_note(cross_check_counts(records, CERTIFIED), CERTIFIED)]
     ours = variant_roles(settings)["ppc"]
     options = ((settings.get("variants") or {}).get(ours) or {}).get("params") or {}
     if options:
