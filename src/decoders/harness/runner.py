@@ -137,14 +137,19 @@ def checked(verify: Verify | None, instance: Any, solution: Solution) -> Solutio
 def structure_checked(check: CheckStructure | None, instance: Any, solution: Solution) -> Solution:
     """``solution``, or an ``error`` Solution when it has a structure that ``check`` (the experiment's
     ``check_structure``) rejects: wrong type, shape or range, or infeasible. Every status is checked, so a wrong
-    structure is never kept as ``feasible`` (or as a timeout's best so far). Runs outside the timing; a check that
-    raises counts as a rejection."""
-    if check is None or solution.structure is None:
+    structure is never kept as ``feasible`` (or as a timeout's best so far); a ``feasible`` one without a structure
+    is an error too. Runs outside the timing; a check that raises counts as a rejection."""
+    if solution.structure is None:
+        if solution.status != "feasible":
+            return solution  # a timeout or error with nothing found; an optimal "none exists" is verify's
+        reason = "status 'feasible' without a structure"
+    elif check is None:
         return solution
-    try:
-        reason = check(instance, solution.structure)
-    except Exception as exc:
-        reason = f"the check raised {type(exc).__name__}: {exc}"
+    else:
+        try:
+            reason = check(instance, solution.structure)
+        except Exception as exc:
+            reason = f"the check raised {type(exc).__name__}: {exc}"
     if reason is None:
         return solution
     return error_solution(
