@@ -208,6 +208,7 @@ def test_isolated_run_kills_overruns_survives_crashes_and_stays_warm(tmp_path):
         "verifier": [],
         "structure_check": [],
         "evaluation": ["test_harness_runner._count_correct"],
+        "exact_check": [],
         "verify_seconds": 0.0,
     }
 

@@ -6,6 +6,7 @@ failures are summed up per variant, and misspelt names are found before any job 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import tempfile
 from pathlib import Path
@@ -36,6 +37,7 @@ from decoders.linking.instance import LinkingInstance
 from decoders.parsing.features import N_ATTRIBUTES
 from decoders.ppc.decoders import check_structure as ppc_check
 from decoders.ppc.instance import PPCInstance
+from decoders.titles.decoders import VERIFY_BRUTE_FORCE_PATHS
 from decoders.titles.decoders import check_structure as titles_check
 from decoders.titles.instance import TitleInstance
 
@@ -135,6 +137,14 @@ def test_a_titles_beam_answer_claimed_optimal_is_rejected_on_enumerable_instance
     np.testing.assert_allclose(frame.loc[~wrong, "objective"], exact.loc[~wrong, "objective"], rtol=1e-12)
 
 
+def random_instance(seed: int, n: int, k: int, missing: float) -> TitleInstance:
+    rng = np.random.default_rng(seed)
+    edge = np.log(rng.random((n, n)))
+    edge[rng.random((n, n)) < missing] = -np.inf
+    np.fill_diagonal(edge, -np.inf)
+    return title_instance(n, k, np.log(rng.random(n)), edge, np.log(rng.random(n)))
+
+
 def title_instance(n: int, k: int, start, edge, end, klass=None) -> TitleInstance:
     return TitleInstance(
         words=tuple(f"w{v}" for v in range(n)),
@@ -170,7 +180,8 @@ def graph_path():
 
 def linking_instance(graph_path: str, sets) -> LinkingInstance:
     sets = tuple(np.array(s, np.int32) for s in sets)
-    return LinkingInstance(graph_path, sets, np.zeros(len(sets), np.int64), tuple("abc"[: len(sets)]), "doc")
+    mentions = tuple(f"m{i}" for i in range(len(sets)))
+    return LinkingInstance(graph_path, sets, np.zeros(len(sets), np.int64), mentions, "doc")
 
 
 def test_a_linking_retrieval_answer_claimed_optimal_is_rejected(graph_path):
@@ -322,3 +333,102 @@ def test_decoder_names_are_checked_before_any_job_runs(tmp_path):
     spec = {"decoder": "elsewhere", "module": "elsewhere_decoders"}
     assert decoder_problems("chains", {"v": spec}, [tmp_path]) == []
     assert "not found" in decoder_problems("chains", {"v": spec})[0]
+
+
+# -- beyond what verify enumerates: the project's exact decoder re-solves a user's claims ----------------------
+
+
+def test_titles_claims_beyond_enumeration_are_set_against_the_ilp():
+    items = [(f"t{seed}", 14, random_instance(seed, n=14, k=5, missing=0.05)) for seed in range(12)]
+    assert math.perm(14, 5) > VERIFY_BRUTE_FORCE_PATHS
+    frame = run("titles", "user-beam-liar", items)
+    optimum = run("titles", "exhaustive", items, None)["objective"]  # independent: every ordering
+    claimed = run("titles", "beam", items, None)["objective"]
+    false = (claimed < optimum - 1e-9 * optimum.abs()).to_numpy()
+    assert false.any() and (~false).any()
+    assert (frame.loc[false, "status"] == "error").all()
+    assert all("exact check failed: the ILP (CP-SAT) finds" in r for r in reasons(frame[false]))
+    kept = frame[~false]
+    assert (kept["status"] == "optimal").all()
+    assert {json.loads(s)["exact_check"] for s in kept["stats"]} == {"confirmed"}
+    assert frame.attrs["harness"]["exact_check"] == ["decoders.titles.decoders.exact_check"]
+    # the project's own decoders are not re-solved (the tables set them against each other)
+    assert run("titles", "ilp", items[:2], None).attrs["harness"]["exact_check"] == []
+
+
+def test_linking_claims_beyond_enumeration_are_set_against_cp_sat(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 120
+    edges = [(i, i + 1) for i in range(n - 1)] + [tuple(rng.choice(n, 2, replace=False)) for _ in range(60)]
+    rows = [a for a, b in edges] + [b for a, b in edges]
+    cols = [b for a, b in edges] + [a for a, b in edges]
+    adjacency = sp.csr_array((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, n))
+    adjacency.sum_duplicates()
+    adjacency.sort_indices()
+    path = tmp_path / "graph.npz"
+    Graph(
+        adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int32), np.arange(n, dtype=np.int32)
+    ).save(str(path))
+    items = []
+    for d in range(6):
+        sets = [rng.choice(n, 14, replace=False) for _ in range(5)]  # 14^5 choices, 70 candidates: beyond
+        items.append((f"d{d}", 5, linking_instance(str(path), sets)))
+    frame = run("linking", "user-retrieval-liar", items)
+    exact = run("linking", "exact", items, None)
+    assert (exact["status"] == "optimal").all()
+    false = (frame["objective"].isna()).to_numpy()
+    retrieval = run("linking", "retrieval", items, None)["objective"].to_numpy()
+    np.testing.assert_array_equal(false, retrieval > exact["objective"].to_numpy())
+    assert false.any()
+    assert all(
+        r.startswith("certificate check failed") or r.startswith("exact check failed: CP-SAT finds")
+        for r in reasons(frame[false])
+    )
+
+
+def test_bnb_claims_beyond_enumeration_are_set_against_branch_and_bound(tmp_path):
+    from parsing_toys import train_toy_models
+    from test_crosscheck import BNB_SENTENCES, GROUPS
+
+    from decoders.bnb.decoders import VERIFY_ENUMERATE, decode_bnb
+    from decoders.bnb.model import NonLocalStructure, prune_heads
+    from decoders.parsing.model import ParserModel
+    from decoders.parsing.perceptron import LocalStructure
+    from decoders.parsing.trees import as_heads
+
+    vocab, paths = train_toy_models(
+        tmp_path,
+        BNB_SENTENCES,
+        [
+            ("first", LocalStructure(1), {"order": 1}),
+            ("full", NonLocalStructure(GROUPS), {"groups": list(GROUPS)}),
+        ],
+        epochs=2,
+    )
+    rng = np.random.default_rng(3)
+    items = []
+    for i in range(8):
+        words, tags, _ = BNB_SENTENCES[3 + i % 3]
+        order = rng.permutation(len(words))
+        tokens = vocab.encode([words[j] for j in order], [tags[j] for j in order], [tags[j] for j in order])
+        n = len(words)
+        assert n > VERIFY_ENUMERATE
+        allowed = prune_heads(tokens, ParserModel.load(paths["first"]).numerator, 3)
+        gold = as_heads(list(range(n)))
+        items.append(
+            (
+                f"s{i}",
+                n,
+                ParseInstance(tokens, gold, np.ones(n, bool), allowed, paths["full"], 3, paths["first"]),
+            )
+        )
+    frame = run("bnb", "user-eisner-liar", items)
+    optimum = np.array([decode_bnb(item[2]).objective for item in items])
+    claimed = np.array(
+        [user_decoders.bnb_liar(item[2]).objective for item in items]
+    )  # the claims, before the harness's checks
+    false = claimed < optimum
+    assert false.any(), "Eisner's first-order tree was optimal under the full model on every sentence"
+    assert (frame.loc[false, "status"] == "error").all()
+    assert all("exact check failed: the model's exact decoder finds" in r for r in reasons(frame[false]))
+    assert (frame.loc[~false, "status"] == "optimal").all()

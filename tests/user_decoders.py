@@ -3,8 +3,11 @@ cheap answers claimed ``optimal``, wrong structures, and modules that try to rep
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from decoders.bnb.decoders import decode_eisner, tree_score
 from decoders.chains.decoders import scores_of
 from decoders.harness.protocol import Solution, register
 from decoders.linking.decoders import decode_retrieval
@@ -60,3 +63,12 @@ def linking_out_of_range(instance, *, deadline=None):
 def verify(instance, solution) -> str | None:
     """A module's own check that accepts everything: it cannot replace the experiment's."""
     return None
+
+
+@register("bnb", "user-eisner-liar")
+def bnb_liar(instance, *, deadline=None):
+    """The pruner's first-order tree (Eisner), scored under the instance's model and claimed optimal."""
+    first = replace(instance, model=instance.pruner)
+    heads = decode_eisner(first).structure
+    score = tree_score(instance, np.array([-1, *heads]))
+    return Solution(heads, score, score, "optimal")

@@ -314,6 +314,30 @@ def check_structure(instance: ParseInstance, structure: Any) -> str | None:
     return None
 
 
+def exact_check(instance: ParseInstance, solution: Solution, time_limit: float) -> tuple[str | None, str]:
+    """A user's decoder's ``optimal`` claim beyond :func:`verify`'s enumeration, set against the project's exact
+    decoder of the instance's model within ``time_limit`` seconds (:func:`decoders.harness.protocol.get_exact_check`):
+    the dynamic program of a first-, second- or third-order model (Eisner, the second-order DP, Koo and Collins's
+    Model 1), branch and bound for a model with factor groups. ``(reason, "rejected")`` when it finds a tree that
+    scores more (scores are exact integers: no tolerance), ``(None, "confirmed")`` when it proves the claimed score
+    optimal (or :func:`verify` enumerated every tree), else ``(None, "undecided")``."""
+    _check_arguments(instance, solution)
+    if instance.n <= VERIFY_ENUMERATE:
+        return None, "confirmed"  # verify enumerated every tree
+    _, structure = load_model(instance.model)
+    if isinstance(structure, LocalStructure):
+        name = {1: "eisner", 2: "second-order", 3: "third-order"}[structure.order]
+        found = _decode_local(instance, name, structure.order)
+    else:
+        found = decode_bnb(instance, deadline=time.perf_counter() + time_limit)
+    if found.structure is not None and found.objective > solution.objective:
+        return (
+            f"the model's exact decoder finds {found.structure} scoring {found.objective!r} > objective {solution.objective!r}",
+            ("rejected"),
+        )
+    return None, "confirmed" if found.status == "optimal" else "undecided"
+
+
 def verify(instance: ParseInstance, solution: Solution) -> str | None:
     """The harness's certificate check of an ``optimal`` Solution: the structure is a single-rooted projective
     tree over the allowed arcs; its score recomputed from the model's features equals the objective exactly

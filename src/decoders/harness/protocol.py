@@ -262,13 +262,35 @@ def get_structure_check(
     return _all_of(experiment, module, "check_structure")
 
 
+def get_exact_check(
+    experiment: str, module: str | None = None
+) -> Callable[[Any, Solution, float], tuple[str | None, str]] | None:
+    """The experiment's ``exact_check(instance, solution, time_limit) -> (reason | None, outcome)`` for the
+    ``optimal`` claims of a decoder that lives outside the experiment's own module, or None.
+
+    Where ``verify`` cannot prove an optimum from the instance alone (beyond its enumeration), the experiment's
+    module may define it: it solves the instance again with one of the project's certified exact decoders,
+    within ``time_limit`` seconds, and rejects a claim that decoder beats (``outcome`` is ``"confirmed"``,
+    ``"rejected"`` or ``"undecided"``: the exact decoder did not finish and found nothing better). The runner
+    applies it, outside the timing, to a user's decoder only (``module`` not the experiment's own): the project's
+    decoders are set against each other when the tables are built (decoders.tables.crosscheck), and re-solving
+    every instance they decode would double the run."""
+    if module is None or module == default_decoder_module(experiment):
+        return None
+    return _module_function(experiment, None, "exact_check")
+
+
 def checks_of(experiment: str, module: str | None = None) -> dict[str, list[str]]:
     """The qualified names of the checks and evaluation a variant's records get (``structure``, ``verify``,
-    ``evaluate``): the experiment's own and its decoder module's, as the runner applies them (for provenance)."""
-    return {
+    ``evaluate``, and ``exact`` for a decoder outside the experiment's module): the experiment's own and its
+    decoder module's, as the runner applies them (for provenance)."""
+    names = {
         key: [_qualified_name(f) for f in _experiment_and_module(experiment, module, name)]
         for key, name in (("structure", "check_structure"), ("verify", "verify"), ("evaluate", "evaluate"))
     }
+    exact = get_exact_check(experiment, module)
+    names["exact"] = [] if exact is None else [_qualified_name(exact)]
+    return names
 
 
 def _all_of(experiment: str, module: str | None, name: str) -> Callable[..., str | None] | None:

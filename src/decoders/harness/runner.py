@@ -36,7 +36,14 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from decoders.errors import ConfigError, DecodersError
-from decoders.harness.protocol import Solution, checks_of, get_decoder, get_structure_check, get_verifier
+from decoders.harness.protocol import (
+    Solution,
+    checks_of,
+    get_decoder,
+    get_exact_check,
+    get_structure_check,
+    get_verifier,
+)
 from decoders.harness.provenance import thread_settings
 from decoders.harness.records import make_record, records_frame, to_json
 from decoders.threads import ONE_THREAD
@@ -154,6 +161,36 @@ def structure_checked(check: CheckStructure | None, instance: Any, solution: Sol
         return solution
     return error_solution(
         f"invalid structure: {reason}",
+        claimed={"objective": solution.objective, "bound": solution.bound, "status": solution.status},
+        decoder_stats=solution.stats,
+    )
+
+
+def exact_checked(
+    check: Callable[[Any, Solution, float], tuple[str | None, str]] | None,
+    instance: Any,
+    solution: Solution,
+    time_limit: float,
+) -> Solution:
+    """``solution``, or an ``error`` Solution when it claims ``optimal`` and ``check`` (the experiment's
+    ``exact_check``, for a user's decoder: :func:`decoders.harness.protocol.get_exact_check`) finds a better answer
+    with one of the project's exact decoders within ``time_limit`` seconds. The outcome (confirmed, undecided) and
+    the check's seconds are kept in ``stats``; it runs outside the timing, and a check that raises counts as a
+    rejection."""
+    if check is None or solution.status != "optimal":
+        return solution
+    start = time.perf_counter()
+    try:
+        reason, outcome = check(instance, solution, time_limit)
+    except Exception as exc:
+        reason, outcome = f"the check raised {type(exc).__name__}: {exc}", "rejected"
+    seconds = time.perf_counter() - start
+    if reason is None:
+        solution.stats.update(exact_check=outcome, exact_check_seconds=seconds)
+        return solution
+    return error_solution(
+        f"exact check failed: {reason}",
+        exact_check_seconds=seconds,
         claimed={"objective": solution.objective, "bound": solution.bound, "status": solution.status},
         decoder_stats=solution.stats,
     )
@@ -545,6 +582,7 @@ def run_instances(
     reference_fn = _resolve_reference(experiment, reference)
     verify = get_verifier(experiment, decoder_module)
     check_structure = get_structure_check(experiment, decoder_module)
+    exact_check = get_exact_check(experiment, decoder_module)
     checks = checks_of(experiment, decoder_module)
 
     _check_repeats(repeats, loop_repeats)
@@ -559,10 +597,12 @@ def run_instances(
         "verifier": checks["verify"],
         "structure_check": checks["structure"],
         "evaluation": _names(evaluate),
+        "exact_check": checks["exact"],
         "verify_seconds": 0.0,
     }
     bar = tqdm(total=len(items), desc=f"{experiment}/{dataset}/{variant}", unit="inst", disable=not progress)
-    record = _Recorder(experiment, dataset, variant, params, evaluate, verify, check_structure, harness, bar)
+    checks = (check_structure, verify, exact_check)
+    record = _Recorder(experiment, dataset, variant, params, evaluate, checks, harness, bar)
     threads: dict[str, Any] = thread_settings()
     try:
         if items:
@@ -629,8 +669,7 @@ class _Recorder:
     variant: str
     params: dict[str, Any]
     evaluate: Evaluate | None
-    verify: Verify | None
-    check_structure: CheckStructure | None
+    checks: tuple[CheckStructure | None, Verify | None, Callable[..., tuple[str | None, str]] | None]
     harness: dict[str, Any]
     bar: Any
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -640,9 +679,11 @@ class _Recorder:
         self, instance_id: str, size: int, instance: Any, seconds: float, solution: Solution
     ) -> None:
         """Check the structure and the certificate, evaluate, append the record and advance the progress bar."""
-        solution = structure_checked(self.check_structure, instance, solution)
-        solution = checked(self.verify, instance, solution)
+        check_structure, verify, exact_check = self.checks
+        solution = structure_checked(check_structure, instance, solution)
+        solution = checked(verify, instance, solution)
         self.harness["verify_seconds"] += solution.stats.get("verify_seconds", 0.0)
+        solution = exact_checked(exact_check, instance, solution, self.harness["time_limit"])
         solution, evaluation = evaluated(self.evaluate, instance, solution)
         self.rows.append(
             make_record(

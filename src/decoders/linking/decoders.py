@@ -372,6 +372,41 @@ def _hop_distances(
     return out
 
 
+def exact_check(instance: LinkingInstance, solution: Solution, time_limit: float) -> tuple[str | None, str]:
+    """A user's decoder's ``optimal`` claim beyond :func:`verify`'s enumeration, set against CP-SAT's exact MinDR
+    (:func:`decode_exact`, same connection and candidate cut as the claim's stats name) within ``time_limit``
+    seconds (:func:`decoders.harness.protocol.get_exact_check`): ``(reason, "rejected")`` when it finds a choice
+    that costs less, ``(None, "confirmed")`` when it proves the claimed cost optimal (or :func:`verify`
+    enumerated every choice), else ``(None, "undecided")``. Tolerances as :func:`verify`'s."""
+    instance, solution = _pair(instance, solution)
+    stats = solution.stats or {}
+    connection = _connection(stats.get("connection", "maximal"))
+    max_candidates = _max_candidates(stats.get("max_candidates"))
+    cut = instance.truncated(max_candidates)
+    sizes = [s.size for s in cut.sets]
+    candidates = np.unique(np.concatenate(cut.sets)) if cut.sets else np.zeros(0)
+    if (
+        np.prod(sizes, dtype=np.float64) <= VERIFY_ENUMERATE
+        and candidates.size <= VERIFY_ENUMERATE_CANDIDATES
+    ):
+        return None, "confirmed"  # verify enumerated every choice
+    found = decode_exact(
+        instance,
+        deadline=time.perf_counter() + time_limit,
+        connection=connection,
+        max_candidates=max_candidates,
+    )
+    if found.structure is not None and solution.objective - found.objective > VERIFY_RTOL * max(
+        abs(solution.objective), abs(found.objective)
+    ):
+        choice = np.asarray(found.structure).tolist()
+        return (
+            f"CP-SAT finds the choice {choice} costing {found.objective!r} < objective {solution.objective!r}",
+            ("rejected"),
+        )
+    return None, "confirmed" if found.status == "optimal" else "undecided"
+
+
 def verify(instance: LinkingInstance, solution: Solution) -> str | None:
     """The harness's certificate check of an ``optimal`` Solution (:func:`decoders.harness.protocol.get_verifier`).
 

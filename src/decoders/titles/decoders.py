@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from functools import cache
 from typing import Any
 
@@ -307,6 +308,33 @@ def check_structure(instance: TitleInstance, structure: Any) -> str | None:
         return path_problem(instance, path)
     except ValueError as exc:
         return str(exc)
+
+
+def exact_check(instance: TitleInstance, solution: Solution, time_limit: float) -> tuple[str | None, str]:
+    """A user's decoder's ``optimal`` claim beyond :func:`verify`'s enumeration, set against the flow ILP solved
+    by CP-SAT (:func:`decode_ilp`) within ``time_limit`` seconds (:func:`decoders.harness.protocol.get_exact_check`):
+    ``(reason, "rejected")`` when the ILP finds a better title (or a title where the claim is that none exists),
+    ``(None, "confirmed")`` when it proves the claimed score optimal (or when :func:`verify` enumerated every
+    title), else ``(None, "undecided")``. Tolerances as :func:`verify`'s."""
+    check_instance(instance)
+    _check_solution(solution)
+    if instance.infeasible is not None or (
+        instance.k <= instance.n and math.perm(instance.n, instance.k) <= VERIFY_BRUTE_FORCE_PATHS
+    ):
+        return None, "confirmed"  # verify decided it from the instance alone
+    found = decode_ilp(instance, deadline=time.perf_counter() + time_limit)
+    claimed = solution.objective
+    if found.structure is not None:
+        scale = _magnitude(instance, np.asarray(found.structure))
+        if solution.structure is not None:
+            scale = max(scale, _magnitude(instance, np.asarray(solution.structure)))
+        if found.objective - claimed > VERIFY_RTOL * scale:
+            title = np.asarray(found.structure).tolist()
+            return (
+                f"the ILP (CP-SAT) finds the title {title} scoring {found.objective!r} > objective {claimed!r}",
+                ("rejected"),
+            )
+    return None, "confirmed" if found.status == "optimal" else "undecided"
 
 
 def _check_solution(solution: Any) -> Solution:
