@@ -10,18 +10,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from parsing_toys import train_toy_models
+from parsing_toys import long_parse_instances
 from test_titles_decoders import random_instance
 
 from decoders.bnb import decoders as bnb_decoders
-from decoders.bnb.instance import ParseInstance
-from decoders.bnb.model import NonLocalStructure, prune_heads
 from decoders.harness.protocol import Solution, get_decoder
 from decoders.harness.records import RecordError, make_record, records_frame, write_records
 from decoders.harness.runner import run_instances
-from decoders.parsing.model import ParserModel
-from decoders.parsing.perceptron import LocalStructure
-from decoders.parsing.trees import as_heads
 from decoders.tables import bnb as bnb_tables
 from decoders.tables import chains as chains_tables
 from decoders.tables import linking as linking_tables
@@ -314,49 +309,11 @@ def test_false_title_claims_beyond_enumeration_become_errors(tmp_path):
     assert counts.loc["mine", "worse"] == false and counts.loc["mine", "claims"] == len(instances)
 
 
-GROUPS = ("grandchild", "sibling", "comb")
-BNB_SENTENCES = [
-    (["the", "dog", "barks"], ["DT", "NN", "VB"], [2, 3, 0]),
-    (["the", "cat", "sees", "the", "dog"], ["DT", "NN", "VB", "DT", "NN"], [2, 3, 0, 5, 3]),
-    (["a", "dog", "sees", "cats", "rather", "than", "birds"], ["DT", "NN", "VB", "NN", "RB", "IN", "NN"],
-     [2, 3, 0, 3, 6, 4, 6]),
-    (["the", "old", "dog", "sees", "the", "cat", "near", "a", "big", "tree"],
-     ["DT", "JJ", "NN", "VB", "DT", "NN", "IN", "DT", "JJ", "NN"], [3, 3, 4, 0, 6, 4, 6, 10, 10, 7]),
-    (["a", "cat", "near", "the", "tree", "sees", "the", "old", "dog", "and", "a", "bird"],
-     ["DT", "NN", "IN", "DT", "NN", "VB", "DT", "JJ", "NN", "CC", "DT", "NN"],
-     [2, 6, 2, 5, 3, 0, 9, 9, 6, 9, 12, 10]),
-    (["birds", "see", "the", "big", "dog", "near", "the", "old", "tree", "and", "the", "cat"],
-     ["NN", "VB", "DT", "JJ", "NN", "IN", "DT", "JJ", "NN", "CC", "DT", "NN"],
-     [2, 0, 5, 5, 2, 5, 9, 9, 6, 5, 12, 10]),
-]  # fmt: skip
-
-
 def test_false_tree_claims_beyond_enumeration_become_errors(tmp_path):
     """Eisner's first-order tree, scored under the non-local model and claimed optimal with that score as the
     bound, on sentences longer than verify enumerates: verify passes them; the cross-check against branch and
     bound on the same instance set rejects every one below B&B's optimum (B&B checked against CP-SAT)."""
-    vocab, paths = train_toy_models(
-        tmp_path,
-        BNB_SENTENCES,
-        [
-            ("first", LocalStructure(1), {"order": 1}),
-            ("full", NonLocalStructure(GROUPS), {"groups": list(GROUPS)}),
-        ],
-        epochs=2,
-    )  # fmt: skip
-    # test sentences: the long training sentences with their words shuffled (fresh trees to find)
-    rng = np.random.default_rng(3)
-    items = []
-    for i in range(12):
-        words, tags, _ = BNB_SENTENCES[3 + i % 3]
-        order = rng.permutation(len(words))
-        tokens = vocab.encode([words[j] for j in order], [tags[j] for j in order], [tags[j] for j in order])
-        n = len(words)
-        assert n > bnb_decoders.VERIFY_ENUMERATE
-        allowed = prune_heads(tokens, ParserModel.load(paths["first"]).numerator, 3)  # k = 3: CP-SAT is quick
-        gold = as_heads(list(range(n)))  # a chain: the evaluation needs some tree
-        full = ParseInstance(tokens, gold, np.ones(n, bool), allowed, paths["full"], 3, paths["first"])
-        items.append((f"s{i}", n, full))
+    items = long_parse_instances(tmp_path, 12)
     exact = run_instances(
         "bnb",
         "toy~full~k3",
@@ -383,7 +340,7 @@ def test_false_tree_claims_beyond_enumeration_become_errors(tmp_path):
     )
     rows = []
     for instance_id, n, instance in items:
-        first = replace(instance, model=paths["first"])
+        first = replace(instance, model=instance.pruner)  # the first-order model that pruned it
         heads = np.concatenate([[-1], bnb_decoders.decode_eisner(first).structure])
         score = bnb_decoders.tree_score(instance, heads)
         claim = Solution(heads[1:].tolist(), score, score, "optimal", {"words": n})

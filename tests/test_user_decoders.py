@@ -387,41 +387,12 @@ def test_linking_claims_beyond_enumeration_are_set_against_cp_sat(tmp_path):
 
 
 def test_bnb_claims_beyond_enumeration_are_set_against_branch_and_bound(tmp_path):
-    from parsing_toys import train_toy_models
-    from test_crosscheck import BNB_SENTENCES, GROUPS
+    from parsing_toys import long_parse_instances
 
     from decoders.bnb.decoders import VERIFY_ENUMERATE, decode_bnb
-    from decoders.bnb.model import NonLocalStructure, prune_heads
-    from decoders.parsing.model import ParserModel
-    from decoders.parsing.perceptron import LocalStructure
-    from decoders.parsing.trees import as_heads
 
-    vocab, paths = train_toy_models(
-        tmp_path,
-        BNB_SENTENCES,
-        [
-            ("first", LocalStructure(1), {"order": 1}),
-            ("full", NonLocalStructure(GROUPS), {"groups": list(GROUPS)}),
-        ],
-        epochs=2,
-    )
-    rng = np.random.default_rng(3)
-    items = []
-    for i in range(8):
-        words, tags, _ = BNB_SENTENCES[3 + i % 3]
-        order = rng.permutation(len(words))
-        tokens = vocab.encode([words[j] for j in order], [tags[j] for j in order], [tags[j] for j in order])
-        n = len(words)
-        assert n > VERIFY_ENUMERATE
-        allowed = prune_heads(tokens, ParserModel.load(paths["first"]).numerator, 3)
-        gold = as_heads(list(range(n)))
-        items.append(
-            (
-                f"s{i}",
-                n,
-                ParseInstance(tokens, gold, np.ones(n, bool), allowed, paths["full"], 3, paths["first"]),
-            )
-        )
+    items = long_parse_instances(tmp_path, 8)
+    assert all(n > VERIFY_ENUMERATE for _, n, _ in items)  # beyond verify's enumeration
     frame = run("bnb", "user-eisner-liar", items)
     optimum = np.array([decode_bnb(item[2]).objective for item in items])
     claimed = np.array(
