@@ -261,6 +261,12 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "nan": "n/a: a bad structure is the reason it returns (tests/test_user_decoders.py)",
          "id": "n/a: a bad structure is the reason it returns (tests/test_user_decoders.py)"},
     ),
+    "decoders.linking.decoders.exact_check": (
+        {"instance": INSTANCE, "solution": Solution(np.array([0, 0, 0]), 7.0, 7.0, "optimal", {}), "time_limit": 5.0},
+        {"shape": ("solution", (np.array([0, 0, 0]), 7.0), "solution"),
+         "nan": "n/a: a NaN objective is compared, not refused (verify runs first and rejects it)",
+         "id": "n/a: the claim's structure was checked by check_structure and verify before"},
+    ),
     "decoders.linking.decoders.verify": (
         {"instance": INSTANCE, "solution": Solution(np.array([0, 0, 0]), 7.0, 7.0, "optimal", {})},
         {"shape": ("solution", (np.array([0, 0, 0]), 7.0), "solution"),

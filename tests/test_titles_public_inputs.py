@@ -288,6 +288,10 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"instance": INSTANCE, "structure": PATH},
         {"shape": ("instance", NOT_AN_INSTANCE, "instance"), "nan": NA_VERIFY, "id": NA_VERIFY},
     ),
+    "decoders.titles.decoders.exact_check": (
+        {"instance": INSTANCE, "solution": SOLUTION, "time_limit": 5.0},
+        {"shape": ("instance", NOT_AN_INSTANCE, "instance"), "nan": NA_VERIFY, "id": NA_VERIFY},
+    ),
     "decoders.titles.decoders.verify": (
         {"instance": INSTANCE, "solution": SOLUTION},
         {"shape": ("instance", NOT_AN_INSTANCE, "instance"), "nan": NA_VERIFY, "id": NA_VERIFY},
