@@ -534,23 +534,27 @@ def test_unknown_config_key_fails_at_load(repo_root, tmp_path):
 
 def test_decode_and_gather_a_sharded_instance_set(repo_root, tmp_path):
     """decode.smk: one job per shard (hard time limit, provenance), then a gather in instance-set order."""
-    from harness_toys import ToyInstance
-
+    from decoders.chains.decoders import decode_viterbi
+    from decoders.chains.instance import ChainInstance, ChainScores
     from decoders.harness.instances import write_instance_shards
     from decoders.harness.records import read_records
 
     rng = np.random.default_rng(7)
-    instances = [
-        (f"s{i}", n, ToyInstance(scores=rng.normal(size=n))) for i, n in enumerate([5, 50, 7, 30, 2])
-    ]
-    instances.insert(2, ("slow", 3, ToyInstance(scores=np.ones(3), sleep=60.0)))
+    scores = ChainScores(rng.normal(size=(3, 3)))
+
+    def sentence(n):
+        theta = rng.normal(size=(n, 3))
+        return ChainInstance(theta, scores, decode_viterbi(ChainInstance(theta, scores)).structure)
+
+    instances = [(f"s{i}", n, sentence(n)) for i, n in enumerate([5, 50, 7, 30, 2])]
+    instances.insert(2, ("slow", 3, sentence(3)))  # toy-viterbi sleeps 60 s on 3 tokens
     base = tmp_path / "results" / "instances" / "chains" / "toyset"
     write_instance_shards(instances, [base / f"shard-{i}.pkl" for i in range(2)], base / "index.tsv")
     overlay = tmp_path / "decode.yaml"
     overlay.write_text(
         "harness: {time_limit: 4, shards: 2}\n"  # a replacement worker's warm-up fits in 5 s on a busy machine
         "chains:\n  variants:\n"
-        "    toy: {decoder: toy-argmax, params: {offset: 0.5}, module: workflow_toys}\n"
+        "    toy: {decoder: toy-viterbi, params: {sleep_tokens: 3}, module: workflow_toys}\n"
     )
     target = "results/runs/chains/toyset/toy.parquet"
     env = {"PYTHONPATH": str(repo_root / "tests")}
@@ -561,17 +565,19 @@ def test_decode_and_gather_a_sharded_instance_set(repo_root, tmp_path):
     by_id = records.set_index("instance_id")
     assert by_id.loc["slow", "status"] == "timeout" and np.isnan(by_id.loc["slow", "objective"])
     solved = by_id.drop(index="slow")
-    assert (solved["status"] == "optimal").all() and (solved["correct"] == 1).all()
+    # the chains experiment's verify and evaluate applied to the outside module's answers
+    assert (solved["status"] == "optimal").all() and (solved["correct"] == solved["total"]).all()
     for instance_id, _, instance in instances:
         if instance_id != "slow":
-            assert by_id.loc[instance_id, "objective"] == pytest.approx(instance.scores.max() + 0.5)
-    assert set(records["params"]) == {'{"offset":0.5}'}
+            assert by_id.loc[instance_id, "objective"] == pytest.approx(decode_viterbi(instance).objective)
+    assert set(records["params"]) == {'{"sleep_tokens":3}'}
     for shard in range(2):
         provenance = json.loads(
             (tmp_path / "results/runs/chains/toyset/toy" / f"shard-{shard}.json").read_text()
         )
         assert provenance["threads"]["NUMBA_NUM_THREADS"] == "1" and provenance["seed"] == 13
-        assert provenance["extra"]["variant"]["decoder"] == "toy-argmax"
+        assert provenance["extra"]["variant"]["decoder"] == "toy-viterbi"
+        assert provenance["extra"]["harness"]["verifier"] == ["decoders.chains.decoders.verify"]
 
 
 def test_unknown_variant_is_named(repo_root, tmp_path):

@@ -1,17 +1,23 @@
 """A decoder plugged into the `chains` experiment from outside the package, as a user adding their own would.
 
-The decode workflow test names this module in a variant's `module:`; it reuses the toy argmax decoder.
+The decode workflow test names this module in a variant's `module:`. Its decoder gives Viterbi's certified answer
+(the chains experiment's checks apply to it as to any decoder of the experiment), and overruns the time limit on
+sentences of ``sleep_tokens`` tokens, without looking at the deadline.
 """
 
 from __future__ import annotations
 
-from harness_toys import ToyInstance, argmax
+import time
 
+from decoders.chains.decoders import decode_viterbi
+from decoders.chains.instance import ChainInstance
 from decoders.harness.protocol import Solution, register
 
-register("chains", "toy-argmax")(argmax)
 
-
-def evaluate(instance: ToyInstance, solution: Solution) -> dict[str, int]:
-    """Evaluation columns: whether the chosen index is the instance's first maximum (as a gold answer)."""
-    return {"correct": int(int(solution.structure[0]) == int(instance.scores.argmax())), "total": 1}
+@register("chains", "toy-viterbi")
+def toy_viterbi(
+    instance: ChainInstance, *, deadline: float | None = None, sleep_tokens: int = -1
+) -> Solution:
+    if instance.n_tokens == sleep_tokens:
+        time.sleep(60.0)
+    return decode_viterbi(instance)
