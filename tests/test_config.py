@@ -133,6 +133,19 @@ def test_bad_sha256_names_the_file(config, schema):
             "experiments.chains.models.ssvm.seed2: the seed study names its models <model>.seed<seed>",
         ),
         (lambda c: c["datasets"]["elevant"].update(graph="ewt"), "datasets.elevant.graph: 'ewt'"),
+        (lambda c: c["datasets"]["iitb"].update(graph="ewt"), "datasets.iitb.graph: 'ewt'"),
+        (
+            lambda c: c["datasets"]["iitb"]["sources"].update(files="el_nope"),
+            "datasets.iitb.sources.files: corpus 'el_nope'",
+        ),
+        (
+            lambda c: c["experiments"]["linking"]["runs"].update(exact_sets=["elevant", "kore50"]),
+            "experiments.linking.runs.exact_sets: 'kore50' is not one of experiments.linking.datasets",
+        ),
+        (
+            lambda c: c["experiments"]["linking"]["sweep"].update(datasets=["iitb", "ace"]),
+            "experiments.linking.sweep.datasets: 'ace' is not one of experiments.linking.datasets",
+        ),
         (
             lambda c: c["datasets"]["textbooks"]["sources"].update(ods="textbook_nope"),
             "datasets.textbooks.sources.ods: corpus 'textbook_nope'",

@@ -312,6 +312,28 @@ def test_elevant_instances(mirror: Path, wikispeedia, subset_index) -> None:
     assert [i for i, _, _ in instances[:3]] == ["kore50-2", "msnbc-2", "msnbc-16"]
 
 
+def test_iitb_instances(mirror: Path, wikispeedia, subset_index) -> None:
+    """IITB's documents (string names, spans annotated twice, NIL titles) make instances as ELEVANT's do: one
+    mention per span, NIL spans not linkable, every instance a document with two mapped mentions."""
+    from decoders.corpora.entity_fishing import gold_nodes, read_set
+
+    articles, _, graph, path = wikispeedia
+    index, nodes = subset_index
+    documents, mentions = read_set(mirror / "el_benchmarks_entity_fishing" / "iitb" / "iitb.xml", "iitb")
+    mapped = gold_nodes(mentions, articles.set_index("node")["title"])
+    mentions["node"] = mapped.where(mapped.isin(nodes), pd.NA)  # only the indexed subset
+    single = mentions[~mentions["repeat"]].reset_index(drop=True)
+    instances, stats = elevant_instances(documents, single, graph, path, index=index)
+    iitb = stats["iitb"]
+    assert iitb["docs"] == 104 and iitb["mentions"] == 19751 - 1443
+    assert iitb["linkable_mentions"] == int((~single["nil"]).sum())
+    assert iitb["mapped_mentions"] == int(single["node"].notna().sum()) > 0
+    assert iitb["mapped_share_linkable"] == pytest.approx(iitb["mapped_mentions"] / iitb["linkable_mentions"])
+    assert len(instances) == iitb["docs_kept"] > 0
+    assert all(inst.k >= 2 and name.startswith("iitb-") for name, _, inst in instances)
+    assert {name.removeprefix("iitb-") for name, _, _ in instances} <= set(documents["doc_id"])
+
+
 # --- synthetic graph and planted instances ------------------------------------------------------------------
 
 

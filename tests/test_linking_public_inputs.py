@@ -375,7 +375,7 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
          "id": ("articles", articles_with([0, -1, np.nan]), "articles['vertex'][1]")},
     ),
     "decoders.linking.jobs.build_wikispeedia_set": (None, dict.fromkeys(CLASSES, NA_FILES)),
-    "decoders.linking.jobs.build_elevant_set": (None, dict.fromkeys(CLASSES, NA_FILES)),
+    "decoders.linking.jobs.build_document_set": (None, dict.fromkeys(CLASSES, NA_FILES)),
     "decoders.linking.jobs.build_synthetic_graph": (None, dict.fromkeys(CLASSES, NA_FILES)),
     "decoders.linking.jobs.build_synthetic_set": (None, dict.fromkeys(CLASSES, NA_FILES)),
     "decoders.linking.jobs.scaling": (None, dict.fromkeys(CLASSES, NA_FILES)),
@@ -945,7 +945,7 @@ def test_jobs_name_a_path_or_option_that_is_wrong():
             "articles_path must be a path",
         ),  # fmt: skip
         (
-            lambda: jobs.build_elevant_set(out, None, out, GRAPH_PATH, [out], out, out, options={}),
+            lambda: jobs.build_document_set(out, None, out, GRAPH_PATH, [out], out, out, options={}),
             "mentions_path must be a path",
         ),  # fmt: skip
         (

@@ -73,7 +73,13 @@ def test_default_config_dry_run(repo_root, tmp_path):
         assert f"rule fetch_{corpus}:" in result.stdout, corpus
     for rule in ("prepare_conllu", "prepare_conllx", "prepare_wsj", "prepare_uner", "prepare_textbooks"):
         assert f"rule {rule}:" in result.stdout
-    for rule in ("prepare_wikispeedia", "prepare_elevant", "corpora_table", "results_page"):
+    for rule in (
+        "prepare_wikispeedia",
+        "prepare_elevant",
+        "prepare_entity_fishing",
+        "corpora_table",
+        "results_page",
+    ):
         assert f"rule {rule}:" in result.stdout
     jobs = []  # [rule, threads, variant] of every planned job (a job without a threads line has one)
     for line in result.stdout.splitlines():
@@ -131,6 +137,8 @@ def test_run_prepares_every_used_dataset(finished_run, repo_root):
         "textbooks",
         "wikispeedia",
         "elevant",
+        "iitb",
+        "newswire",
     }
     assert {p.name for p in (finished_run / "data" / "raw").iterdir()}.isdisjoint(UNUSED_CORPORA)
     sentences = table.set_index(["dataset", "split"])["sentences"]
@@ -199,7 +207,7 @@ def test_run_decodes_every_linking_variant(finished_run):
     kernels and networkx on the same graph."""
     tables = finished_run / "results" / "tables" / "linking"
     table1 = pd.read_csv(tables / "table1.csv")
-    assert set(table1["dataset"]) == {"wikispeedia", "elevant"}
+    assert set(table1["dataset"]) == {"wikispeedia", "elevant", "iitb", "newswire"}
     heuristics = table1[~table1["algorithm"].isin(["exact", "ground-truth"])]
     assert (heuristics["ratio_max"] >= 100.0 - 1e-9).all()
     assert ((heuristics["value_max"] >= 0) & (heuristics["value_max"] <= 1)).all()

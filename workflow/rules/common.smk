@@ -67,6 +67,7 @@ PREPARED_FILES = {
     "textbooks": ["units.parquet", "train.parquet", "test.parquet"],
     "wikispeedia": ["graph.npz", "articles.parquet"],
     "elevant": ["documents.parquet", "mentions.parquet"],
+    "entity_fishing": ["documents.parquet", "mentions.parquet"],
 }
 
 

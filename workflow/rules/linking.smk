@@ -64,26 +64,30 @@ rule linking_instances_wikispeedia:
         "../scripts/linking_instances.py"
 
 
-rule linking_instances_elevant:
+# A set of benchmark documents (ELEVANT's, or an entity-fishing set's such as IITB): the documents with two
+# mentions mapped into the graph, candidates retrieved by BM25 from the Wikispeedia articles.
+rule linking_instances_documents:
     input:
-        documents=prepared("elevant", "documents.parquet"),
-        mentions=prepared("elevant", "mentions.parquet"),
+        documents=prepared("{set}", "documents.parquet"),
+        mentions=prepared("{set}", "mentions.parquet"),
         articles=prepared("wikispeedia", "articles.parquet"),
         graph=LINKING_GRAPH,
     output:
-        shards=linking_shards("elevant"),
-        index="results/instances/linking/elevant/index.tsv",
-        stats="results/instances/linking/elevant/stats.json",
+        shards=expand("results/instances/linking/{{set}}/shard-{shard}.pkl", shard=shard_range("linking")),
+        index="results/instances/linking/{set}/index.tsv",
+        stats="results/instances/linking/{set}/stats.json",
     log:
-        "results/logs/linking/instances/elevant.log",
+        "results/logs/linking/instances/{set}.log",
     benchmark:
-        benchmark_file("linking_instances_elevant", "elevant")
+        benchmark_file("linking_instances_documents", "{set}")
+    wildcard_constraints:
+        set=wildcard_choice(DOCUMENT_SETS),
     conda:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb("linking_instances_elevant"),
-        runtime=job_runtime("linking_instances_elevant"),
+        mem_mb=job_mem_mb("linking_instances_documents"),
+        runtime=job_runtime("linking_instances_documents"),
     params:
         options=LINKING.get("instances", {}),
         seed=config["seed"],
@@ -198,14 +202,13 @@ rule linking_scaling_noise:
 
 rule linking_tables:
     input:
+        **{f"shards_{s}": linking_shards(s) for s in NEL_SETS},
+        # the shards name the graph their instances are on; the gold links' distance cost is computed on it
         runs=linking_runs(),
         instances=expand(
             "results/instances/linking/{set}/stats.json",
-            set=["wikispeedia", "elevant", "synthetic"],
+            set=[*NEL_SETS, "synthetic"],
         ),
-        wikispeedia=linking_shards("wikispeedia"),
-        elevant=linking_shards("elevant"),
-        # the shards name the graph their instances are on; the gold links' distance cost is computed on it
         graph=LINKING_GRAPH,
         scaling="results/runs/linking/scaling.parquet",
         scaling_noise=expand(
@@ -253,6 +256,7 @@ rule linking_tables:
         runtime=job_runtime("linking_tables"),
     params:
         settings=LINKING,
+        sets=NEL_SETS,
         seed=config["seed"],
         code=code_hash("linking_tables"),
     script:

@@ -1,4 +1,5 @@
-"""Write one linking instance set: Wikispeedia hyperlinks, ELEVANT documents, or planted synthetic instances."""
+"""Write one linking instance set: Wikispeedia hyperlinks, a benchmark's documents (ELEVANT, IITB, ...), or planted
+synthetic instances."""
 
 from decoders.linking import jobs
 from decoders.workflow import start_script
@@ -14,8 +15,8 @@ if snakemake.rule.endswith("wikispeedia"):
         options=snakemake.params.options,
         seed=snakemake.params.seed,
     )
-elif snakemake.rule.endswith("elevant"):
-    jobs.build_elevant_set(
+elif snakemake.rule.endswith("documents"):
+    jobs.build_document_set(
         snakemake.input.documents,
         snakemake.input.mentions,
         snakemake.input.articles,

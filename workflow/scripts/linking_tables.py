@@ -10,7 +10,7 @@ write_linking_outputs(
     snakemake.input.runs,
     snakemake.params.settings,
     instance_stats=snakemake.input.instances,
-    shards={"wikispeedia": snakemake.input.wikispeedia, "elevant": snakemake.input.elevant},
+    shards={name: snakemake.input[f"shards_{name}"] for name in snakemake.params.sets},
     scaling=snakemake.input.scaling,
     graph_stats=snakemake.input.graph_stats,
     tables=Path(snakemake.output.table1).parent,

@@ -23,7 +23,14 @@ import pandas as pd
 from decoders.checks import checked
 from decoders.errors import CorpusFormatError
 
-__all__ = ["elevant_stats", "map_to_titles", "normalise_title", "read_benchmark", "read_documents"]
+__all__ = [
+    "elevant_stats",
+    "lookup_titles",
+    "map_to_titles",
+    "normalise_title",
+    "read_benchmark",
+    "read_documents",
+]
 
 _MENTION_COLUMNS = [
     "benchmark",
@@ -195,29 +202,38 @@ def normalise_title(title: str) -> str:
     return " ".join(plain.translate(_DASHES).translate(_QUOTES).casefold().split())
 
 
-@checked(mentions="frame", titles=pd.Series)
-def map_to_titles(mentions: pd.DataFrame, titles: pd.Series) -> pd.Series:
-    """Map each mention's gold ``name`` to a Wikispeedia node; nullable ``Int64``, aligned with ``mentions``.
+@checked(names=pd.Series, titles=pd.Series)
+def lookup_titles(names: pd.Series, titles: pd.Series) -> pd.Series:
+    """Each name's Wikispeedia node, nullable ``Int64`` aligned with ``names`` (missing: no article).
 
-    ``titles`` holds article titles indexed by node (``read_articles(...).set_index("node")["title"]``).
-    Rule: a mention whose ``qid`` is not a Wikidata QID (``<NIL>``, ``<NO_MAPPING>``) maps to nothing.
-    Otherwise the ``name`` is first looked up exactly among the titles; failing that, its
-    :func:`normalise_title` key is looked up among the titles' keys, and it maps only if exactly one title
+    ``titles`` holds article titles indexed by node (``read_articles(...).set_index("node")["title"]``). A name
+    (``_`` read as a space, as in Wikipedia's URLs) is first looked up exactly among the titles; failing that,
+    its :func:`normalise_title` key is looked up among the titles' keys, and it maps only if exactly one title
     has that key (Wikispeedia holds both ``Polish–Muscovite War (1605–1618)`` and the hyphenated spelling,
-    which share a key). Names are Wikidata labels, so an ambiguous label maps to the article of that exact
-    title (``Apple`` for Apple Inc. maps to the fruit): the mapping is by name, not by identity.
+    which share a key). Wikispeedia has no redirect pages, so a name maps only to an article of that title.
     """
     if not titles.is_unique:
         raise ValueError("titles must be unique to be used as a lookup")
     exact = pd.Series(titles.index, index=pd.Index(titles.to_numpy()))
     keys = pd.Series(titles.index, index=pd.Index([normalise_title(t) for t in titles]))
     keys = keys[~keys.index.duplicated(keep=False)]
+    spaced = names.astype("str").str.replace("_", " ", regex=False)
+    by_exact = spaced.map(exact).astype("Int64")
+    by_key = spaced.map(normalise_title).map(keys).astype("Int64")
+    return by_exact.fillna(by_key).rename("node")
 
-    names = mentions["name"]
-    by_exact = names.map(exact).astype("Int64")
-    by_key = names.map(normalise_title).map(keys).astype("Int64")
+
+@checked(mentions="frame", titles=pd.Series)
+def map_to_titles(mentions: pd.DataFrame, titles: pd.Series) -> pd.Series:
+    """Map each mention's gold ``name`` to a Wikispeedia node; nullable ``Int64``, aligned with ``mentions``.
+
+    Rule: a mention whose ``qid`` is not a Wikidata QID (``<NIL>``, ``<NO_MAPPING>``) maps to nothing;
+    otherwise its ``name`` maps by :func:`lookup_titles`. Names are Wikidata labels, so an ambiguous label maps
+    to the article of that exact title (``Apple`` for Apple Inc. maps to the fruit): the mapping is by name,
+    not by identity.
+    """
     has_qid = mentions["qid"].map(_is_qid).astype(bool)
-    return by_exact.fillna(by_key).where(has_qid, pd.NA).rename("node")
+    return lookup_titles(mentions["name"], titles).where(has_qid, pd.NA)
 
 
 @checked(documents="frame", mentions="frame", nodes=pd.Series)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from decoders.checks import check_int, check_mapping, check_text, checked
-from decoders.corpora import conll, elevant, textbooks, uner, wikispeedia, wsj
+from decoders.corpora import conll, elevant, entity_fishing, textbooks, uner, wikispeedia, wsj
 from decoders.corpora.sentences import sentence_stats
 from decoders.errors import ConfigError
 from decoders.io import read_parquet, write_json_atomic, write_parquet_atomic
@@ -380,6 +380,70 @@ def prepare_elevant(
     return _write_stats(outputs["stats"], dataset, "elevant", splits, details, notes)
 
 
+@_step
+def prepare_entity_fishing(
+    dataset: str,
+    inputs: Paths,
+    outputs: Paths,
+    *,
+    sets: list[str],
+    limit: int | None = None,
+    sample: Mapping[str, int] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Documents and gold mentions of the entity-fishing sets ``sets`` (``inputs["files"]``: the corpus's files,
+    ``<set>/<set>.xml`` and ``<set>/RawText/*`` among them), gold titles mapped to the Wikispeedia articles
+    ``inputs["articles"]`` (:func:`~decoders.corpora.entity_fishing.gold_nodes`); ``sample``: ``{test: n}``, a
+    seeded sample of n documents of each set (every set is test data)."""
+    _check_sample(dataset, sample, ("test",))
+    if not isinstance(sets, list) or not sets or not all(isinstance(s, str) and s for s in sets):
+        raise ConfigError(f"datasets.{dataset}.sets: a non-empty list of set names, got {sets!r}")
+    files = [Path(p) for p in inputs["files"]]
+    documents, mentions, totals = [], [], {}
+    for name in sets:
+        found = [p for p in files if p.name == f"{name}.xml" and p.parent.name == name]
+        if len(found) != 1:
+            raise ConfigError(
+                f"datasets.{dataset}.sets: {name!r} needs exactly one file {name}/{name}.xml among the corpus's"
+                f" files; found {len(found)}"
+            )
+        docs, ments = entity_fishing.read_set(found[0], name)
+        totals[name] = len(docs)
+        docs = sample_split(docs, (sample or {}).get("test"), seed)
+        if limit is not None:
+            docs = docs.iloc[:limit]
+        ments = ments[ments["doc_id"].isin(docs["doc_id"])]
+        documents.append(docs)
+        mentions.append(ments)
+    documents_frame = pd.concat(documents, ignore_index=True)
+    mentions_frame = pd.concat(mentions, ignore_index=True)
+    titles = read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
+    mentions_frame["node"] = entity_fishing.gold_nodes(mentions_frame, titles)
+    details = entity_fishing.set_stats(documents_frame, mentions_frame, mentions_frame["node"])
+    write_parquet_atomic(outputs["documents"], documents_frame)
+    write_parquet_atomic(outputs["mentions"], mentions_frame)
+    splits = {
+        name: {"documents": d["docs"], "mentions": d["mentions"], "mapped_mentions": d["mapped_mentions"]}
+        for name, d in details.items()
+    }
+    if len(splits) > 1:
+        splits["all"] = {key: sum(row[key] for row in splits.values()) for key in next(iter(splits.values()))}
+    notes = [
+        "mentions: annotations; mapped_mentions: annotated spans whose gold Wikipedia title names a Wikispeedia "
+        "article (exactly, else after Unicode/case normalisation; Wikispeedia has no redirects); NIL never maps, "
+        "and a span annotated twice counts once.",
+    ]
+    if limit is not None:
+        notes.append(f"limited to the first {limit} documents of each set (test configuration)")
+    if (sample or {}).get("test"):
+        of = ", ".join(f"{name} {total:,}" for name, total in totals.items())
+        notes.append(
+            f"quick tier: each set is a seeded sample (seed {seed}) of at most {sample['test']:,} of its "
+            f"documents ({of})"
+        )
+    return _write_stats(outputs["stats"], dataset, "entity_fishing", splits, details, notes)
+
+
 # The prepare step of each reader kind (config.yaml: datasets.<name>.reader).
 PREPARERS = {
     "conllu": prepare_conllu,
@@ -389,4 +453,5 @@ PREPARERS = {
     "textbooks": prepare_textbooks,
     "wikispeedia": prepare_wikispeedia,
     "elevant": prepare_elevant,
+    "entity_fishing": prepare_entity_fishing,
 }

@@ -1,6 +1,8 @@
-"""Entity-linking instances from the ELEVANT benchmarks (KORE50, MSNBC, Reuters-128, Spotlight) on Wikispeedia.
+"""Entity-linking instances from benchmark documents on Wikispeedia: the ELEVANT benchmarks (KORE50, MSNBC,
+Reuters-128, Spotlight) and the entity-fishing sets (IITB, ACE 2004, AQUAINT; their gold is a Wikipedia title,
+mapped by :func:`decoders.corpora.entity_fishing.gold_nodes`, a span annotated twice counting once).
 
-The benchmarks' gold entities are Wikidata items; :func:`decoders.corpora.elevant.map_to_titles` reaches a
+ELEVANT's gold entities are Wikidata items; :func:`decoders.corpora.elevant.map_to_titles` reaches a
 Wikispeedia article through the item's English name, and only mentions whose article lies in the graph (the
 LCC) can be linked there. A document is an instance when at least two of its mentions are so mapped (the
 paper likewise drops instances left with one set); its candidate sets are the BM25 top-k articles for each
@@ -50,7 +52,8 @@ def elevant_instances(
     (the order decoders break ties by; see :mod:`decoders.linking.instance`).
 
     Statistics per benchmark: ``docs``, ``mentions``, ``mapped_mentions`` (gold article in the graph),
-    ``coverage`` (their share of all mentions), ``docs_kept``, ``instance_mentions``, ``mean_mentions``,
+    ``coverage`` (their share of all mentions), ``linkable_mentions`` (those not NIL, where ``mentions`` has a
+    ``nil`` column) and ``mapped_share_linkable`` (the mapped ones' share of them), ``docs_kept``, ``instance_mentions``, ``mean_mentions``,
     ``max_mentions``, ``mean_candidates``, ``gold_missing`` (instance mentions whose gold article is not among
     their candidates), ``candidates_removed`` and ``gold_removed`` (by ``disjoint``, over the mapped mentions
     of documents with two of them); and ``all`` for the union, with the paper's numbers under ``paper``.
@@ -191,12 +194,15 @@ def _benchmark_stats(
     group = frame if every else frame[frame["benchmark"] == benchmark]
     n_mentions = len(group)
     n_mapped = int((group["vertex"] >= 0).sum())
+    n_linkable = int((~group["nil"].astype(bool)).sum()) if "nil" in group else n_mentions
     in_group = np.ones(len(chosen), dtype=bool) if every else (chosen["benchmark"] == benchmark).to_numpy()
     return {
         "docs": int(len(documents) if every else (documents["benchmark"] == benchmark).sum()),
         "mentions": n_mentions,
         "mapped_mentions": n_mapped,
         "coverage": n_mapped / n_mentions if n_mentions else 0.0,
+        "linkable_mentions": n_linkable,
+        "mapped_share_linkable": n_mapped / n_linkable if n_linkable else 0.0,
         "docs_kept": len(own),
         "instance_mentions": int(ks.sum()),
         "mean_mentions": float(ks.mean()) if own else 0.0,

@@ -103,7 +103,7 @@ def build_wikispeedia_set(
     stats_path="path",
     options="mapping",
 )
-def build_elevant_set(
+def build_document_set(
     documents_path,
     mentions_path,
     articles_path,
@@ -114,12 +114,18 @@ def build_elevant_set(
     *,
     options,
 ) -> None:
-    """Instances of the ELEVANT documents with >= 2 mentions mapped to Wikispeedia articles."""
+    """Instances of a benchmark's documents (ELEVANT's, IITB's, ...) with >= 2 mentions mapped to Wikispeedia
+    articles."""
     articles = read_parquet(articles_path)
     graph = Graph.load(graph_path)
+    mentions = read_parquet(mentions_path)
+    if (
+        "repeat" in mentions
+    ):  # an entity-fishing span annotated again: one mention (the first carries the gold)
+        mentions = mentions[~mentions["repeat"]].reset_index(drop=True)
     instances, stats = elevant_instances(
         read_parquet(documents_path),
-        read_parquet(mentions_path),
+        mentions,
         graph,
         str(graph_path),
         index=article_index(articles),
@@ -128,7 +134,7 @@ def build_elevant_set(
         pool=options.get("pool"),
     )
     _write_set(instances, shard_paths, index_path, stats_path, stats)
-    log.info("%d ELEVANT instances", len(instances))
+    log.info("%d instances of benchmark documents", len(instances))
 
 
 @checked(degrees_graph="path", graph_out="path", stats_out="path", options="mapping", seed="count")

@@ -1,5 +1,5 @@
-"""The linking experiment's settings (config/linking.yaml): its runs name its variants
-(decoders.config.check_references calls :func:`problems`)."""
+"""The linking experiment's settings (config/linking.yaml): its runs name its variants, and the sets its exact
+runs and sweep decode are among its datasets (decoders.config.check_references calls :func:`problems`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,20 @@ from typing import Any
 
 
 def problems(linking: Mapping[str, Any]) -> list[str]:
-    return [
+    found = [
         f"experiments.linking.runs.{run}: {name!r} is not one of experiments.linking.variants"
         for run, names in linking["runs"].items()
         if run != "exact_sets"
         for name in names
         if name not in linking["variants"]
     ]
+    sets = list(linking.get("datasets", []))
+    named = [("runs.exact_sets", linking["runs"].get("exact_sets", []))]
+    named.append(("sweep.datasets", (linking.get("sweep") or {}).get("datasets", [])))
+    found += [
+        f"experiments.linking.{key}: {name!r} is not one of experiments.linking.datasets ({', '.join(sets)})"
+        for key, names in named
+        for name in names
+        if name not in sets
+    ]
+    return found

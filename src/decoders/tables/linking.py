@@ -236,6 +236,7 @@ def instances_table(instance_stats: Iterable[str | Path]) -> pd.DataFrame:
             "gold_rank_1_share",
             "links_found_share",
             "coverage",
+            "mapped_share_linkable",
         ):
             value = flat.get(key)
             if isinstance(value, int | float):
