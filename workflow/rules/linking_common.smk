@@ -3,7 +3,7 @@
 # linking: instance sets "wikispeedia" and "elevant" (NEL on the Wikispeedia graph) and "synthetic" (planted
 # on a Wikipedia-size graph built by the workflow).
 LINKING = config["experiments"].get("linking", {})
-LINKING_TABLES = ["table1", "instances", "jaccard", "scaling"]
+LINKING_TABLES = ["table1", "exact", "instances", "jaccard", "scaling"]
 LINKING_GRAPH = "data/prepared/wikispeedia/graph.npz"
 SYNTHETIC_GRAPH = "results/graphs/linking/synthetic.npz"
 

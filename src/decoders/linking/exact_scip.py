@@ -91,7 +91,12 @@ def mindr_matrix(sizes: Sequence[int]) -> tuple[sp.csr_array, np.ndarray, list[t
             a, b = cells // sj, cells % sj
             # sum_b y[a, b] - x[i, a] = 0 (rows row .. row + si - 1), sum_a y[a, b] - x[j, b] = 0 (the next sj)
             rows_r += [row + a, row + si + b, row + np.arange(si), row + si + np.arange(sj)]
-            cols_r += [column + cells, column + cells, x_offset[i] + np.arange(si), x_offset[j] + np.arange(sj)]
+            cols_r += [
+                column + cells,
+                column + cells,
+                x_offset[i] + np.arange(si),
+                x_offset[j] + np.arange(sj),
+            ]
             vals_r += [np.ones(2 * si * sj), -np.ones(si + sj)]
             row += si + sj
             column += si * sj
@@ -178,7 +183,11 @@ def _exact_mindr_scip(
     solver.solve(builder)
     code = solver.status()
     stats.update(solver_status=code.name, solve_seconds=time.perf_counter() - built)
-    if code in (mbh.SolveStatus.INFEASIBLE, mbh.SolveStatus.INCOMPATIBLE_OPTIONS, mbh.SolveStatus.MODEL_INVALID):
+    if code in (
+        mbh.SolveStatus.INFEASIBLE,
+        mbh.SolveStatus.INCOMPATIBLE_OPTIONS,
+        mbh.SolveStatus.MODEL_INVALID,
+    ):
         raise RuntimeError(f"SCIP answered {code.name} on a MinDR model")  # never for a valid model
     value = float(solver.best_objective_bound()) if code != mbh.SolveStatus.ABNORMAL else -_SCIP_INFINITY
     dual = max(value, 0.0) if np.isfinite(value) and abs(value) < _SCIP_INFINITY else 0.0
@@ -188,7 +197,9 @@ def _exact_mindr_scip(
         return ExactResult(None, float("nan"), dual, False, stats)
     values = np.asarray(solver.variable_values())[:n_x]
     offsets = np.cumsum([0, *sizes])
-    positions = np.array([int(np.argmax(values[a:b])) for a, b in zip(offsets[:-1], offsets[1:], strict=True)])
+    positions = np.array(
+        [int(np.argmax(values[a:b])) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+    )
     cost = int(sum(int(D[i][j][positions[i], positions[j]]) for i in range(k) for j in range(i + 1, k)))
     optimal = code == mbh.SolveStatus.OPTIMAL and cost - dual <= CERTIFICATE_RTOL * cost
     stats["scip_objective"] = float(solver.objective_value())
