@@ -315,7 +315,7 @@ def decode_exact_scip(
     connection: str = "maximal",
     max_candidates: int | None = None,
 ) -> Solution:
-    """SCIP (OR-Tools' bundled build, one thread, presolve off, devex pricing) on CP-SAT's model, seeded with the
+    """SCIP (OR-Tools' bundled build, one thread, presolve off) on CP-SAT's model, seeded with the
     same hint (:mod:`decoders.linking.exact_scip`); ``optimal`` only when the re-scored choice meets SCIP's dual
     bound, else ``timeout`` with the bound. Among several optima SCIP returns any one."""
     return _exact(instance, _exact_mindr_scip, deadline, connection, max_candidates)

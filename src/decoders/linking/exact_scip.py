@@ -11,20 +11,22 @@ relaxation are the same, and SCIP does not branch on them. The matrix is written
 (:meth:`ModelBuilderHelper.fill_model_from_sparse_data`, no per-term Python call). The hitting-distance choice is
 given as a solution hint, as CP-SAT's.
 
-**Parameters** (:data:`SCIP_PARAMETERS`), chosen by measurement, one process at a time under ``nice -n 19`` on a
-2-core machine shared with four other jobs, on the 67 ELEVANT documents (``exact_sets: [elevant]``, up to 13
-mentions of ~90 candidates, maximal connection) with a 30 s limit each; total wall seconds and documents proved
-optimal::
+**Parameters** (:data:`SCIP_PARAMETERS`): presolve off, SCIP's default pricing. Chosen by measurement on the
+ELEVANT documents (maximal connection, hint as in the decoder, 30 s limit each), one process at a time under
+``nice -n 19`` on a 2-core machine shared with four other sessions' jobs (so the seconds are noisy):
 
-    settings                                  seconds   optimal   (maximal connection)
-    SCIP defaults                               see MEASURED below
-    presolve off                                see MEASURED below
-    presolve off + devex pricing                see MEASURED below
+- the 15 smallest documents (2 mentions, 126-169 candidates): CP-SAT 52.2 s in all, 14 proved (one censored
+  without a solution at 18 s); SCIP defaults 58.7 s, 15; presolve off 1.6 s, 15; presolve off + devex pricing
+  (``lp/pricing = d``) 3.3 s, 15.
+- every 4th of the other 52 (13 documents, 3-10 mentions, 171-980 candidates): presolve off 107.5 s, 10
+  proved; presolve off + devex 104.9 s, 10 proved. The 3 censored (k = 5, 6, 10) ended at the limit with the
+  same choices; the bounds were 10 / 15 / 0 with default pricing and 0 / 15 / 0 with devex.
+- the largest document (12 mentions, 1,072 candidates): CP-SAT, SCIP defaults, presolve off and presolve off
+  + devex all censored at 30 s with bound 0; CP-SAT and SCIP defaults without any solution, SCIP with presolve
+  off returned the hint's choice (cost 112).
 
-:data:`MEASURED` holds these numbers. SCIP's presolve spends its time on the ~10^5-10^6 pair columns without
-shrinking the program (every row is an equality linking one ``x`` with a block's row or column); devex pricing
-(``lp/pricing = d``) took fewer simplex iterations on these degenerate transportation-like blocks than SCIP's
-default (``l``: steepest edge with an initial Devex-like weighting) in the runs above.
+SCIP's presolve spent seconds on the ~10^4-10^6 pair columns without shrinking the program; devex did not
+help overall and lost a bound, so SCIP's default pricing stays.
 
 **Certificate.** SCIP's answer is not taken on trust: the choice is read from the ``x`` values (the largest per
 set), its cost re-scored exactly from the integer distance blocks, and ``optimal`` is reported only when SCIP
@@ -45,18 +47,16 @@ import scipy.sparse as sp
 
 from decoders.checks import check_deadline
 from decoders.errors import ConfigError
-from decoders.linking.checks import check_positions
+from decoders.linking.checks import check_positions, integer_array
 from decoders.linking.exact import ExactResult, _candidate_distances, _checked
 from decoders.linking.overlay import Overlay
 
-#: SCIP parameters (SCIP's own "name = value" syntax): presolve off, devex pricing (module docstring)
-SCIP_PARAMETERS = "presolving/maxrounds = 0\nlp/pricing = d"
+#: SCIP parameters (SCIP's own "name = value" syntax): presolve off (module docstring)
+SCIP_PARAMETERS = "presolving/maxrounds = 0"
 #: optimal only when the re-scored cost is within this share of itself of SCIP's dual bound
 CERTIFICATE_RTOL = 1e-10
 #: SCIP reports a missing bound as +-1e20 (its infinity)
 _SCIP_INFINITY = 1e20
-#: the measurements behind :data:`SCIP_PARAMETERS` (module docstring): settings -> (wall s, optimal, documents)
-MEASURED: dict[str, tuple[float, int, int]] = {}
 
 
 def scip_version() -> str:
@@ -72,8 +72,12 @@ def scip_version() -> str:
 def mindr_matrix(sizes: Sequence[int]) -> tuple[sp.csr_array, np.ndarray, list[tuple[int, int, int]]]:
     """The MinDR equality rows for sets of ``sizes``: the CSR matrix (rows = right-hand sides ``rhs``), and per
     pair ``(i, j, first column of its y block)``. Columns: the ``x`` first (set by set), then each pair's block
-    ``y[a, b]`` at ``first + a * sizes[j] + b``."""
-    sizes = [int(s) for s in sizes]
+    ``y[a, b]`` at ``first + a * sizes[j] + b``. ``sizes``: integers >= 1 (ValueError naming ``sizes[i]``)."""
+    array = integer_array(sizes, "sizes")
+    if (array < 1).any():
+        i = int(np.argmax(array < 1))
+        raise ValueError(f"sizes[{i}] is {array[i].item()}; every set has at least one candidate")
+    sizes = [int(s) for s in array]
     k = len(sizes)
     x_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     n_x = int(x_offset[-1])
