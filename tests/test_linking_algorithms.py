@@ -374,3 +374,87 @@ def test_truncated_instance_and_max_candidates(tmp_path):
     assert "max_candidates" not in whole.stats
     first = get_decoder("linking", "retrieval")(instance, connection="maximal", max_candidates=1)
     assert first.structure.tolist() == [0, 0] and first.objective == 4.0  # d(7, 3)
+
+
+# --- SCIP on CP-SAT's model (decoders.linking.exact_scip) ----------------------------------------------------
+
+
+def _scip_case(seed: int):
+    """A small random document: ties (a star or a sparse random graph), far or unreachable pairs (a long path
+    beside it, or isolated vertices), single-candidate and overlapping sets."""
+    rng = np.random.default_rng(100 + seed)
+    kind = seed % 4
+    if kind == 0:
+        g = nx.star_graph(9)  # every leaf at distance 2 from every other: ties everywhere
+    elif kind == 1:
+        g = nx.disjoint_union(nx.gnm_random_graph(12, 14, seed=seed), nx.path_graph(400))  # huge distances
+    elif kind == 2:
+        g = nx.gnm_random_graph(20, 12, seed=seed)  # disconnected: unreachable pairs cost n
+    else:
+        g = nx.gnm_random_graph(25, 60, seed=seed)
+    n = g.number_of_nodes()
+    pool = [0, 1, 2, 3, 11, 12, 150, 411] if kind == 1 else list(range(n))
+    sets = [
+        rng.choice(pool, size=int(rng.integers(1, 4)), replace=False).astype(np.int32)
+        for _ in range(int(rng.integers(2, 5)))
+    ]
+    return g, n, sets
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("connection", ["maximal", "minimal"])
+def test_scip_matches_brute_force(seed, connection):
+    from decoders.linking.exact_scip import exact_mindr_scip
+
+    g, n, sets = _scip_case(seed)
+    graph = to_graph(g, n)
+    overlay = connect(graph, sets, connection)
+    joined = with_overlay(g, overlay)
+    best = brute_force(joined, sets)
+    result = exact_mindr_scip(graph.indptr, graph.indices, overlay, sets)
+    assert result.optimal and result.cost == best == result.bound
+    assert chosen_cost(joined, sets, result.positions) == best
+    assert result.stats["solver_status"] == "OPTIMAL"
+    again = exact_mindr(graph.indptr, graph.indices, overlay, sets)
+    assert again.cost == result.cost  # CP-SAT on the same model
+
+
+def test_scip_single_mention_and_bad_arguments():
+    import math
+
+    from decoders.errors import ConfigError
+    from decoders.linking.exact_scip import exact_mindr_scip, mindr_matrix
+
+    g = nx.path_graph(6)
+    graph = to_graph(g, 6)
+    one = exact_mindr_scip(graph.indptr, graph.indices, None, [np.array([4, 2], np.int32)])
+    assert one.optimal and one.cost == 0.0 == one.bound and one.positions.shape == (1,)
+    with pytest.raises(ValueError, match="sets is empty"):
+        exact_mindr_scip(graph.indptr, graph.indices, None, [])
+    with pytest.raises(ValueError, match=r"sets\[1\] is empty"):
+        exact_mindr_scip(graph.indptr, graph.indices, None, [np.array([1], np.int32), np.array([], np.int32)])
+    two = [np.array([0, 1], np.int32), np.array([5], np.int32)]
+    with pytest.raises(ValueError, match="hint"):
+        exact_mindr_scip(graph.indptr, graph.indices, None, two, hint=np.array([2, 0]))
+    with pytest.raises(ValueError, match="deadline"):
+        exact_mindr_scip(graph.indptr, graph.indices, None, two, deadline=math.nan)
+    with pytest.raises(ConfigError, match="parameters"):
+        exact_mindr_scip(graph.indptr, graph.indices, None, two, parameters=3)
+    late = exact_mindr_scip(graph.indptr, graph.indices, None, two, deadline=0.0)
+    assert not late.optimal and late.positions is None and late.bound == 0.0
+    matrix, rhs, blocks = mindr_matrix([2, 3])
+    assert matrix.shape == (1 + 1 + 2 + 3, 2 + 3 + 6) and blocks == [(0, 1, 5)] and rhs.tolist()[:2] == [1, 1]
+
+
+def test_scip_decoder_is_certified_by_verify(tmp_path):
+    from decoders.linking.decoders import verify
+
+    rng = np.random.default_rng(4)
+    g = nx.connected_watts_strogatz_graph(40, 4, 0.3, seed=4)
+    sets = random_sets(rng, 40, 5, 2, 6, disjoint=False)
+    instance = save_instance(tmp_path, g, 40, sets)
+    for connection in ("maximal", "minimal"):
+        solution = get_decoder("linking", "exact-scip")(instance, connection=connection)
+        cp_sat = get_decoder("linking", "exact")(instance, connection=connection)
+        assert solution.status == "optimal" and solution.objective == cp_sat.objective == solution.bound
+        assert verify(instance, solution) is None

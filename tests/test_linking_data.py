@@ -25,7 +25,13 @@ from decoders.linking.nel import (
     wikispeedia_instances,
 )
 from decoders.linking.retrieval import build_index, disjoint_candidates, top_candidates
-from decoders.linking.scaling import ROW_COLUMNS, graph_rows, hitting_distance_choice, networkx_rows
+from decoders.linking.scaling import (
+    ROW_COLUMNS,
+    graph_rows,
+    hitting_distance_choice,
+    networkx_rows,
+    peer_rows,
+)
 from decoders.linking.synthetic import plant_instances, synthetic_graph
 
 # --- mention detection on hand-made articles ----------------------------------------------------------------
@@ -420,6 +426,9 @@ def test_scaling_rows(small_graph: Graph, tmp_path: Path) -> None:
         ("graph_arrays", "numpy"), ("bfs", "numba"), ("hitting_distance", "numba"), ("pagerank", "numba"),
         ("build", "networkx"), ("bfs", "networkx"), ("pagerank", "networkx"),
     }  # fmt: skip
+    for library in ("igraph", "networkit"):  # distances and PageRank checked against ours inside peer_rows
+        peer = pd.DataFrame(peer_rows(library, "small", small_graph, repeats=1))
+        assert set(peer["operation"]) == {"build", "bfs", "pagerank"} and (peer["seconds"] > 0).all()
     assert (frame["nodes"] == 10_000).all() and (frame["edges"] == 100_000).all()
     timed = frame[frame["operation"] != "graph_arrays"]
     assert (timed["seconds"] > 0).all()

@@ -45,7 +45,8 @@ from decoders.linking.retrieval import build_index
 MODULES = tuple(
     f"decoders.linking.{name}"
     for name in (
-        "connection", "cost", "decoders", "decomposable", "distances", "elevant_sets", "exact", "heuristics",
+        "connection", "cost", "decoders", "decomposable", "distances", "elevant_sets", "exact", "exact_scip",
+        "heuristics",
         "instance", "jobs", "nel", "overlay", "pagerank", "retrieval", "scaling", "spanning_tree", "sweep",
         "synthetic",
     )
@@ -249,6 +250,7 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
     "decoders.linking.decoders.decode_retrieval": decoder_entry(),
     "decoders.linking.decoders.decode_decomposable": decoder_entry(instance=DEC_INSTANCE),
     "decoders.linking.decoders.decode_exact": decoder_entry(connection="minimal"),
+    "decoders.linking.decoders.decode_exact_scip": decoder_entry(connection="minimal"),
     "decoders.linking.decoders.evaluate": (
         {"instance": INSTANCE, "solution": Solution(np.array([0, 1, 0]), 3.0)},
         {"shape": ("solution", Solution(np.array([0, 1]), 3.0), "solution.structure"),
@@ -327,6 +329,18 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"shape": ("hint", np.array([0, 0]), "hint"), "nan": ("deadline", math.nan, "deadline"),
          "id": ("hint", np.array([0, 2, 0]), "hint[1]")},
     ),
+    # exact_scip
+    "decoders.linking.exact_scip.exact_mindr_scip": (
+        {**CSR, "overlay": OVERLAY, "sets": SETS, "hint": np.array([0, 0, 0])},
+        {"shape": ("hint", np.array([0, 0]), "hint"), "nan": ("deadline", math.nan, "deadline"),
+         "id": ("hint", np.array([0, 2, 0]), "hint[1]")},
+    ),
+    "decoders.linking.exact_scip.mindr_matrix": (
+        {"sizes": [2, 3]},
+        {"shape": ("sizes", [[2, 3]], "sizes"), "nan": ("sizes", [2.0, math.nan], "sizes"),
+         "id": ("sizes", [2, 0], "sizes[1]")},
+    ),
+    "decoders.linking.exact_scip.scip_version": ({}, dict.fromkeys(CLASSES, NO_ARGS)),
     # heuristics
     "decoders.linking.heuristics.hitting_distances": csr_entry(),
     "decoders.linking.heuristics.hitting_distance_positions": csr_entry(),
@@ -478,6 +492,15 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"name": "g", "graph": GRAPH, "repeats": 1},
         {"shape": ("graph", (INDPTR, INDICES), "graph"), "nan": ("repeats", math.nan, "repeats"),
          "id": ("source", -1, "source")},
+    ),
+    "decoders.linking.scaling.peer_rows": (
+        {"library": "igraph", "name": "g", "graph": GRAPH, "repeats": 1},
+        {"shape": ("graph", (INDPTR, INDICES), "graph"), "nan": ("repeats", math.nan, "repeats"),
+         "id": ("library", "graph-tool", "library")},
+    ),
+    "decoders.linking.scaling.peer_version": (
+        {"library": "networkit"},
+        {"shape": ("library", ["networkit"], "library"), "nan": NO_FLOATS, "id": ("library", "snap", "library")},
     ),
     "decoders.linking.scaling.scaling_table": (
         {"degrees": np.array([1, 2, 3, 2]), "sizes": [(120, 240)], "n_instances": 1, "repeats": 1,
@@ -632,6 +655,7 @@ ID_TESTS = {
     "elevant_sets.elevant_instances": ("graph",),
     "exact.candidate_distances": SETS_AND_OVERLAY,
     "exact.exact_mindr": SETS_AND_OVERLAY,
+    "exact_scip.exact_mindr_scip": SETS_AND_OVERLAY,
     "heuristics.hitting_distances": SETS_AND_OVERLAY,
     "heuristics.hitting_distance_positions": SETS_AND_OVERLAY,
     "heuristics.greedy_positions": SETS_AND_OVERLAY,
@@ -643,6 +667,7 @@ ID_TESTS = {
     "scaling.hitting_distance_choice": ("graph",),
     "scaling.graph_rows": ("graph", "source"),
     "scaling.networkx_rows": ("graph", "source"),
+    "scaling.peer_rows": ("graph", "source"),
     "spanning_tree.tree_edges": ("group_vertices", "overlay"),
     "spanning_tree.spanning_tree_positions": SETS_AND_OVERLAY,
     "synthetic.plant_instances": ("graph",),

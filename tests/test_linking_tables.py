@@ -141,11 +141,11 @@ def test_scaling_ratios_of_networkx_to_ours_with_their_run_to_run_interval(tmp_p
     run = _scaling(tmp_path / "run.parquet", bfs=(0.01, 0.5), pagerank=(0.1, 4.0))
     alone = scaling_table(run).set_index(["graph", "library"])
     networkx = alone.loc[("g", "networkx")]
-    assert networkx["bfs_networkx_over_ours"] == pytest.approx(50.0)
-    assert networkx["pagerank_networkx_over_ours"] == pytest.approx(40.0)
-    assert math.isnan(networkx["bfs_networkx_over_ours_lo"])  # timed once: no interval
-    assert math.isnan(alone.loc[("g", "ours"), "bfs_networkx_over_ours"])  # on networkx's row only
-    assert math.isnan(alone.loc[("big", "ours"), "bfs_networkx_over_ours"])  # a graph networkx did not run on
+    assert networkx["bfs_over_ours"] == pytest.approx(50.0)
+    assert networkx["pagerank_over_ours"] == pytest.approx(40.0)
+    assert math.isnan(networkx["bfs_over_ours_lo"])  # timed once: no interval
+    assert math.isnan(alone.loc[("g", "ours"), "bfs_over_ours"])  # on networkx's row only
+    assert math.isnan(alone.loc[("big", "ours"), "bfs_over_ours"])  # a graph networkx did not run on
     # two retimings: BFS 40x and 62.5x, PageRank 40x as in the run (no spread)
     noise = [
         _scaling(tmp_path / "p1.parquet", bfs=(0.01, 0.4), pagerank=(0.1, 4.0), process=1),
@@ -153,11 +153,46 @@ def test_scaling_ratios_of_networkx_to_ours_with_their_run_to_run_interval(tmp_p
     ]
     table = scaling_table(run, noise, seed=3).set_index(["graph", "library"])
     networkx = table.loc[("g", "networkx")]
-    assert networkx["pagerank_networkx_over_ours_lo"] == pytest.approx(40.0)
-    assert networkx["pagerank_networkx_over_ours_hi"] == pytest.approx(40.0)
+    assert networkx["pagerank_over_ours_lo"] == pytest.approx(40.0)
+    assert networkx["pagerank_over_ours_hi"] == pytest.approx(40.0)
     # independently: the run's log ratio plus s * t(2) quantiles, s over the three processes' log ratios
     logs = np.log([50.0, 40.0, 62.5])
     spread = stats.t.ppf(0.975, 2) * logs.std(ddof=1)
-    low, high = networkx["bfs_networkx_over_ours_lo"], networkx["bfs_networkx_over_ours_hi"]
+    low, high = networkx["bfs_over_ours_lo"], networkx["bfs_over_ours_hi"]
     assert low == pytest.approx(50.0 * math.exp(-spread), rel=0.1)
     assert high == pytest.approx(50.0 * math.exp(spread), rel=0.1)
+
+
+def test_scaling_ratios_of_every_peer(tmp_path) -> None:
+    run = _scaling(tmp_path / "run.parquet", bfs=(0.01, 0.5), pagerank=(0.1, 4.0))
+    frame = pd.read_parquet(run)
+    igraph = frame[frame["library"] == "networkx"].assign(library="igraph")
+    igraph["seconds"] = igraph["seconds"] / 10  # igraph ten times faster than networkx
+    pd.concat([frame, igraph]).to_parquet(run)
+    table = scaling_table(run).set_index(["graph", "library"])
+    assert table.loc[("g", "igraph"), "bfs_over_ours"] == pytest.approx(5.0)
+    assert table.loc[("g", "igraph"), "pagerank_over_ours"] == pytest.approx(4.0)
+    assert table.loc[("g", "networkx"), "bfs_over_ours"] == pytest.approx(50.0)
+
+
+def test_exact_table_sets_the_solvers_side_by_side() -> None:
+    from decoders.tables.linking import exact_summary, exact_table
+
+    rows = [
+        ("exact", "max", "a", "optimal", 7.0, 7.0, 1.5),
+        ("exact-scip", "max", "a", "optimal", 7.0, 7.0, 0.5),
+        ("exact", "max", "b", "timeout", 20.0, 10.0, 30.0),
+        ("exact-scip", "max", "b", "timeout", float("nan"), 0.0, 30.0),
+        ("greedy", "max", "b", "feasible", 25.0, float("nan"), 0.1),
+    ]
+    records = pd.DataFrame(
+        rows, columns=["algorithm", "connection", "instance_id", "status", "objective", "bound", "seconds"]
+    ).assign(dataset="elevant", k=3)
+    table = exact_table(records).set_index("instance_id")
+    assert list(table.index) == ["a", "b"] and set(table["connection"]) == {"maximal"}
+    assert table.loc["a", "cpsat_gap"] == 0.0 and table.loc["a", "scip_seconds"] == 0.5
+    assert table.loc["b", "cpsat_gap"] == pytest.approx(0.5) and math.isnan(table.loc["b", "scip_gap"])
+    notes = exact_summary(table.reset_index(), 30)
+    assert "cpsat, maximal connection: 1 of 2 documents proved optimal, 1 censored" in notes[0]
+    assert "scip, maximal connection: 1 of 2 documents proved optimal, 1 censored" in notes[1]
+    assert "(1 with bound 0, 1 without a solution)" in notes[1]

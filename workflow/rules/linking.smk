@@ -229,6 +229,11 @@ rule linking_tables:
             caption=report_caption("linking", "scaling"),
             category="linking",
         ),
+        exact=report(
+            "results/tables/linking/exact.csv",
+            caption=report_caption("linking", "exact"),
+            category="linking",
+        ),
         other=expand(
             "results/tables/linking/{table}.{suffix}",
             table=LINKING_TABLES,

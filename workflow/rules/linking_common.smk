@@ -7,7 +7,7 @@ LINKING = config["experiments"].get("linking", {})
 NEL_SETS = list(LINKING.get("datasets", []))
 # the sets of benchmark documents (every NEL set but the Wikispeedia articles' own)
 DOCUMENT_SETS = [s for s in NEL_SETS if DATASETS[s]["reader"] in ("elevant", "entity_fishing")]
-LINKING_TABLES = ["table1", "instances", "jaccard", "scaling"]
+LINKING_TABLES = ["table1", "exact", "instances", "jaccard", "scaling"]
 LINKING_GRAPH = "data/prepared/wikispeedia/graph.npz"
 SYNTHETIC_GRAPH = "results/graphs/linking/synthetic.npz"
 
@@ -17,6 +17,7 @@ def linking_runs():
     runs = LINKING.get("runs", {})
     pairs = [(s, v) for s in NEL_SETS for v in runs.get("table1", [])]
     pairs += [(s, v) for s in runs.get("exact_sets", []) for v in runs.get("exact", [])]
+    pairs += [(s, v) for s in runs.get("exact_peer_sets", []) for v in runs.get("exact_peer", [])]
     pairs += [("synthetic", v) for v in runs.get("synthetic", [])]
     return [f"results/runs/linking/{s}/{v}.parquet" for s, v in pairs]
 

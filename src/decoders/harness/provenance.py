@@ -33,6 +33,8 @@ PACKAGES: tuple[str, ...] = (
     "ortools",
     "highspy",
     "networkx",
+    "igraph",
+    "networkit",
     "scikit-learn",
     "snakemake",
 )

@@ -5,11 +5,12 @@ every candidate set made a clique, the default; ``"minimal"``: its components jo
 that overlay (part of the timed work) and returns positions within the sets. The objective is always the distance
 cost ``sum_{i<j} d(x_i, x_j)`` on the connected graph (``G`` plus the overlay), computed by the decoder after its
 choice (``stats["select_seconds"]`` is the time of the choice alone). MinDR is a minimisation: ``bound`` is a
-certified lower bound, given only by the exact decoders (``exact``: CP-SAT; ``decomposable``: Algorithm 1, which
+certified lower bound, given only by the exact decoders (``exact``: CP-SAT; ``exact-scip``: SCIP on the same
+model; ``decomposable``: Algorithm 1, which
 raises :class:`~decoders.linking.decomposable.NotDecomposableError` on a non-decomposable instance).
 
 Every decoder breaks ties by candidate position, earliest first (the NEL sets are in retrieval rank order;
-see :mod:`decoders.linking.heuristics`), except ``exact``, where CP-SAT picks among optima. ``retrieval`` is the
+see :mod:`decoders.linking.heuristics`), except ``exact`` and ``exact-scip``, where the solver picks among optima. ``retrieval`` is the
 graph-free baseline (each set's first candidate: the ranking alone). ``max_candidates`` cuts every set to its
 first candidates before decoding (the candidate-count sweep); ``evaluate`` scores against the whole instance,
 so a target beyond the cut counts as a miss and the value keeps ``k`` as its denominator.
@@ -32,7 +33,7 @@ kernels. The decoders then call the package's private kernels directly (no check
 
 **Statuses.** Every heuristic returns ``feasible`` with a valid structure (they do not stop early, so a deadline
 already passed changes nothing); ``decomposable`` ``optimal`` (or raises NotDecomposableError); ``exact``
-``optimal``, or ``timeout`` with the best structure CP-SAT found and its bound, or with no structure (NaN objective,
+(and ``exact-scip``) ``optimal``, or ``timeout`` with the best structure the solver found and its bound, or with no structure (NaN objective,
 bound 0) when the deadline had passed before the solver started.
 
 **Certificates.** :func:`verify` is the harness's check of every ``optimal`` record: the structure is one position
@@ -64,7 +65,8 @@ from decoders.linking.checks import check_positions
 from decoders.linking.connection import CONNECTIONS, _connect
 from decoders.linking.cost import _distance_cost
 from decoders.linking.decomposable import _decomposable_mindr
-from decoders.linking.exact import _exact_mindr
+from decoders.linking.exact import ExactResult, _exact_mindr
+from decoders.linking.exact_scip import _exact_mindr_scip
 from decoders.linking.heuristics import (
     _degree_positions,
     _greedy_positions,
@@ -265,22 +267,20 @@ def decode_decomposable(
     return solution
 
 
-@register(EXPERIMENT, "exact")
-def decode_exact(
+def _exact(
     instance: LinkingInstance,
-    *,
-    deadline: float | None = None,
-    connection: str = "maximal",
-    max_candidates: int | None = None,
+    solve: Callable[..., ExactResult],
+    deadline: float | None,
+    connection: Any,
+    max_candidates: Any,
 ) -> Solution:
-    """CP-SAT with one worker, seeded with the hitting-distance choice; ``timeout`` with its bound at the
-    deadline. Among several optima CP-SAT returns any one (the solver, not the ranking, decides)."""
+    """An exact MinDR solver (``solve``: CP-SAT's or SCIP's) seeded with the hitting-distance choice."""
     instance, graph, connection, max_candidates = _checked(instance, connection, max_candidates)
     started = time.perf_counter()
     instance = instance.truncated(max_candidates)
     overlay = _connect(graph, instance.sets, connection)
     hint = _hitting_distance_positions(graph.indptr, graph.indices, overlay, instance.sets)
-    result = _exact_mindr(graph.indptr, graph.indices, overlay, instance.sets, deadline=deadline, hint=hint)
+    result = solve(graph.indptr, graph.indices, overlay, instance.sets, deadline=deadline, hint=hint)
     stats = {
         **result.stats,
         "select_seconds": time.perf_counter() - started,
@@ -292,6 +292,33 @@ def decode_exact(
     if result.optimal:
         return Solution(result.positions, result.cost, result.bound, "optimal", stats)
     return Solution(result.positions, result.cost, result.bound, "timeout", stats)
+
+
+@register(EXPERIMENT, "exact")
+def decode_exact(
+    instance: LinkingInstance,
+    *,
+    deadline: float | None = None,
+    connection: str = "maximal",
+    max_candidates: int | None = None,
+) -> Solution:
+    """CP-SAT with one worker, seeded with the hitting-distance choice; ``timeout`` with its bound at the
+    deadline. Among several optima CP-SAT returns any one (the solver, not the ranking, decides)."""
+    return _exact(instance, _exact_mindr, deadline, connection, max_candidates)
+
+
+@register(EXPERIMENT, "exact-scip")
+def decode_exact_scip(
+    instance: LinkingInstance,
+    *,
+    deadline: float | None = None,
+    connection: str = "maximal",
+    max_candidates: int | None = None,
+) -> Solution:
+    """SCIP (OR-Tools' bundled build, one thread, presolve off) on CP-SAT's model, seeded with the
+    same hint (:mod:`decoders.linking.exact_scip`); ``optimal`` only when the re-scored choice meets SCIP's dual
+    bound, else ``timeout`` with the bound. Among several optima SCIP returns any one."""
+    return _exact(instance, _exact_mindr_scip, deadline, connection, max_candidates)
 
 
 def _pair(instance: Any, solution: Any) -> tuple[LinkingInstance, Solution]:

@@ -24,7 +24,15 @@ from decoders.linking.checks import INT32_MAX, check_span
 from decoders.linking.elevant_sets import elevant_instances
 from decoders.linking.nel import wikispeedia_instances
 from decoders.linking.retrieval import ArticleIndex, build_index
-from decoders.linking.scaling import _networkx_size, graph_rows, networkx_rows, peak_rss_bytes, scaling_table
+from decoders.linking.scaling import (
+    PEERS,
+    _networkx_size,
+    graph_rows,
+    peak_rss_bytes,
+    peer_rows,
+    peer_version,
+    scaling_table,
+)
 from decoders.linking.synthetic import plant_instances, synthetic_graph
 
 log = logging.getLogger(__name__)
@@ -219,9 +227,10 @@ def scaling(
     seed: int,
     config: Mapping[str, Any],
 ) -> pd.DataFrame:
-    """The scaling table: smaller synthetic graphs built and timed here (networkx on the largest one it can
-    hold), then BFS, hitting distance and PageRank on the Wikipedia-size graph built by its own job. One thread
-    (the kernels are serial); the provenance JSON records the machine and settings."""
+    """The scaling table: smaller synthetic graphs built and timed here (networkx, igraph and networkit on the
+    largest one networkx can hold), then BFS, hitting distance and PageRank on the Wikipedia-size graph built by
+    its own job. One thread (the kernels are serial; networkit's set to one); the provenance JSON records the
+    machine, the settings and the peers' versions."""
     degrees = Graph.load(degrees_graph).degrees()
     sizes = [tuple(size) for size in options.get("sizes", [])]
     table = scaling_table(
@@ -256,10 +265,18 @@ def scaling(
     table = pd.concat([table, pd.DataFrame(rows)], ignore_index=True)
     write_parquet_atomic(output, table)
     write_provenance(
-        provenance, collect_provenance(seed=seed, config=dict(config), extra={"scaling": dict(options)})
+        provenance,
+        collect_provenance(
+            seed=seed, config=dict(config), extra={"scaling": dict(options), "peers": _peer_versions()}
+        ),
     )
     log.info("scaling:\n%s", table.to_string())
     return table
+
+
+def _peer_versions() -> dict[str, str]:
+    """The scaling table's peers and their versions (also under the provenance's ``packages``)."""
+    return {library: peer_version(library) for library in PEERS}
 
 
 @checked(
@@ -281,10 +298,10 @@ def scaling_noise(
     seed: int,
     config: Mapping[str, Any],
 ) -> pd.DataFrame:
-    """The scaling table's comparison with networkx timed again, for the ``process``-th of
-    ``scaling.processes`` jobs of its own: the largest graph of ``scaling.sizes`` that networkx holds, built
-    again from the same seed, BFS and PageRank with our kernels and with networkx (``scaling.repeats`` each, as
-    the scaling job times them). The spread of networkx's seconds over ours between these processes is the
+    """The scaling table's comparison with its peers (networkx, igraph, networkit) timed again, for the
+    ``process``-th of ``scaling.processes`` jobs of its own: the largest graph of ``scaling.sizes`` that networkx holds, built
+    again from the same seed, BFS and PageRank with our kernels and with each peer (``scaling.repeats`` each, as
+    the scaling job times them). The spread of a peer's seconds over ours between these processes is the
     run-to-run noise of that ratio's interval (decoders.tables.linking.scaling_table). Writes the rows with a
     ``process`` column, and a provenance JSON."""
     sizes = [tuple(size) for size in options.get("sizes", [])]
@@ -296,13 +313,17 @@ def scaling_noise(
     repeats = options.get("repeats", 3)
     graph = synthetic_graph(*size, degrees=Graph.load(degrees_graph).degrees(), seed=seed)
     name = f"synthetic-{size[0]}-{size[1]}"
-    rows = [*graph_rows(name, graph, [], repeats=repeats), *networkx_rows(name, graph, repeats=repeats)]
+    rows = graph_rows(name, graph, [], repeats=repeats)
+    for library in PEERS:
+        rows += peer_rows(library, name, graph, repeats=repeats)
     frame = pd.DataFrame(rows).assign(process=process)
     write_parquet_atomic(output, frame)
     write_provenance(
         provenance,
         collect_provenance(
-            seed=seed, config=dict(config), extra={"scaling": dict(options), "process": process}
+            seed=seed,
+            config=dict(config),
+            extra={"scaling": dict(options), "process": process, "peers": _peer_versions()},
         ),
     )
     log.info("scaling noise process %d:\n%s", process, frame.to_string())

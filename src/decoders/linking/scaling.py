@@ -3,7 +3,10 @@
 Blanco et al. run on a 3.7M-vertex, 36M-edge Wikipedia graph. These functions time the operations every
 linking decoder relies on, on synthetic graphs of growing size built by :func:`~decoders.linking.synthetic.
 synthetic_graph` (up to that size), with the package's numba kernels, and the same BFS and PageRank with
-networkx on the largest graph it holds comfortably (networkx needs ~330 bytes per edge). Each measurement is
+networkx, igraph and networkit (the peers, :data:`PEERS`) on the largest graph networkx holds comfortably
+(networkx needs ~330 bytes per edge): the same graph, the same BFS source, one thread (networkit's thread count
+is set to 1; igraph and networkx are serial). Every peer's BFS distances are checked equal to ours and its
+PageRank within :data:`PAGERANK_ATOL` of ours before its timings are kept (RuntimeError otherwise). Each measurement is
 one tidy row ``graph, nodes, edges, operation, library, seconds, bytes`` (``bytes`` = array sizes for the
 CSR graph, resident-memory growth for networkx, the process's peak RSS for ``peak_rss``; None if not
 measured). Timings are medians over ``repeats`` runs after a warm-up call that compiles the numba kernels.
@@ -35,12 +38,22 @@ __all__ = [
     "ROW_COLUMNS",
     "graph_rows",
     "hitting_distance_choice",
+    "PEERS",
     "networkx_rows",
     "peak_rss_bytes",
+    "peer_rows",
     "scaling_table",
 ]
 
 ROW_COLUMNS = ["graph", "nodes", "edges", "operation", "library", "seconds", "bytes"]
+
+#: The libraries a user would pick instead of ours, timed on the same graph (:func:`peer_rows`)
+PEERS = ("networkx", "igraph", "networkit")
+#: PageRank settings every implementation runs with (ours: L1 change below ``n * tol``, as networkx)
+DAMPING, PAGERANK_TOL, PAGERANK_MAX_ITER = 0.85, 1e-10, 200
+#: A peer's PageRank may differ from ours by this much per vertex (the vectors sum to 1; the stopping rules
+#: differ slightly: igraph's PRPACK solves to its own precision and takes no tolerance)
+PAGERANK_ATOL = 1e-8
 
 
 def peak_rss_bytes() -> int:
@@ -117,32 +130,146 @@ def graph_rows(
     return rows
 
 
-def networkx_rows(name: str, graph: Graph, *, source: int = 0, repeats: int = 3) -> list[dict[str, Any]]:
-    """The same graph as a ``networkx.Graph``: build time and resident-memory growth, BFS
-    (``single_source_shortest_path_length``) and ``pagerank`` (its scipy power iteration)."""
+def _edge_list(graph: Graph) -> np.ndarray:
+    """Every undirected edge once, ``u < v``, as an (m, 2) int64 array."""
+    rows_of = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), graph.degrees())
+    upper = rows_of < graph.indices
+    return np.column_stack([rows_of[upper], graph.indices[upper].astype(np.int64)])
+
+
+def _networkx(graph: Graph, edges: np.ndarray, source: int):
+    nx_graph = nx.Graph()
+    nx_graph.add_nodes_from(range(graph.n_nodes))
+    nx_graph.add_edges_from(edges.tolist())
+
+    def distances():
+        found = nx.single_source_shortest_path_length(nx_graph, source)
+        out = np.full(graph.n_nodes, -1, dtype=np.int64)
+        out[np.fromiter(found.keys(), np.int64, len(found))] = np.fromiter(
+            found.values(), np.int64, len(found)
+        )
+        return out
+
+    def rank():
+        found = nx.pagerank(nx_graph, alpha=DAMPING, tol=PAGERANK_TOL, max_iter=PAGERANK_MAX_ITER)
+        return np.array([found[v] for v in range(graph.n_nodes)])
+
+    return (
+        lambda: nx.single_source_shortest_path_length(nx_graph, source),
+        lambda: nx.pagerank(nx_graph, alpha=DAMPING, tol=PAGERANK_TOL, max_iter=PAGERANK_MAX_ITER),
+        distances,
+        rank,
+    )
+
+
+def _igraph(graph: Graph, edges: np.ndarray, source: int):
+    import igraph as ig
+
+    ig_graph = ig.Graph(n=graph.n_nodes, edges=edges, directed=False)
+
+    def distances():
+        found = np.asarray(ig_graph.distances(source=source)[0], dtype=np.float64)
+        return np.where(np.isfinite(found), found, -1).astype(np.int64)
+
+    return (
+        lambda: ig_graph.distances(source=source),
+        lambda: ig_graph.pagerank(damping=DAMPING, implementation="prpack"),
+        distances,
+        lambda: np.asarray(ig_graph.pagerank(damping=DAMPING, implementation="prpack")),
+    )
+
+
+def _networkit(graph: Graph, edges: np.ndarray, source: int):
+    import networkit as nk
+
+    nk.setNumberOfThreads(1)
+    nk_graph = nk.Graph(graph.n_nodes)
+    nk_graph.addEdges((edges[:, 0].astype(np.uint64), edges[:, 1].astype(np.uint64)))
+
+    def bfs():
+        search = nk.distance.BFS(nk_graph, source, storePaths=False)
+        search.run()
+        return search
+
+    def pagerank():
+        # stop when the L1 change falls below n * tol (ours and networkx's rule); no vertex of the synthetic
+        # graphs is isolated, and on an isolated vertex networkit's sink handling differs from ours
+        search = nk.centrality.PageRank(
+            nk_graph,
+            damp=DAMPING,
+            tol=graph.n_nodes * PAGERANK_TOL,
+            distributeSinks=nk.centrality.SinkHandling.DistributeSinks,
+        )
+        search.norm = nk.centrality.Norm.L1_NORM
+        search.maxIterations = PAGERANK_MAX_ITER
+        search.run()
+        return search
+
+    def distances():
+        found = np.asarray(bfs().getDistances(), dtype=np.float64)
+        return np.where(found < 1e300, found, -1).astype(np.int64)
+
+    return bfs, pagerank, distances, lambda: np.asarray(pagerank().scores())
+
+
+_BUILDERS = {"networkx": _networkx, "igraph": _igraph, "networkit": _networkit}
+
+
+def peer_version(library: str) -> str:
+    """The installed version of a peer of :data:`PEERS` (for the provenance)."""
+    if library not in PEERS:
+        raise ValueError(f"library must be one of {', '.join(PEERS)}; got {library!r}")
+    import importlib
+
+    return str(importlib.import_module(library).__version__)
+
+
+def peer_rows(
+    library: str, name: str, graph: Graph, *, source: int = 0, repeats: int = 3
+) -> list[dict[str, Any]]:
+    """The same graph in ``library`` (one of :data:`PEERS`): build time and resident-memory growth, BFS from
+    ``source`` and PageRank (damping 0.85; networkx and networkit stop at an L1 change below ``n * 1e-10`` as
+    ours does, igraph's PRPACK solves to its own precision), one thread. Before anything is timed the peer's
+    BFS distances must equal ours and its PageRank lie within :data:`PAGERANK_ATOL` of ours (RuntimeError naming
+    the library otherwise): the same query, the same answer."""
+    if not isinstance(library, str) or library not in PEERS:
+        raise ValueError(f"library must be one of {', '.join(PEERS)}; got {library!r}")
     name = check_text(name, "name")
     graph = check_graph(graph)
     source = check_vertex(source, "source", graph.n_nodes)
     repeats = check_int(repeats, "repeats", minimum=1)
     size = (graph.n_nodes, graph.n_edges)
-    rows_of = np.repeat(np.arange(graph.n_nodes, dtype=np.int64), graph.degrees())
-    upper = rows_of < graph.indices
-    edges = np.column_stack([rows_of[upper], graph.indices[upper]])
-    del rows_of, upper
+    edges = _edge_list(graph)
     before = _current_rss_bytes()
     start = time.perf_counter()
-    nx_graph = nx.Graph()
-    nx_graph.add_nodes_from(range(graph.n_nodes))
-    nx_graph.add_edges_from(edges.tolist())
+    bfs, pagerank, distances, rank = _BUILDERS[library](graph, edges, source)
     seconds = time.perf_counter() - start
     after = _current_rss_bytes()
     grown = after - before if before is not None and after is not None else None
-    rows = [_row(name, size, "build", "networkx", seconds, grown)]
-    seconds = _median_seconds(lambda: nx.single_source_shortest_path_length(nx_graph, source), repeats)
-    rows.append(_row(name, size, "bfs", "networkx", seconds, None))
-    seconds = _median_seconds(lambda: nx.pagerank(nx_graph, alpha=0.85, tol=1e-10, max_iter=200), repeats)
-    rows.append(_row(name, size, "pagerank", "networkx", seconds, None))
+    del edges
+    ours = _bfs_distances(graph.indptr, graph.indices, source)
+    theirs = distances()
+    if not np.array_equal(theirs, ours):
+        wrong = int(np.flatnonzero(theirs != ours)[0])
+        raise RuntimeError(
+            f"{library}'s BFS from {source} gives vertex {wrong} distance {theirs[wrong]}, ours {ours[wrong]}"
+        )
+    ours_rank = _pagerank(graph.indptr, graph.indices, DAMPING, PAGERANK_TOL, PAGERANK_MAX_ITER)
+    gap = float(np.max(np.abs(rank() - ours_rank), initial=0.0))
+    if not gap <= PAGERANK_ATOL:
+        raise RuntimeError(
+            f"{library}'s PageRank differs from ours by {gap:.3g} > {PAGERANK_ATOL} on a vertex"
+        )
+    rows = [_row(name, size, "build", library, seconds, grown)]
+    rows.append(_row(name, size, "bfs", library, _median_seconds(bfs, repeats), None))
+    rows.append(_row(name, size, "pagerank", library, _median_seconds(pagerank, repeats), None))
     return rows
+
+
+def networkx_rows(name: str, graph: Graph, *, source: int = 0, repeats: int = 3) -> list[dict[str, Any]]:
+    """The same graph as a ``networkx.Graph``: build time and resident-memory growth, BFS
+    (``single_source_shortest_path_length``) and ``pagerank`` (its scipy power iteration); :func:`peer_rows`."""
+    return peer_rows("networkx", name, graph, source=source, repeats=repeats)
 
 
 def _networkx_size(sizes: Sequence[tuple[int, int]], networkx_max_edges: int) -> tuple[int, int] | None:
@@ -162,7 +289,7 @@ def scaling_table(
 ) -> pd.DataFrame:
     """Build a synthetic graph for each ``(nodes, edges)`` in ``sizes`` (Wikispeedia-shaped ``degrees``), time
     its construction and the operations of :func:`graph_rows` on ``n_instances`` planted instances, and add
-    :func:`networkx_rows` for the largest size with at most ``networkx_max_edges`` edges. Rows also record
+    :func:`peer_rows` of every peer (:data:`PEERS`) for the largest size with at most ``networkx_max_edges`` edges. Rows also record
     ``peak_rss`` after each build (the process's peak so far, so sizes should be given in increasing order).
     ``degrees`` and ``sizes`` are checked as :func:`~decoders.linking.synthetic.synthetic_graph` checks them,
     the counts as integers (``n_instances`` and ``repeats`` >= 1, the others >= 0), before any graph is built.
@@ -194,6 +321,7 @@ def scaling_table(
         instances = [inst for _, _, inst in plant_instances(graph, name, n_instances, seed=seed)]
         frames.extend(graph_rows(name, graph, instances, repeats=repeats))
         if (n_nodes, n_edges) == networkx_size:
-            frames.extend(networkx_rows(name, graph, repeats=repeats))
+            for library in PEERS:
+                frames.extend(peer_rows(library, name, graph, repeats=repeats))
         del graph, instances
     return pd.DataFrame(frames, columns=ROW_COLUMNS)

@@ -11,12 +11,12 @@ def problems(linking: Mapping[str, Any]) -> list[str]:
     found = [
         f"experiments.linking.runs.{run}: {name!r} is not one of experiments.linking.variants"
         for run, names in linking["runs"].items()
-        if run != "exact_sets"
+        if run not in ("exact_sets", "exact_peer_sets")
         for name in names
         if name not in linking["variants"]
     ]
     sets = list(linking.get("datasets", []))
-    named = [("runs.exact_sets", linking["runs"].get("exact_sets", []))]
+    named = [(f"runs.{key}", linking["runs"].get(key, [])) for key in ("exact_sets", "exact_peer_sets")]
     named.append(("sweep.datasets", (linking.get("sweep") or {}).get("datasets", [])))
     found += [
         f"experiments.linking.{key}: {name!r} is not one of experiments.linking.datasets ({', '.join(sets)})"

@@ -31,6 +31,7 @@ from decoders.harness.instances import read_instance_shard
 from decoders.harness.records import read_records
 from decoders.io import read_json, read_parquet
 from decoders.linking.cost import distance_cost
+from decoders.linking.scaling import PEERS
 from decoders.linking.sweep import parse_sweep_variant
 from decoders.papers import paper_rows, paper_value
 from decoders.tables.captions import caption
@@ -50,14 +51,20 @@ PAGE = {
 
 CONNECTIONS = {"max": "maximal", "min": "minimal"}
 EXACT = "exact"
+#: the exact MinDR solvers on the same model (algorithm name -> solver): CP-SAT and its peer SCIP
+EXACT_SOLVERS = {EXACT: "cpsat", "exact-scip": "scip"}
 
 
-#: The variants whose optima are certified (CP-SAT's exact MinDR). Every optimal claim is cross-checked
+#: The variants whose optima are certified (CP-SAT's and SCIP's exact MinDR). Every optimal claim is cross-checked
 #: against them on the same document and problem (:mod:`decoders.tables.crosscheck`; MinDR is a minimisation):
 #: ``verify`` already proves a choice optimal from the instance while it can enumerate
 #: (:data:`decoders.linking.decoders.VERIFY_ENUMERATE` choices), and beyond only that no single set can move
 #: to lower the cost; there the cross-check is the proof, elsewhere a second opinion.
-CERTIFIED = Certified(("exact-max", "exact-min"), sense="min", keys=("dataset", "instance_id", "problem"))
+CERTIFIED = Certified(
+    ("exact-max", "exact-min", "exact-scip-max", "exact-scip-min"),
+    sense="min",
+    keys=("dataset", "instance_id", "problem"),
+)
 
 
 def _problem(stats: str) -> str:
@@ -116,11 +123,13 @@ def ratios(records: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
     columns = ["dataset", "instance_id", "algorithm", "connection", "objective", "fair", "k", "status"]
     frame = pd.concat([records[columns], truth[columns]], ignore_index=True)
     keys = ["dataset", "instance_id", "connection"]
-    heuristic = ~frame["algorithm"].isin([EXACT, "ground-truth"]) & frame["objective"].notna()
+    heuristic = ~frame["algorithm"].isin([*EXACT_SOLVERS, "ground-truth"]) & frame["objective"].notna()
     best = frame[heuristic].groupby(keys)["objective"].min().rename("best")
+    # either solver's certified optimum (the cross-check has turned any disagreement into an error)
     optimum = (
-        frame[(frame["algorithm"] == EXACT) & (frame["status"] == "optimal")]
-        .set_index(keys)["objective"]
+        frame[frame["algorithm"].isin(list(EXACT_SOLVERS)) & (frame["status"] == "optimal")]
+        .groupby(keys)["objective"]
+        .min()
         .rename("optimum")
     )
     frame = frame.join(best, on=keys).join(optimum, on=keys)
@@ -147,7 +156,7 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
         "degree",
         "pagerank",
         "retrieval",
-        EXACT,
+        *EXACT_SOLVERS,
         "ground-truth",
     ]
     rows = []
@@ -162,7 +171,7 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
             row[f"documents_{short}"] = len(part)
             row[f"{FAILED}_{short}"] = failures_text(part) if algorithm != "ground-truth" else ""
         row["partial"] = partial(group)
-        exact_rows = group[group["algorithm"] == EXACT]
+        exact_rows = group[group["algorithm"].isin(list(EXACT_SOLVERS))]
         row["optimal_pct"] = (
             100.0 * (exact_rows["status"] == "optimal").mean() if len(exact_rows) else math.nan
         )
@@ -173,6 +182,58 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     table["_order"] = table["algorithm"].map({a: i for i, a in enumerate(order)})
     return table.sort_values(["dataset", "_order"]).drop(columns="_order").reset_index(drop=True)
+
+
+EXACT_FIELDS = ("status", "objective", "bound", "gap", "seconds")
+
+
+def exact_table(records: pd.DataFrame) -> pd.DataFrame:
+    """The exact solvers side by side, one row per (dataset, document, connection): ``k`` and, per solver of
+    :data:`EXACT_SOLVERS` (prefix ``cpsat_`` / ``scip_``), its status, objective, bound, relative gap
+    ``(objective - bound) / objective`` (0 for a proved optimum or a zero cost; NaN without a solution) and
+    seconds. Both run on the same model, the same hint and the same time limit (``harness.time_limit``)."""
+    exact = records[records["algorithm"].isin(list(EXACT_SOLVERS))]
+    columns = ["dataset", "instance_id", "connection", "k"]
+    if exact.empty:
+        return pd.DataFrame(columns=columns)
+    rows: dict[tuple, dict[str, Any]] = {}
+    for record in exact.itertuples(index=False):
+        key = (record.dataset, record.instance_id, CONNECTIONS.get(record.connection, record.connection))
+        row = rows.setdefault(key, dict(zip(columns, (*key, record.k), strict=True)))
+        prefix = EXACT_SOLVERS[record.algorithm]
+        objective, bound = float(record.objective), float(record.bound)
+        if math.isnan(objective):
+            gap = math.nan
+        elif objective == 0.0:
+            gap = 0.0
+        else:
+            gap = (objective - bound) / objective
+        values = (record.status, objective, bound, gap, float(record.seconds))
+        row.update({f"{prefix}_{field}": value for field, value in zip(EXACT_FIELDS, values, strict=True)})
+    table = pd.DataFrame(list(rows.values()))
+    return table.sort_values(["dataset", "connection", "k", "instance_id"]).reset_index(drop=True)
+
+
+def exact_summary(table: pd.DataFrame, time_limit: float | None) -> list[str]:
+    """Notes under the exact table: per solver and connection, documents proved optimal, censored at the time
+    limit (and of those, with bound 0: no lower bound at all), without any solution, and the solver's total
+    seconds (what it adds to a run)."""
+    notes = []
+    limit = f" (time limit {time_limit:g} s per document)" if time_limit is not None else ""
+    for prefix in EXACT_SOLVERS.values():
+        if f"{prefix}_status" not in table:
+            continue
+        for connection, part in table.groupby("connection"):
+            status = part[f"{prefix}_status"].dropna()
+            censored = status == "timeout"
+            zero = censored & (part.loc[status.index, f"{prefix}_bound"] == 0.0)
+            missing = part.loc[status.index, f"{prefix}_objective"].isna()
+            notes.append(
+                f"{prefix}, {connection} connection: {int((status == 'optimal').sum())} of {len(status)} documents"
+                f" proved optimal, {int(censored.sum())} censored at the limit{limit} ({int(zero.sum())} with bound"
+                f" 0, {int(missing.sum())} without a solution), {part[f'{prefix}_seconds'].sum():.0f} s in all."
+            )
+    return notes
 
 
 def jaccard(records: pd.DataFrame) -> pd.DataFrame:
@@ -380,16 +441,16 @@ def sweep_figure(table: pd.DataFrame, path: str | Path) -> None:
 OURS = {"numpy": "ours", "numpy+numba": "ours", "numba": "ours", "process": "ours"}
 
 
-#: The operations timed with our kernels and with networkx on the same graph: the scaling table's ratios.
+#: The operations timed with our kernels and with each peer on the same graph: the scaling table's ratios.
 COMPARED = ("bfs", "pagerank")
 
 
 def scaling_table(
     measurements: str | Path, noise_paths: Iterable[str | Path] = (), seed: int = 0
 ) -> pd.DataFrame:
-    """The scaling measurements: one row per (graph, implementation), the operations as columns; on networkx's
-    row, its seconds over ours for each of :data:`COMPARED` with their 95% intervals (:func:`networkx_ratios`,
-    from the noise jobs' retimings ``noise_paths``, seed ``seed``)."""
+    """The scaling measurements: one row per (graph, implementation), the operations as columns; on each peer's
+    row, its seconds over ours for each of :data:`COMPARED` with their 95% intervals (:func:`peer_ratios`, from
+    the noise jobs' retimings ``noise_paths``, seed ``seed``)."""
     frame = read_parquet(measurements)
     frame = frame.assign(library=frame["library"].map(lambda x: OURS.get(x, x)))
     keys = ["graph", "nodes", "edges", "library"]
@@ -403,7 +464,7 @@ def scaling_table(
     nbytes.columns = [f"{'memory' if c == 'build' else c}_MB" for c in nbytes.columns]
     table = seconds.join(nbytes / 1e6, how="outer").reset_index()
     noise = [read_parquet(path) for path in noise_paths]
-    ratios = networkx_ratios(table, [_seconds_by_library(part) for part in noise], seed)
+    ratios = peer_ratios(table, [_seconds_by_library(part) for part in noise], seed)
     if not ratios.empty:
         table = table.merge(ratios, on=["graph", "library"], how="left")
     return table.sort_values(["edges", "library"], ascending=[True, False]).reset_index(drop=True)
@@ -419,48 +480,52 @@ def _seconds_by_library(frame: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
-def networkx_ratios(table: pd.DataFrame, processes: list[pd.DataFrame], seed: int) -> pd.DataFrame:
-    """Per graph networkx ran on (its ``library`` row): ``<operation>_networkx_over_ours``, networkx's median
-    seconds over ours on the same graph in the same job, and its 95% interval (``_lo``, ``_hi``). There is one
-    graph and one measurement of each side, so the interval is the run-to-run noise alone: the ratio's spread
-    between separate processes (each row of ``processes``, the scaling noise jobs, plus the run itself), drawn
-    as s * t(k - 1) around the run's log ratio (:func:`decoders.tables.intervals.ratio_interval` over that one
-    graph); NaN without at least one retiming."""
+def peer_ratios(table: pd.DataFrame, processes: list[pd.DataFrame], seed: int) -> pd.DataFrame:
+    """Per graph and peer (:data:`decoders.linking.scaling.PEERS`: networkx, igraph, networkit) that ran on it
+    (its ``library`` row): ``<operation>_over_ours``, the peer's median seconds over ours on the same graph in the
+    same job, and its 95% interval (``_lo``, ``_hi``). There is one graph and one measurement of each side, so
+    the interval is the run-to-run noise alone: the ratio's spread between separate processes (each row of
+    ``processes``, the scaling noise jobs, plus the run itself), drawn as s * t(k - 1) around the run's log
+    ratio (:func:`decoders.tables.intervals.ratio_interval` over that one graph); NaN without at least one
+    retiming."""
     rows = []
     for graph, rows_of in table.groupby("graph", sort=False):
         by = rows_of.set_index("library")
-        if not {"networkx", "ours"} <= set(by.index):
+        if "ours" not in by.index:
             continue
-        row: dict[str, Any] = {"graph": graph, "library": "networkx"}
-        for operation in COMPARED:
-            column = f"{operation}_s"
-            if column not in by:
+        for peer in PEERS:
+            if peer not in by.index:
                 continue
-            theirs, ours = pd.Series([by.loc["networkx", column]]), pd.Series([by.loc["ours", column]])
-            logs = [process_log_ratio(theirs, ours)]
-            for part in processes:
-                again = part[part["graph"] == graph].set_index("library")
-                if {"networkx", "ours"} <= set(again.index) and column in again:
-                    logs.append(
-                        process_log_ratio(
-                            pd.Series([again.loc["networkx", column]]), pd.Series([again.loc["ours", column]])
+            row: dict[str, Any] = {"graph": graph, "library": peer}
+            for operation in COMPARED:
+                column = f"{operation}_s"
+                if column not in by:
+                    continue
+                theirs, ours = pd.Series([by.loc[peer, column]]), pd.Series([by.loc["ours", column]])
+                logs = [process_log_ratio(theirs, ours)]
+                for part in processes:
+                    again = part[part["graph"] == graph].set_index("library")
+                    if {peer, "ours"} <= set(again.index) and column in again:
+                        logs.append(
+                            process_log_ratio(
+                                pd.Series([again.loc[peer, column]]), pd.Series([again.loc["ours", column]])
+                            )
                         )
-                    )
-            found = ratio_interval(theirs, ours, logs if len(logs) > 1 else None, seed=seed)
-            name = f"{operation}_networkx_over_ours"
-            row[name] = found.estimate
-            row[f"{name}_lo"] = found.low if len(logs) > 1 else np.nan
-            row[f"{name}_hi"] = found.high if len(logs) > 1 else np.nan
-        rows.append(row)
+                found = ratio_interval(theirs, ours, logs if len(logs) > 1 else None, seed=seed)
+                name = f"{operation}_over_ours"
+                row[name] = found.estimate
+                row[f"{name}_lo"] = found.low if len(logs) > 1 else np.nan
+                row[f"{name}_hi"] = found.high if len(logs) > 1 else np.nan
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
 def scaling_note(processes: int, seed: int) -> str:
     """How the scaling table's intervals were made, or that it has none."""
     if processes < 1:
-        return "`*_lo`, `*_hi`: no interval: this run timed the comparison with networkx once (scaling.processes 0)."
+        return "`*_lo`, `*_hi`: no interval: this run timed the comparison with the peers once (scaling.processes 0)."
     return (
-        f"`*_lo`, `*_hi`: 95% interval of networkx's seconds over ours: the run's ratio times exp(s * t(k - 1)), "
+        f"`*_lo`, `*_hi`: 95% interval of a peer's seconds over ours: the run's ratio times exp(s * t(k - 1)), "
         f"{BOOTSTRAP_SAMPLES} draws, where s is the standard deviation of the log ratio over k = {processes + 1} "
         f"separate processes ({processes} job(s) that rebuild the graph from the seed and time both again, plus the "
         f"run itself; seed {seed}); percentile interval. One graph: no instances to resample."
@@ -500,6 +565,14 @@ def write_linking_outputs(
             cross_check_note(cross_check_counts(records, CERTIFIED), CERTIFIED),
         ],
     )
+    exact = exact_table(records)
+    write_table(
+        rounded(exact),
+        tables / "exact",
+        title="linking: the exact solvers per document (CP-SAT and SCIP on the same model)",
+        caption=caption("linking", "exact"),
+        notes=exact_summary(exact, (settings.get("harness") or {}).get("time_limit")),
+    )
     write_table(
         rounded(jaccard(nel)),
         tables / "jaccard",
@@ -525,7 +598,7 @@ def write_linking_outputs(
         scaling_note(len(scaling_noise), seed),
     ]
     if "memory_MB" in scaling_frame:
-        scaling_notes.append("memory_MB: networkx's resident-memory growth while it builds its graph.")
+        scaling_notes.append("memory_MB: a peer's resident-memory growth while it builds its graph.")
     write_table(
         scaling_frame,
         tables / "scaling",
