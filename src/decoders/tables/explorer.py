@@ -341,7 +341,8 @@ def build(page_dir: str | Path, out: str | Path | None = None, assets: str | Pat
             instances = instance_block(section.experiment, records, source, staging, to_page, data)
         if not blocks and not instances:
             continue
-        nav.append(f'<a href="#{html.escape(section.anchor)}">{inline(section.heading.split(":", 1)[0])}</a>')
+        label = section.experiment or section.heading
+        nav.append(f'<a href="#{html.escape(section.anchor)}">{inline(label)}</a>')
         parts.append(
             f'<section id="{html.escape(section.anchor)}" class="page-section"'
             f"{f' data-experiment={json.dumps(section.experiment)}' if section.experiment else ''}>"
