@@ -43,6 +43,9 @@ from decoders.tables.pages import PAGE, experiment_of, sections
 from decoders.tables.quotes import split_cells
 from decoders.tables.scoreboard import github_anchor
 
+#: Where a page's explorer goes (beside RESULTS.md), and the scripts every published page shares (docs/results/).
+EXPLORER = "explorer"
+EXPLORER_ASSETS = "explorer-assets"
 #: The explorer's own script and style, beside this module.
 HERE = Path(__file__).resolve().parent / "explorer_assets"
 #: The record columns the explorer keeps (``structure`` and ``stats`` are large and not plotted).
@@ -307,7 +310,7 @@ def build(page_dir: str | Path, out: str | Path | None = None, assets: str | Pat
     page = page_dir / PAGE
     if not page.is_file():
         raise ConfigError(f"{page}: no results page to build an explorer from")
-    out = Path(out) if out is not None else page_dir / "explorer"
+    out = Path(out) if out is not None else page_dir / EXPLORER
     assets = Path(assets) if assets is not None else out / "assets"
     found = page_sections(page.read_text(encoding="utf-8"))
     if not any(section.tables for section in found):
