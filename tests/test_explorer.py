@@ -37,7 +37,21 @@ def test_records_from_the_published_archive(tmp_path):
     assert source.endswith("records.tar.xz")
     assert len(frame) == sum(DATASETS.values()) * len(VARIANTS)
     assert set(frame["variant"]) == set(VARIANTS)
+    assert not frame.duplicated(["dataset", "variant", "instance_id"]).any()
     assert run_records(page, "titles") == (None, None)
+
+
+def test_records_from_a_run_folder(tmp_path):
+    """results/ as the page folder: the run's records under results/runs/ (gathered, or shards only)."""
+    page = toy_page(tmp_path / "page")
+    import tarfile
+
+    with tarfile.open(page / "records" / "chains" / "records.tar.xz") as tar:
+        tar.extractall(tmp_path / "run", filter="data")
+    frame, source = run_records(tmp_path / "run" / "results", "chains")
+    assert source.endswith("runs/chains")
+    assert len(frame) == sum(DATASETS.values()) * len(VARIANTS)
+    assert not frame.duplicated(["dataset", "variant", "instance_id"]).any()
 
 
 def test_build_writes_tables_csvs_records_and_data(tmp_path):

@@ -153,27 +153,40 @@ def _read_parquet(data: bytes | Path, where: str) -> pd.DataFrame:
 
 def run_records(page_dir: Path, experiment: str) -> tuple[pd.DataFrame | None, str | None]:
     """The per-instance records of an experiment section and where they came from (the published archive or a
-    run's folder), or (None, None) when the page has none. Only decode records
-    (``results/runs/<experiment>/<dataset>/<variant>/<shard>.parquet``) are read."""
-    pattern = re.compile(rf"^(?:results/)?runs/{re.escape(experiment)}/[^/]+/[^/]+/[^/]+\.parquet$")
-    frames: list[pd.DataFrame] = []
+    run's folder), or (None, None) when the page has none. Decode records only: each variant's gathered records
+    (``results/runs/<experiment>/<dataset>/<variant>.parquet``, what the tables read), or, for a variant not
+    gathered, its shards (``.../<variant>/shard-<i>.parquet``)."""
+    runs = rf"^(?:results/)?runs/{re.escape(experiment)}/"
+    gathered = re.compile(runs + r"([^/]+)/([^/]+)\.parquet$")
+    shard = re.compile(runs + r"([^/]+)/([^/]+)/shard-[^/]+\.parquet$")
+    found: dict[str, Any] = {}  # name -> bytes or path
     archive = page_dir / RECORDS / experiment / ARCHIVE
     if archive.is_file():
         try:
             with tarfile.open(archive, "r:xz") as tar:
-                for member in sorted(tar.getmembers(), key=lambda m: m.name):
-                    if member.isfile() and pattern.match(member.name):
+                for member in tar.getmembers():
+                    if member.isfile() and (gathered.match(member.name) or shard.match(member.name)):
                         handle = tar.extractfile(member)
                         if handle is not None:
-                            frames.append(_read_parquet(handle.read(), f"{archive}:{member.name}"))
+                            found[member.name] = handle.read()
         except (tarfile.TarError, OSError, EOFError) as error:
             raise ConfigError(f"{archive}: cannot read the published records ({error})") from None
         source = archive
     else:
         folder = page_dir / "runs" / experiment
-        for path in sorted(folder.glob("*/*/*.parquet")):
-            frames.append(_read_parquet(path, str(path)))
+        for path in [*folder.glob("*/*.parquet"), *folder.glob("*/*/shard-*.parquet")]:
+            found[f"runs/{experiment}/{path.relative_to(folder).as_posix()}"] = path
         source = folder
+    whole = {match.groups() for name in found if (match := gathered.match(name))}
+    names = [
+        name
+        for name in sorted(found)
+        if gathered.match(name) or ((match := shard.match(name)) and match.groups() not in whole)
+    ]
+    frames = [
+        _read_parquet(found[name], f"{source}:{name}" if source == archive else str(found[name]))
+        for name in names
+    ]
     if not frames:
         return None, None
     return pd.concat(frames, ignore_index=True), str(source)
