@@ -105,3 +105,15 @@ def test_bad_input_named(tmp_path, capsys):
     (bad / "records.tar.xz").write_bytes(b"not xz")
     with pytest.raises(ConfigError, match="records.tar.xz: cannot read"):
         run_records(tmp_path, "chains")
+
+
+def test_single_file_needs_nothing_beside_it(tmp_path):
+    page = toy_page(tmp_path / "page")
+    single = tmp_path / "report" / "explorer.html"
+    single.parent.mkdir()
+    build(page, tmp_path / "site", single=single)
+    text = single.read_text()
+    assert "<script src=" not in text and "<link rel=" not in text
+    assert text.count('href="data:text/csv;base64,') == 6
+    assert 'src="data:image/png;base64,' in text
+    assert "window.EXPLORER_DATA" in text and "Plotly" in text

@@ -154,6 +154,27 @@ def test_toy_explorer_in_chromium(browser, tmp_path):
     print(f"\ntoy explorer: {site_bytes(index)} bytes loaded, ready in {seconds:.2f} s")
 
 
+def test_single_file_explorer_in_chromium(browser, tmp_path):
+    """The one-file explorer (the report's item): the same tables and charts, CSVs as data: links."""
+    page = toy_page(tmp_path / "page")
+    single = tmp_path / "explorer.html"
+    build(page, tmp_path / "site", single=single)
+    shutil.rmtree(tmp_path / "site")  # nothing beside it is needed
+    seconds = open_site(browser, single)
+    blocks = browser.find_elements(By.CSS_SELECTOR, ".table-block")
+    assert len(blocks) == 6
+    for block in blocks:
+        assert block.find_elements(By.CSS_SELECTOR, "tbody tr")
+        href = block.find_element(By.CSS_SELECTOR, "a.download").get_attribute("href")
+        assert href.startswith("data:text/csv;base64,")
+    block = browser.find_element(By.CSS_SELECTOR, '.instances[data-experiment="chains"]')
+    for name in ("scatter-time", "scatter-value", "size-time"):
+        assert points(block.find_element(By.CSS_SELECTOR, f".{name}")) == 70, name
+    assert_no_errors(browser)
+    browser.save_screenshot(str(tmp_path / "single.png"))
+    print(f"\none-file explorer: {single.stat().st_size} bytes, ready in {seconds:.2f} s")
+
+
 def test_published_page_explorer_in_chromium(browser, tmp_path, repo_root):
     pages = sorted((repo_root / "docs" / "results").glob("*/RESULTS.md"))
     assert pages

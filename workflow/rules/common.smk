@@ -292,7 +292,7 @@ def all_targets():
     targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
     for name in BUILT_EXPERIMENTS:
         targets += EXPERIMENT_TARGETS[name]
-    return [*targets, "results/RESULTS.md", "results/explorer"]
+    return [*targets, "results/RESULTS.md", "results/explorer", "results/explorer.html"]
 
 
 def page_sections():

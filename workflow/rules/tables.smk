@@ -76,9 +76,10 @@ rule explorer:
     input:
         page="results/RESULTS.md",
     output:
-        site=report(
-            directory("results/explorer"),
-            htmlindex="index.html",
+        site=directory("results/explorer"),
+        # one file for the report: Snakemake's HTML report takes no directories
+        single=report(
+            "results/explorer.html",
             caption=report_caption("shared", "explorer"),
             category="Results page",
         ),

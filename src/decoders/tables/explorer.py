@@ -20,6 +20,7 @@ DataTables (itables' bundle: 619 KB of JavaScript and 107 KB of CSS for the same
 from __future__ import annotations
 
 import argparse
+import base64
 import csv
 import html
 import io
@@ -317,8 +318,14 @@ def table_html(table: Table, number: int, csv_name: str, links: dict[str, str]) 
 </div>"""
 
 
-def build(page_dir: str | Path, out: str | Path | None = None, assets: str | Path | None = None) -> Path:
-    """Write the explorer of the page in ``page_dir`` (see the module's docstring); returns its index.html."""
+def build(
+    page_dir: str | Path,
+    out: str | Path | None = None,
+    assets: str | Path | None = None,
+    single: str | Path | None = None,
+) -> Path:
+    """Write the explorer of the page in ``page_dir`` (see the module's docstring); returns its index.html.
+    ``single``: also write it as one self-contained HTML file there (:func:`single_file`)."""
     page_dir = Path(page_dir)
     page = page_dir / PAGE
     if not page.is_file():
@@ -394,7 +401,50 @@ leading <code>-</code> excludes). Every table downloads as CSV.</p>
     )
     shutil.rmtree(out, ignore_errors=True)
     staging.replace(out)
+    if single is not None:
+        write_text_atomic(Path(single), single_file(out / "index.html"))
     return out / "index.html"
+
+
+def _inline_script(text: str) -> str:
+    # a script's text inside <script>: "</script" would end the element early
+    return text.replace("</script", "<\\/script")
+
+
+def single_file(index: Path) -> str:
+    """The explorer as one HTML file (for a report that takes single files, such as Snakemake's HTML report): its
+    style, scripts and figures inline, each table's CSV as a data: link; the records' downloads stay in the site."""
+    text = index.read_text(encoding="utf-8")
+    base = index.parent
+
+    def style(match: re.Match[str]) -> str:
+        return f"<style>\n{(base / match.group(1)).read_text(encoding='utf-8')}\n</style>"
+
+    def script(match: re.Match[str]) -> str:
+        return f"<script>\n{_inline_script((base / match.group(1)).read_text(encoding='utf-8'))}\n</script>"
+
+    def table_csv(match: re.Match[str]) -> str:
+        data = (base / match.group(1)).read_bytes()
+        name = Path(match.group(1)).name
+        return f'href="data:text/csv;base64,{base64.b64encode(data).decode()}" download="{name}"'
+
+    text = re.sub(r'<link rel="stylesheet" href="([^"]+)">', lambda m: style(m), text)
+    text = re.sub(r'<script src="([^"]+)"></script>', lambda m: script(m), text)
+    text = re.sub(r'href="(tables/[^"]+\.csv)" download', lambda m: table_csv(m), text)
+
+    def image(match: re.Match[str]) -> str:
+        path = base / html.unescape(match.group(1))
+        if not path.is_file():
+            return match.group(0)
+        kind = "svg+xml" if path.suffix == ".svg" else path.suffix.lstrip(".").replace("jpg", "jpeg")
+        return f'<img src="data:image/{kind};base64,{base64.b64encode(path.read_bytes()).decode()}"'
+
+    text = re.sub(r'<img src="(?!data:)([^"]+)"', lambda m: image(m), text)
+    return re.sub(
+        r' ?<a class="download" href="(?:records/|\.\./)[^"]*"[^>]*>[^<]*</a>',
+        " (records: beside the results page, under results/explorer/records/)",
+        text,
+    )
 
 
 def instance_block(
@@ -449,9 +499,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("page_dir", help="a folder with RESULTS.md (a published page, or results/)")
     parser.add_argument("--out", help="where the site goes (default <page_dir>/explorer)")
     parser.add_argument("--assets", help="where the shared scripts go (default <out>/assets)")
+    parser.add_argument("--single", help="also write the explorer as one self-contained HTML file there")
     args = parser.parse_args(argv)
     try:
-        index = build(args.page_dir, args.out, args.assets)
+        index = build(args.page_dir, args.out, args.assets, args.single)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
