@@ -287,7 +287,9 @@ def test_publishing_some_experiments_keeps_the_other_sections_of_the_cpus_page(t
         in (docs / PAGE).read_text(encoding="utf-8").replace("; ", ", ")
     )
     # the merged page's explorer beside it, its scripts shared by every page
-    site = (docs / "results" / "test-cpu-2-logical-cpus" / "explorer" / "index.html").read_text(encoding="utf-8")
+    site = (docs / "results" / "test-cpu-2-logical-cpus" / "explorer" / "index.html").read_text(
+        encoding="utf-8"
+    )
     assert "chains: x" in site and "titles: y" in site and "../../explorer-assets/plotly.min.js" in site
     assert (docs / "results" / "explorer-assets" / "plotly.min.js").is_file()
 
