@@ -282,9 +282,16 @@ def test_publishing_some_experiments_keeps_the_other_sections_of_the_cpus_page(t
         "Time per rule (earlier run: bnb, chains)",
     ]
     assert (
-        "| [Test CPU (2 logical CPUs)](results/test-cpu-2-logical-cpus/RESULTS.md) | titles (ccc), chains (bbb), "
+        "| [Test CPU (2 logical CPUs)](results/test-cpu-2-logical-cpus/RESULTS.md) "
+        "| [tables and charts](results/test-cpu-2-logical-cpus/explorer/index.html) | titles (ccc), chains (bbb), "
         in (docs / PAGE).read_text(encoding="utf-8").replace("; ", ", ")
     )
+    # the merged page's explorer beside it, its scripts shared by every page
+    site = (docs / "results" / "test-cpu-2-logical-cpus" / "explorer" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    assert "chains: x" in site and "titles: y" in site and "../../explorer-assets/plotly.min.js" in site
+    assert (docs / "results" / "explorer-assets" / "plotly.min.js").is_file()
 
 
 def test_a_page_adds_up_the_cost_of_a_full_run_of_its_experiments():

@@ -1,6 +1,7 @@
 # Helpers shared by every .smk file of the workflow: the validated configuration and the paths stages agree on.
 
 import functools
+import importlib
 import hashlib
 import math
 import re
@@ -291,7 +292,7 @@ def all_targets():
     targets = ["results/tables/corpora.csv", "results/tables/corpora.md", "results/tables/corpora.tex"]
     for name in BUILT_EXPERIMENTS:
         targets += EXPERIMENT_TARGETS[name]
-    return [*targets, "results/RESULTS.md"]
+    return [*targets, "results/RESULTS.md", "results/explorer", "results/explorer.html"]
 
 
 def page_sections():
@@ -483,11 +484,18 @@ def treebank_splits(wildcards):
     return treebank_split_files(wildcards.dataset)
 
 
+def built_headings():
+    """The results-page headings of the experiments this run builds (each decoders.tables.<experiment>.PAGE)."""
+    return [importlib.import_module(f"decoders.tables.{name}").PAGE["heading"] for name in BUILT_EXPERIMENTS]
+
+
 def report_caption(experiment, key):
     """The report caption of an output, from decoders/tables/captions/<experiment>.yaml (declared once: the results
     page prints the same text under the table), written as reStructuredText into .snakemake/captions/ (rewritten
     only when it changed) for report() to read."""
     text = caption(experiment, key).rst()
+    if (experiment, key) == ("shared", "workflow"):  # the front page names the experiments this run built
+        text += "\n\nThis run built:\n\n" + "\n".join(f"- {heading}" for heading in built_headings()) + "\n"
     if config["tier"] == "quick":
         text = f"**{QUICK_NOTE}**\n\n{text}"
     path = Path(".snakemake", "captions", f"{experiment}_{key}.rst").resolve()

@@ -70,3 +70,30 @@ rule results_page:
         claims=claims_hash(),
     script:
         "../scripts/results_page.py"
+
+
+rule explorer:
+    input:
+        page="results/RESULTS.md",
+    output:
+        site=directory("results/explorer"),
+        # one file for the report: Snakemake's HTML report takes no directories
+        single=report(
+            "results/explorer.html",
+            caption=report_caption("shared", "explorer"),
+            category="Results page",
+        ),
+    log:
+        "results/logs/tables/explorer.log",
+    benchmark:
+        benchmark_file("explorer", "explorer")
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb("explorer"),
+        runtime=job_runtime("explorer"),
+    params:
+        code=code_hash("explorer"),
+    script:
+        "../scripts/explorer.py"

@@ -64,6 +64,7 @@ def index(docs: Path, statuses: Mapping[str, str] | None = None) -> str:
             (
                 dates[-1] if dates else "",
                 f"| [{'; '.join(page_field(text, 'CPU'))}]({page.relative_to(docs).as_posix()}) "
+                f"| {explorer_link(docs, page)} "
                 f"| {'; '.join(page_contents(text))} "
                 f"| {(statuses or {}).get(page.parent.name) or '; '.join(stated_statuses(text))} |",
             )
@@ -78,12 +79,21 @@ def index(docs: Path, statuses: Mapping[str, str] | None = None) -> str:
         "Each experiment's section gives the commit, dates and CPU of its runs.",
         "A section is *current* when the code, rules and settings its records depend on are those that ship, by",
         "content; `python -m decoders.tables.evidence check` checks every section and names what changed.",
+        "Each page's explorer (open its index.html from disk) has the page's tables, sortable and filterable, with",
+        "their CSVs, and, where the page was published with its records, per-instance charts.",
         "",
-        "| CPU (page) | experiments (commit, dates UTC) | status against the code that ships |",
-        "|---|---|---|",
+        "| CPU (page) | explorer | experiments (commit, dates UTC) | status against the code that ships |",
+        "|---|---|---|---|",
         *[line for _, line in sorted(entries, reverse=True)],
     ]
     return "\n".join(lines) + "\n"
+
+
+def explorer_link(docs: Path, page: Path) -> str:
+    """A link to the page's explorer (its sortable tables and per-instance charts, opened from disk) where it has
+    one."""
+    site = page.parent / "explorer" / "index.html"
+    return f"[tables and charts]({site.relative_to(docs).as_posix()})" if site.is_file() else ""
 
 
 def stated_statuses(text: str) -> list[str]:

@@ -3,7 +3,9 @@
 Speed ratios are properties of the CPU they were measured on (a vectorised Viterbi gains more from AVX-512 than
 column generation does, for example), so a page refreshed on another machine type must not replace the first:
 ``python -m decoders.tables.publish results docs`` copies ``results/RESULTS.md`` and ``results/figures/`` to
-``docs/results/<cpu>/`` (the CPU read from the page's provenance tables) and rewrites ``docs/RESULTS.md`` as the
+``docs/results/<cpu>/`` (the CPU read from the page's provenance tables), builds the page's explorer beside it
+(``docs/results/<cpu>/explorer/``, :mod:`decoders.tables.explorer`, its scripts shared by every page under
+``docs/results/explorer-assets/``) and rewrites ``docs/RESULTS.md`` as the
 index of every published page, newest first, with its CPU, commit and dates.
 
 A run of some experiments only (``--config "experiments=[chains]"``, or a long one such as bnb run on its own)
@@ -26,6 +28,8 @@ from decoders.config import experiment_names, load_yaml
 from decoders.errors import ConfigError
 from decoders.io import CHECKSUM_SUFFIX, write_text_atomic
 from decoders.tables.evidence import check, index_statuses, publish_records, write_statuses
+from decoders.tables.explorer import EXPLORER, EXPLORER_ASSETS
+from decoders.tables.explorer import build as build_explorer
 from decoders.tables.pages import PAGE, cpu_slug, experiment_of, index, page_field, sections
 from decoders.tables.scoreboard import insert_scoreboard
 
@@ -87,6 +91,8 @@ def publish(
         found = check(docs, root)
         write_statuses(docs, [status for status in found if status.page == target.name])
         statuses = index_statuses(found)
+    # the explorer of the merged page (its tables and the records now beside it), one shared copy of the scripts
+    build_explorer(target, target / EXPLORER, assets=docs / "results" / EXPLORER_ASSETS)
     write_text_atomic(docs / PAGE, index(docs, statuses))
     return target
 

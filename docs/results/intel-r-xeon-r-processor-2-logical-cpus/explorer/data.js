@@ -1,0 +1,1 @@
+window.EXPLORER_DATA = {};
