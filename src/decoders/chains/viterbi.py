@@ -36,6 +36,7 @@ import numba
 import numpy as np
 
 from decoders.chains.checks import check_chain
+from decoders.chains.peak import LANES
 
 # A restricted step reads whole rows of tau (contiguous, vectorised: |D_i-1| L cells) instead of gathering
 # tau[D_i-1, D_i] (|D_i-1| |D_i| cells) once the successor domain holds more than this share of the labels.
@@ -44,6 +45,33 @@ from decoders.chains.checks import check_chain
 # then costs at most 5 |D_i-1| |D_i| cells, so a step stays O(|D_i-1| |D_i|), never O(L^2) for small domains.
 _DENSE_SHARE = 0.2
 _UNIT = 2.0**-53  # unit roundoff of float64
+#: The kernels' ``tau`` may be wider than L (the decoders pass :func:`_padded_tau`, its width a multiple of
+#: ``PAD``): the vectorised loops over successors then end on whole vectors, with no scalar remainder, and the
+#: extra columns are -inf, so no padding label ever wins a maximum (a strict ``>`` keeps the first real one) and
+#: the answers are the unpadded ones bit for bit. ``PAD`` is the CPU's float64 vector width
+#: (:data:`decoders.chains.peak.LANES`: 4 with AVX2, 8 with AVX-512). Measured on this machine (AMD EPYC, Zen 3,
+#: AVX2; niced, the machine shared; n = 24, L = 45, 50 and 343, compiled loops, medians of 40-60 alternations):
+#: padding to 4 gave 1.03-1.17x on L = 45 and 50 for the four kernels and nothing measurable on L = 343; to 8 no
+#: more than to 4, and on L = 50 (56 columns) from 0.87x to 1.02x across runs. The larger gain is the selects
+#: (:func:`_viterbi`): 1.2-1.5x.
+PAD = LANES
+
+
+#: Bytes of a cache line: the padded ``tau`` starts on one, so that every row starts on a vector boundary.
+_LINE = 64
+
+
+def _padded_tau(tau: np.ndarray, pad: int = PAD) -> np.ndarray:
+    """``tau`` (L x L) padded with -inf to ``P x P``, P the multiple of ``pad`` at or above L (C order, its data
+    starting on a cache-line boundary)."""
+    n_labels = tau.shape[0]
+    width = -(-n_labels // pad) * pad
+    raw = np.empty(width * width + _LINE // 8, dtype=np.float64)
+    start = (-raw.ctypes.data % _LINE) // 8
+    out = raw[start : start + width * width].reshape(width, width)
+    out[:] = -np.inf
+    out[:n_labels, :n_labels] = tau
+    return out
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -54,15 +82,16 @@ def _step_rows(
 
     ``arg[b]`` is the first k attaining the maximum (``prev`` is non-empty). Predecessors are the outer loop and
     successors the inner one, so the inner loop streams a contiguous row of ``tau`` and updates running maxima,
-    which LLVM vectorises (masked stores). The first row initialises the maxima; then four predecessors are
-    merged per pass (a tournament that keeps the smaller k on ties), quartering the loads and stores of the
-    running maxima; two, then one, finish the rest.
+    which LLVM vectorises; the updates are selects and plain stores (see :data:`PAD`). The first row initialises
+    the maxima; then four predecessors are merged per pass (a tournament that keeps the smaller k on ties),
+    quartering the loads and stores of the running maxima; two, then one, finish the rest. ``b`` runs over the
+    whole width of ``tau`` (padded: :func:`_padded_tau`), so ``best`` and ``arg`` must be that long.
     """
-    n_labels = tau.shape[1]
+    width = tau.shape[1]
     n_prev = prev.shape[0]
     s0 = score[0]
     row0 = tau[prev[0]]
-    for b in range(n_labels):
+    for b in range(width):
         best[b] = s0 + row0[b]
         arg[b] = 0
     k = 1
@@ -75,7 +104,7 @@ def _step_rows(
         s1 = score[k + 1]
         s2 = score[k + 2]
         s3 = score[k + 3]
-        for b in range(n_labels):
+        for b in range(width):
             v0 = s0 + row0[b]
             v1 = s1 + row1[b]
             v2 = s2 + row2[b]
@@ -89,33 +118,36 @@ def _step_rows(
             c = w1 > w0
             v = w1 if c else w0
             q = q1 if c else q0
-            if v > best[b]:
-                best[b] = v
-                arg[b] = q
+            old = best[b]
+            better = v > old
+            best[b] = v if better else old
+            arg[b] = q if better else arg[b]
         k += 4
     if k + 1 < n_prev:
         row0 = tau[prev[k]]
         row1 = tau[prev[k + 1]]
         s0 = score[k]
         s1 = score[k + 1]
-        for b in range(n_labels):
+        for b in range(width):
             v0 = s0 + row0[b]
             v1 = s1 + row1[b]
             c = v1 > v0
             v = v1 if c else v0
             q = k + 1 if c else k
-            if v > best[b]:
-                best[b] = v
-                arg[b] = q
+            old = best[b]
+            better = v > old
+            best[b] = v if better else old
+            arg[b] = q if better else arg[b]
         k += 2
     if k < n_prev:
         s0 = score[k]
         row0 = tau[prev[k]]
-        for b in range(n_labels):
+        for b in range(width):
             v = s0 + row0[b]
-            if v > best[b]:
-                best[b] = v
-                arg[b] = k
+            old = best[b]
+            better = v > old
+            best[b] = v if better else old
+            arg[b] = k if better else arg[b]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -155,18 +187,20 @@ def _step_gather(
             c = w1 > w0
             v = w1 if c else w0
             q = q1 if c else q0
-            if v > best[j]:
-                best[j] = v
-                arg[j] = q
+            old = best[j]
+            better = v > old
+            best[j] = v if better else old
+            arg[j] = q if better else arg[j]
         k += 4
     while k < n_prev:
         s0 = score[k]
         row0 = tau[prev[k]]
         for j in range(m):
             v = s0 + row0[cur[j]]
-            if v > best[j]:
-                best[j] = v
-                arg[j] = k
+            old = best[j]
+            better = v > old
+            best[j] = v if better else old
+            arg[j] = k if better else arg[j]
         k += 1
 
 
@@ -174,20 +208,24 @@ def _step_gather(
 def _viterbi(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float]:
     """The best label sequence (int64[n]) and its score; O(n L^2), vectorised.
 
-    The step loops run over predecessors a outside and successors b inside, so the inner loop streams a
-    contiguous row of ``tau`` and updates running maxima ``best[b]`` with their argmax, which LLVM vectorises
-    (masked stores). Row 0 initialises the maxima; then four predecessors are merged per pass (a tournament
-    that keeps the smaller a on ties), quartering the loads and stores of the running maxima. Kept as one
-    self-contained function: the same loops behind a helper call measured 5-7% slower.
+    ``tau`` is L x L, or padded wider (:func:`_padded_tau`; the decoders pass the padded one): the answer is the
+    same bit for bit. The step loops run over predecessors a outside (the L real labels) and successors b
+    inside (the whole width of ``tau``), so the inner loop streams a contiguous row of ``tau`` and updates
+    running maxima ``best[b]`` with their argmax, which LLVM vectorises. Row 0 initialises the maxima; then four
+    predecessors are merged per pass (a tournament that keeps the smaller a on ties), quartering the loads and
+    stores of the running maxima. The updates are selects and plain stores, not branches (LLVM would make those
+    masked stores, which cost this CPU 1.3x the time: see :data:`PAD`). Kept as one self-contained function: the
+    same loops behind a helper call measured 5-7% slower.
     """
     n, n_labels = theta.shape
+    width = tau.shape[1]
     score = theta[0].copy()
-    best = np.empty(n_labels, dtype=np.float64)
-    back = np.empty((n, n_labels), dtype=np.int32)
+    best = np.empty(width, dtype=np.float64)
+    back = np.empty((n, width), dtype=np.int32)
     for i in range(1, n):
         arg = back[i]
         s0 = score[0]
-        for b in range(n_labels):
+        for b in range(width):
             best[b] = s0 + tau[0, b]
             arg[b] = 0
         a = 1
@@ -200,31 +238,37 @@ def _viterbi(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float]:
             s1 = score[a + 1]
             s2 = score[a + 2]
             s3 = score[a + 3]
-            for b in range(n_labels):
+            a0 = np.int32(
+                a
+            )  # 32-bit candidates, as the back-pointers they are stored in: no narrowing per cell
+            for b in range(width):
                 v0 = s0 + row0[b]
                 v1 = s1 + row1[b]
                 v2 = s2 + row2[b]
                 v3 = s3 + row3[b]
                 c = v1 > v0
                 w0 = v1 if c else v0
-                q0 = a + 1 if c else a
+                q0 = a0 + np.int32(1) if c else a0
                 c = v3 > v2
                 w1 = v3 if c else v2
-                q1 = a + 3 if c else a + 2
+                q1 = a0 + np.int32(3) if c else a0 + np.int32(2)
                 c = w1 > w0
                 v = w1 if c else w0
                 q = q1 if c else q0
-                if v > best[b]:
-                    best[b] = v
-                    arg[b] = q
+                old = best[b]
+                better = v > old
+                best[b] = v if better else old
+                arg[b] = q if better else arg[b]
             a += 4
         while a < n_labels:
             s0 = score[a]
-            for b in range(n_labels):
+            a0 = np.int32(a)
+            for b in range(width):
                 v = s0 + tau[a, b]
-                if v > best[b]:
-                    best[b] = v
-                    arg[b] = a
+                old = best[b]
+                better = v > old
+                best[b] = v if better else old
+                arg[b] = a0 if better else arg[b]
             a += 1
         for b in range(n_labels):
             score[b] = best[b] + theta[i, b]
@@ -349,12 +393,16 @@ def _viterbi_domains(
     gathering (``|D_i-1| L`` contiguous cells, cheaper than ``|D_i-1| |D_i|`` gathered ones there).
     """
     n, n_labels = theta.shape
-    work = np.empty((3, n_labels), dtype=np.float64)  # one allocation: it runs once per sentence
+    width = tau.shape[1]
+    work = np.empty((3, width), dtype=np.float64)  # one allocation: it runs once per sentence
     score = work[0]
     best = work[1]
     dense_best = work[2]
-    back = np.empty(offsets[n] + n_labels, dtype=np.int32)
-    dense_arg = back[offsets[n] :]
+    # a step over whole rows writes `width` back-pointers from its token's start: past its own into the next
+    # token's (which that token's step writes again) or, at the last token, into the slack; the dense scratch
+    # comes after that
+    back = np.empty(offsets[n] + 2 * width, dtype=np.int32)
+    dense_arg = back[offsets[n] + width :]
     prev = domain[offsets[0] : offsets[1]]
     for j in range(prev.shape[0]):
         score[j] = theta[0, prev[j]]
@@ -363,7 +411,7 @@ def _viterbi_domains(
         arg = back[offsets[i] : offsets[i + 1]]
         m = cur.shape[0]
         if m == n_labels:  # positions are labels: no copy
-            _step_rows(score, prev, tau, best, arg)
+            _step_rows(score, prev, tau, best, back[offsets[i] : offsets[i] + width])
         elif m > _DENSE_SHARE * n_labels:
             _step_rows(score, prev, tau, dense_best, dense_arg)
             for j in range(m):
@@ -423,7 +471,7 @@ def _step2_rows(
     arg1: np.ndarray,
     arg2: np.ndarray,
 ) -> None:
-    """One 2-best step over whole rows of ``tau``: the two best extensions into every label b."""
+    """One 2-best step over whole rows of ``tau`` (its whole width): the two best extensions into every label b."""
     n_labels = tau.shape[1]
     best1[:] = -np.inf
     best2[:] = -np.inf
@@ -546,15 +594,18 @@ def _viterbi_domains_2best(
     ``O(sum_i |D_i-1| |D_i|)``, with the same dense/gather choice per step as :func:`_viterbi_domains`.
     """
     n, n_labels = theta.shape
-    score1 = np.empty(n_labels, dtype=np.float64)
-    score2 = np.empty(n_labels, dtype=np.float64)
-    best1 = np.empty(n_labels, dtype=np.float64)
-    best2 = np.empty(n_labels, dtype=np.float64)
-    back = np.empty((2, offsets[n]), dtype=np.int32)
-    dense1 = np.empty(n_labels, dtype=np.float64)
-    dense2 = np.empty(n_labels, dtype=np.float64)
-    dense_arg1 = np.empty(n_labels, dtype=np.int32)
-    dense_arg2 = np.empty(n_labels, dtype=np.int32)
+    width = tau.shape[1]
+    score1 = np.empty(width, dtype=np.float64)
+    score2 = np.empty(width, dtype=np.float64)
+    best1 = np.empty(width, dtype=np.float64)
+    best2 = np.empty(width, dtype=np.float64)
+    # slack of `width` after the last token: a step over whole rows writes `width` back-pointers from its token's
+    # start (past its own into the next token's, which that token's step writes again)
+    back = np.empty((2, offsets[n] + width), dtype=np.int32)
+    dense1 = np.empty(width, dtype=np.float64)
+    dense2 = np.empty(width, dtype=np.float64)
+    dense_arg1 = np.empty(width, dtype=np.int32)
+    dense_arg2 = np.empty(width, dtype=np.int32)
     full = offsets[n] == n * n_labels  # every domain is all labels: positions are labels, no copies needed
     prev = domain[offsets[0] : offsets[1]]
     for j in range(prev.shape[0]):
@@ -566,7 +617,9 @@ def _viterbi_domains_2best(
         arg2 = back[1, offsets[i] : offsets[i + 1]]
         m = cur.shape[0]
         if full:
-            _step2_rows(score1, score2, prev, tau, best1, best2, arg1, arg2)
+            rows1 = back[0, offsets[i] : offsets[i] + width]
+            rows2 = back[1, offsets[i] : offsets[i] + width]
+            _step2_rows(score1, score2, prev, tau, best1, best2, rows1, rows2)
         elif m > _DENSE_SHARE * n_labels:
             _step2_rows(score1, score2, prev, tau, dense1, dense2, dense_arg1, dense_arg2)
             for j in range(m):
