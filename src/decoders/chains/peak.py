@@ -6,8 +6,8 @@ n tokens and L labels, and also keeps each maximum's argument (its back-pointers
 maxima into the next. Two peaks bound what the same work can reach here, measured, not taken from a manual:
 
 * :func:`max_plus_seconds` -- the max-plus kernel: the same add-and-max over the same (padded) ``tau`` and a sentence's
-  shape, in the loop layout of Viterbi's (predecessors outside, successors inside, four predecessors per pass),
-  in cache, but with no argument kept and no dependence between steps (step i reads ``theta[i - 1]`` as its
+  shape, in the loop layout of Viterbi's (blocks of successors whose maxima stay in registers while the
+  predecessors stream past), in cache, but with no argument kept and no dependence between steps (step i reads ``theta[i - 1]`` as its
   scores, not step i - 1's maxima). It has no data dependence that Viterbi lacks, so Viterbi cannot beat it by
   more than timing noise.
 * :func:`register_cells_per_second` -- the vector units' throughput for the add-and-max: independent chains of
@@ -35,14 +35,12 @@ from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
+from decoders.chains.simd import BLOCK_VECTORS, HOST_LANES, max_block, max_vector
+
 binding.initialize_native_asmparser()  # numba sets up LLVM without it; the multiply chain is inline assembly
 
-#: float64 lanes of the widest vectors this CPU has (AVX-512: 8, AVX: 4, else 2: SSE2 or Arm's NEON).
-LANES = (
-    8
-    if "+avx512f" in binding.get_host_cpu_features().flatten()
-    else (4 if "+avx" in binding.get_host_cpu_features().flatten() else 2)
-)
+#: float64 lanes of the widest vectors this CPU has (:data:`decoders.chains.simd.HOST_LANES`).
+LANES = HOST_LANES
 #: Independent accumulators of the register peak: enough to cover an add's latency (3-4 cycles) plus a
 #: maximum's at two of each per cycle, and few enough (with the two constants) for 16 vector registers.
 CHAINS = 12
@@ -141,46 +139,27 @@ def _multiply_chain(passes: int, x: int, k: int) -> int:
 @numba.njit(cache=True, nogil=True)
 def _max_plus_kernel(theta: np.ndarray, tau: np.ndarray, out: np.ndarray) -> float:
     """``out[i, b] = max_a theta[i - 1, a] + tau[a, b]`` for ``1 <= i < n``, ``a < L``, ``b <`` tau's width (the
-    max-plus product of each row of ``theta`` with ``tau``: one add and one maximum per cell, steps independent);
-    returns ``out[n - 1, 0]``."""
+    max-plus product of each row of ``theta`` with ``tau``: one add and one maximum per cell, steps independent),
+    in Viterbi's register-blocked layout (:func:`decoders.chains.simd.max_block`, then single vectors, then single
+    labels); returns ``out[n - 1, 0]``."""
     n, n_labels = theta.shape
     width = tau.shape[1]
+    block = BLOCK_VECTORS * HOST_LANES
+    blocked = width - width % block
+    vectors = width - width % HOST_LANES
     for i in range(1, n):
         score = theta[i - 1]
         best = out[i]
-        s0 = score[0]
-        row0 = tau[0]
-        for b in range(width):
-            best[b] = s0 + row0[b]
-        a = 1
-        while a + 3 < n_labels:
-            row0 = tau[a]
-            row1 = tau[a + 1]
-            row2 = tau[a + 2]
-            row3 = tau[a + 3]
-            s0 = score[a]
-            s1 = score[a + 1]
-            s2 = score[a + 2]
-            s3 = score[a + 3]
-            for b in range(width):
-                v0 = s0 + row0[b]
-                v1 = s1 + row1[b]
-                v2 = s2 + row2[b]
-                v3 = s3 + row3[b]
-                w0 = v1 if v1 > v0 else v0
-                w1 = v3 if v3 > v2 else v2
-                v = w1 if w1 > w0 else w0
-                old = best[b]
-                best[b] = v if v > old else old
-            a += 4
-        while a < n_labels:
-            s0 = score[a]
-            row0 = tau[a]
-            for b in range(width):
-                v = s0 + row0[b]
-                old = best[b]
-                best[b] = v if v > old else old
-            a += 1
+        for b0 in range(0, blocked, block):
+            max_block(score, tau, n_labels, b0, best)
+        for b0 in range(blocked, vectors, HOST_LANES):
+            max_vector(score, tau, n_labels, b0, best)
+        for b in range(vectors, width):
+            top = score[0] + tau[0, b]
+            for a in range(1, n_labels):
+                v = score[a] + tau[a, b]
+                top = v if v > top else top
+            best[b] = top
     return out[n - 1, 0]
 
 

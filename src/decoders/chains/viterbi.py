@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from decoders.chains.checks import check_chain
-from decoders.chains.peak import LANES
+from decoders.chains.simd import BLOCK_VECTORS, HOST_LANES, argmax_block, argmax_vector
 
 # A restricted step reads whole rows of tau (contiguous, vectorised: |D_i-1| L cells) instead of gathering
 # tau[D_i-1, D_i] (|D_i-1| |D_i| cells) once the successor domain holds more than this share of the labels.
@@ -49,12 +49,12 @@ _UNIT = 2.0**-53  # unit roundoff of float64
 #: ``PAD``): the vectorised loops over successors then end on whole vectors, with no scalar remainder, and the
 #: extra columns are -inf, so no padding label ever wins a maximum (a strict ``>`` keeps the first real one) and
 #: the answers are the unpadded ones bit for bit. ``PAD`` is the CPU's float64 vector width
-#: (:data:`decoders.chains.peak.LANES`: 4 with AVX2, 8 with AVX-512). Measured on this machine (AMD EPYC, Zen 3,
+#: (:data:`decoders.chains.simd.HOST_LANES`: 4 with AVX2, 8 with AVX-512). Measured on this machine (AMD EPYC, Zen 3,
 #: AVX2; niced, the machine shared; n = 24, L = 45, 50 and 343, compiled loops, medians of 40-60 alternations):
 #: padding to 4 gave 1.03-1.17x on L = 45 and 50 for the four kernels and nothing measurable on L = 343; to 8 no
 #: more than to 4, and on L = 50 (56 columns) from 0.87x to 1.02x across runs. The larger gain is the selects
 #: (:func:`_viterbi`): 1.2-1.5x.
-PAD = LANES
+PAD = HOST_LANES
 
 
 #: Bytes of a cache line: the padded ``tau`` starts on one, so that every row starts on a vector boundary.
@@ -204,72 +204,52 @@ def _step_gather(
         k += 1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _step_tail(
+    score: np.ndarray, tau: np.ndarray, n_prev: int, start: int, best: np.ndarray, arg: np.ndarray
+):
+    """The max-product step for successors ``start <= b <`` tau's width, one at a time (what is left of an
+    unpadded ``tau`` after the whole vectors): the first predecessor attaining each maximum, as the blocks."""
+    for b in range(start, tau.shape[1]):
+        top = score[0] + tau[0, b]
+        where = 0
+        for a in range(1, n_prev):
+            v = score[a] + tau[a, b]
+            if v > top:
+                top = v
+                where = a
+        best[b] = top
+        arg[b] = where
+
+
 @numba.njit(cache=True, nogil=True)
 def _viterbi(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float]:
-    """The best label sequence (int64[n]) and its score; O(n L^2), vectorised.
+    """The best label sequence (int64[n]) and its score; O(n L^2), vectorised and blocked in registers.
 
-    ``tau`` is L x L, or padded wider (:func:`_padded_tau`; the decoders pass the padded one): the answer is the
-    same bit for bit. The step loops run over predecessors a outside (the L real labels) and successors b
-    inside (the whole width of ``tau``), so the inner loop streams a contiguous row of ``tau`` and updates
-    running maxima ``best[b]`` with their argmax, which LLVM vectorises. Row 0 initialises the maxima; then four
-    predecessors are merged per pass (a tournament that keeps the smaller a on ties), quartering the loads and
-    stores of the running maxima. The updates are selects and plain stores, not branches (LLVM would make those
-    masked stores, which cost this CPU 1.3x the time: see :data:`PAD`). Kept as one self-contained function: the
-    same loops behind a helper call measured 5-7% slower.
+    ``tau`` is L x L, or padded wider with -inf (:func:`_padded_tau`; the decoders pass the padded one): the
+    answer is the same bit for bit. Each step computes ``best[b] = max_a score[a] + tau[a, b]`` with the first
+    maximising ``a`` for a block of successors at a time (:data:`decoders.chains.simd.BLOCK_VECTORS` vectors),
+    whose maxima and arguments stay in registers while every predecessor's row segment streams past
+    (:func:`decoders.chains.simd.argmax_block`): per cell one add, one compare and two selects, and no load or
+    store of the running maxima. Then single vectors, then (unpadded ``tau`` only) single labels. Measured on
+    this machine (niced, shared): 2-2.8x the cells per cycle of the previous kernel (predecessors outside,
+    successors inside, running maxima in memory) at L = 45 and 50, 1.8x at L = 343 (docs/chains.md#viterbi-peak).
     """
     n, n_labels = theta.shape
     width = tau.shape[1]
+    block = BLOCK_VECTORS * HOST_LANES
+    blocked = width - width % block
+    vectors = width - width % HOST_LANES
     score = theta[0].copy()
     best = np.empty(width, dtype=np.float64)
     back = np.empty((n, width), dtype=np.int32)
     for i in range(1, n):
         arg = back[i]
-        s0 = score[0]
-        for b in range(width):
-            best[b] = s0 + tau[0, b]
-            arg[b] = 0
-        a = 1
-        while a + 3 < n_labels:
-            row0 = tau[a]
-            row1 = tau[a + 1]
-            row2 = tau[a + 2]
-            row3 = tau[a + 3]
-            s0 = score[a]
-            s1 = score[a + 1]
-            s2 = score[a + 2]
-            s3 = score[a + 3]
-            a0 = np.int32(
-                a
-            )  # 32-bit candidates, as the back-pointers they are stored in: no narrowing per cell
-            for b in range(width):
-                v0 = s0 + row0[b]
-                v1 = s1 + row1[b]
-                v2 = s2 + row2[b]
-                v3 = s3 + row3[b]
-                c = v1 > v0
-                w0 = v1 if c else v0
-                q0 = a0 + np.int32(1) if c else a0
-                c = v3 > v2
-                w1 = v3 if c else v2
-                q1 = a0 + np.int32(3) if c else a0 + np.int32(2)
-                c = w1 > w0
-                v = w1 if c else w0
-                q = q1 if c else q0
-                old = best[b]
-                better = v > old
-                best[b] = v if better else old
-                arg[b] = q if better else arg[b]
-            a += 4
-        while a < n_labels:
-            s0 = score[a]
-            a0 = np.int32(a)
-            for b in range(width):
-                v = s0 + tau[a, b]
-                old = best[b]
-                better = v > old
-                best[b] = v if better else old
-                arg[b] = a0 if better else arg[b]
-            a += 1
+        for b0 in range(0, blocked, block):
+            argmax_block(score, tau, n_labels, b0, best, arg)
+        for b0 in range(blocked, vectors, HOST_LANES):
+            argmax_vector(score, tau, n_labels, b0, best, arg)
+        _step_tail(score, tau, n_labels, vectors, best, arg)
         for b in range(n_labels):
             score[b] = best[b] + theta[i, b]
     labels = np.empty(n, dtype=np.int64)
