@@ -52,8 +52,9 @@ _UNIT = 2.0**-53  # unit roundoff of float64
 #: (:data:`decoders.chains.simd.HOST_LANES`: 4 with AVX2, 8 with AVX-512). Measured on this machine (AMD EPYC, Zen 3,
 #: AVX2; niced, the machine shared; n = 24, L = 45, 50 and 343, compiled loops, medians of 40-60 alternations):
 #: padding to 4 gave 1.03-1.17x on L = 45 and 50 for the four kernels and nothing measurable on L = 343; to 8 no
-#: more than to 4, and on L = 50 (56 columns) from 0.87x to 1.02x across runs. The larger gain is the selects
-#: (:func:`_viterbi`): 1.2-1.5x.
+#: more than to 4, and on L = 50 (56 columns) from 0.87x to 1.02x across runs. The larger gains are elsewhere:
+#: selects in place of branches in the row steps (1.2-1.5x: LLVM made the branches masked stores, slow on this
+#: CPU) and the register blocking of :func:`_viterbi` (2-2.8x; docs/chains.md#viterbi-peak).
 PAD = HOST_LANES
 
 
@@ -82,7 +83,8 @@ def _step_rows(
 
     ``arg[b]`` is the first k attaining the maximum (``prev`` is non-empty). Predecessors are the outer loop and
     successors the inner one, so the inner loop streams a contiguous row of ``tau`` and updates running maxima,
-    which LLVM vectorises; the updates are selects and plain stores (see :data:`PAD`). The first row initialises
+    which LLVM vectorises; the updates are selects and plain stores (branches would be masked stores: see
+    :data:`PAD`). The first row initialises
     the maxima; then four predecessors are merged per pass (a tournament that keeps the smaller k on ties),
     quartering the loads and stores of the running maxima; two, then one, finish the rest. ``b`` runs over the
     whole width of ``tau`` (padded: :func:`_padded_tau`), so ``best`` and ``arg`` must be that long.
