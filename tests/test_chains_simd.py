@@ -11,6 +11,7 @@ from decoders.chains.colgen import _DOM, _KEPT, _NKEPT, _setup, _transition_tabl
 from decoders.chains.simd import (
     BLOCK_VECTORS,
     HOST_LANES,
+    TWO_BEST_VECTORS,
     argmax_block,
     argmax_vector,
     kept_best,
@@ -18,6 +19,7 @@ from decoders.chains.simd import (
     max_plus,
     max_vector,
     trailing_zeros,
+    two_best_block,
 )
 
 
@@ -220,3 +222,43 @@ def test_register_blocked_steps_refuse_other_layouts_when_compiling():
         _blocked_step(np.zeros(2), np.zeros((2, 64)), 2, 0, np.zeros(64), np.zeros(64, dtype=np.int64), True)
     with pytest.raises(TypingError, match="C-contiguous"):
         _blocked_max(np.zeros(4)[::2], np.zeros((2, 64)), 2, 0, np.zeros(64), True)
+
+
+@numba.njit
+def _two_best(score1, score2, prev, tau, b0, best1, best2, arg1, arg2):
+    two_best_block(score1, score2, prev, tau, b0, best1, best2, arg1, arg2)
+
+
+def test_register_blocked_two_best_step_keeps_the_two_best_candidates_in_code_order():
+    """Candidates 2k (score1[k] + tau) and 2k + 1 (score2[k] + tau, never above the first): best1/best2 are the
+    two largest, ties to the smaller code; codes of -inf values are not compared (they stay 0)."""
+    rng = np.random.default_rng(11)
+    span = HOST_LANES * TWO_BEST_VECTORS
+    for n_prev in (1, 2, 6, 23):
+        width = 3 * span
+        prev = rng.integers(0, width, size=n_prev).astype(np.int64)  # rows of tau, in any order
+        score1 = rng.integers(-2, 3, size=n_prev).astype(np.float64)
+        score2 = score1 - rng.integers(0, 2, size=n_prev)
+        score2[rng.random(n_prev) < 0.3] = -np.inf
+        tau = rng.integers(-2, 3, size=(width, width)).astype(np.float64)
+        tau[rng.random(tau.shape) < 0.3] = -np.inf
+        b0 = span
+        out = [
+            np.full(width, 5.0),
+            np.full(width, 5.0),
+            np.full(width, -1, np.int32),
+            np.full(width, -1, np.int32),
+        ]
+        _two_best(score1, score2, prev, tau, b0, *out)
+        for b in range(b0, b0 + span):
+            values = np.empty(2 * n_prev)
+            values[0::2] = score1 + tau[prev, b]
+            values[1::2] = score2 + tau[prev, b]
+            order = np.lexsort((np.arange(2 * n_prev), -values))  # value descending, then code ascending
+            for rank, (best, arg) in enumerate(((out[0], out[2]), (out[1], out[3]))):
+                expected = values[order[rank]] if rank < len(order) else -np.inf
+                assert best[b] == expected
+                if expected > -np.inf:
+                    assert arg[b] == order[rank]
+        outside = np.r_[0:b0, b0 + span : width]
+        assert np.all(out[0][outside] == 5.0) and np.all(out[3][outside] == -1)

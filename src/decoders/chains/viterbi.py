@@ -36,7 +36,14 @@ import numba
 import numpy as np
 
 from decoders.chains.checks import check_chain
-from decoders.chains.simd import BLOCK_VECTORS, HOST_LANES, argmax_block, argmax_vector
+from decoders.chains.simd import (
+    BLOCK_VECTORS,
+    HOST_LANES,
+    TWO_BEST_VECTORS,
+    argmax_block,
+    argmax_vector,
+    two_best_block,
+)
 
 # A restricted step reads whole rows of tau (contiguous, vectorised: |D_i-1| L cells) instead of gathering
 # tau[D_i-1, D_i] (|D_i-1| |D_i| cells) once the successor domain holds more than this share of the labels.
@@ -453,19 +460,29 @@ def _step2_rows(
     arg1: np.ndarray,
     arg2: np.ndarray,
 ) -> None:
-    """One 2-best step over whole rows of ``tau`` (its whole width): the two best extensions into every label b."""
+    """One 2-best step over whole rows of ``tau`` (its whole width): the two best extensions into every label b.
+
+    Whole vectors of successors go through :func:`decoders.chains.simd.two_best_block` (the running two best in
+    registers while the predecessors stream past); what an unpadded ``tau`` leaves after them, through the same
+    selects one label at a time."""
     n_labels = tau.shape[1]
-    best1[:] = -np.inf
-    best2[:] = -np.inf
-    arg1[:] = 0
-    arg2[:] = 0
+    block = TWO_BEST_VECTORS * HOST_LANES
+    vectors = n_labels - n_labels % block
+    for b0 in range(0, vectors, block):
+        two_best_block(score1, score2, prev, tau, b0, best1, best2, arg1, arg2)
+    if vectors == n_labels:
+        return
+    best1[vectors:n_labels] = -np.inf
+    best2[vectors:n_labels] = -np.inf
+    arg1[vectors:n_labels] = 0
+    arg2[vectors:n_labels] = 0
     for k in range(prev.shape[0]):
         s1 = score1[k]
         s2 = score2[k]
         row = tau[prev[k]]
         code1 = np.int32(2 * k)
         code2 = np.int32(2 * k + 1)
-        for b in range(n_labels):
+        for b in range(vectors, n_labels):
             c1 = s1 + row[b]
             c2 = s2 + row[b]
             b1 = best1[b]
