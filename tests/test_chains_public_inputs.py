@@ -203,6 +203,11 @@ ENTRIES: dict[str, tuple[dict | None, dict]] = {
         {"instance": INSTANCE, "decodes": 2},
         {"shape": INSTANCE_ONLY, "nan": ("decodes", math.nan, "decodes"), "id": ("reduced_cost", "eq13", "reduced_cost")},
     ),
+    "decoders.chains.decoders.decode_viterbi_peak": (
+        {"instance": INSTANCE, "measurements": 1, "min_seconds": 1e-5},
+        {"shape": INSTANCE_ONLY, "nan": ("min_seconds", math.nan, "min_seconds"),
+         "id": ("measurements", 0, "measurements")},
+    ),
     "decoders.chains.decoders.decode_cg_two_best": (
         {"instance": INSTANCE, "delta": 0.5},
         {"shape": INSTANCE_ONLY, "nan": ("delta", math.nan, "delta"), "id": NO_IDS},

@@ -8,7 +8,19 @@ import pytest
 from numba.core.errors import TypingError
 
 from decoders.chains.colgen import _DOM, _KEPT, _NKEPT, _setup, _transition_tables, _workspace
-from decoders.chains.simd import kept_best, max_plus, trailing_zeros
+from decoders.chains.simd import (
+    BLOCK_VECTORS,
+    HOST_LANES,
+    TWO_BEST_VECTORS,
+    argmax_block,
+    argmax_vector,
+    kept_best,
+    max_block,
+    max_plus,
+    max_vector,
+    trailing_zeros,
+    two_best_block,
+)
 
 
 @numba.njit
@@ -155,3 +167,98 @@ def test_eq14_kept_lists_are_every_label_that_passes_the_cut_in_order(n_labels, 
             assert np.all(np.diff(kept) > 0)
             # the seed: the first kept label with the best theta_i
             assert lab[_DOM, i, 0] == kept[np.argmax(theta[i, kept])]
+
+
+@numba.njit
+def _blocked_step(score, tau, n_prev, b0, best, arg, vectors_only):
+    if vectors_only:
+        argmax_vector(score, tau, n_prev, b0, best, arg)
+    else:
+        argmax_block(score, tau, n_prev, b0, best, arg)
+
+
+@numba.njit
+def _blocked_max(score, tau, n_prev, b0, best, vectors_only):
+    if vectors_only:
+        max_vector(score, tau, n_prev, b0, best)
+    else:
+        max_block(score, tau, n_prev, b0, best)
+
+
+@pytest.mark.parametrize("vectors_only", [False, True])
+def test_register_blocked_steps_are_the_max_plus_step_with_the_first_argument(vectors_only):
+    """Integer scores (ties everywhere) and forbidden (-inf) cells, whole rows of -inf included: the maxima equal
+    numpy's, the argument is the first predecessor attaining each maximum, and nothing outside the block is
+    written."""
+    rng = np.random.default_rng(7)
+    span = HOST_LANES * (1 if vectors_only else BLOCK_VECTORS)
+    for n_prev in (1, 2, 5, 17, 45):
+        width = 2 * span + HOST_LANES
+        score = rng.integers(-2, 3, size=n_prev).astype(np.float64)
+        score[rng.random(n_prev) < 0.2] = -np.inf
+        tau = rng.integers(-2, 3, size=(n_prev, width)).astype(np.float64)
+        tau[rng.random(tau.shape) < 0.3] = -np.inf
+        tau[:, span + 1] = -np.inf  # a successor no predecessor reaches: argument 0, as the loops give
+        for b0 in (0, span, span + HOST_LANES):
+            if b0 + span > width:
+                continue
+            best = np.full(width, 99.0)
+            arg = np.full(width, -7, dtype=np.int32)
+            _blocked_step(score, tau, n_prev, b0, best, arg, vectors_only)
+            cells = score[:, None] + tau[:, b0 : b0 + span]
+            np.testing.assert_array_equal(best[b0 : b0 + span], cells.max(axis=0))
+            np.testing.assert_array_equal(
+                arg[b0 : b0 + span], cells.argmax(axis=0)
+            )  # numpy: the first maximum
+            outside = np.r_[0:b0, b0 + span : width]
+            assert np.all(best[outside] == 99.0) and np.all(arg[outside] == -7)
+            only = np.full(width, 99.0)
+            _blocked_max(score, tau, n_prev, b0, only, vectors_only)
+            np.testing.assert_array_equal(only, best)
+
+
+def test_register_blocked_steps_refuse_other_layouts_when_compiling():
+    with pytest.raises(TypingError, match="arg must be"):
+        _blocked_step(np.zeros(2), np.zeros((2, 64)), 2, 0, np.zeros(64), np.zeros(64, dtype=np.int64), True)
+    with pytest.raises(TypingError, match="C-contiguous"):
+        _blocked_max(np.zeros(4)[::2], np.zeros((2, 64)), 2, 0, np.zeros(64), True)
+
+
+@numba.njit
+def _two_best(score1, score2, prev, tau, b0, best1, best2, arg1, arg2):
+    two_best_block(score1, score2, prev, tau, b0, best1, best2, arg1, arg2)
+
+
+def test_register_blocked_two_best_step_keeps_the_two_best_candidates_in_code_order():
+    """Candidates 2k (score1[k] + tau) and 2k + 1 (score2[k] + tau, never above the first): best1/best2 are the
+    two largest, ties to the smaller code; codes of -inf values are not compared (they stay 0)."""
+    rng = np.random.default_rng(11)
+    span = HOST_LANES * TWO_BEST_VECTORS
+    for n_prev in (1, 2, 6, 23):
+        width = 3 * span
+        prev = rng.integers(0, width, size=n_prev).astype(np.int64)  # rows of tau, in any order
+        score1 = rng.integers(-2, 3, size=n_prev).astype(np.float64)
+        score2 = score1 - rng.integers(0, 2, size=n_prev)
+        score2[rng.random(n_prev) < 0.3] = -np.inf
+        tau = rng.integers(-2, 3, size=(width, width)).astype(np.float64)
+        tau[rng.random(tau.shape) < 0.3] = -np.inf
+        b0 = span
+        out = [
+            np.full(width, 5.0),
+            np.full(width, 5.0),
+            np.full(width, -1, np.int32),
+            np.full(width, -1, np.int32),
+        ]
+        _two_best(score1, score2, prev, tau, b0, *out)
+        for b in range(b0, b0 + span):
+            values = np.empty(2 * n_prev)
+            values[0::2] = score1 + tau[prev, b]
+            values[1::2] = score2 + tau[prev, b]
+            order = np.lexsort((np.arange(2 * n_prev), -values))  # value descending, then code ascending
+            for rank, (best, arg) in enumerate(((out[0], out[2]), (out[1], out[3]))):
+                expected = values[order[rank]] if rank < len(order) else -np.inf
+                assert best[b] == expected
+                if expected > -np.inf:
+                    assert arg[b] == order[rank]
+        outside = np.r_[0:b0, b0 + span : width]
+        assert np.all(out[0][outside] == 5.0) and np.all(out[3][outside] == -1)

@@ -18,6 +18,8 @@ from hypothesis.extra.numpy import arrays
 from decoders.chains.beam import _beam_search, beam_search
 from decoders.chains.instance import ChainScores, brute_force, sequence_score
 from decoders.chains.viterbi import (
+    PAD,
+    _padded_tau,
     _prune_domains,
     _viterbi,
     _viterbi_2best,
@@ -309,6 +311,100 @@ def test_exact_kernels_agree_with_brute_force_on_tied_integer_chains(chain):
             assert labels2.shape == (0,) and score2 == -np.inf
         else:
             assert_same((labels2, score2), top[1])
+
+
+# --- padded transition matrices (the decoders' tau) ----------------------------------------------------------
+
+
+def padded_results(theta: np.ndarray, tau: np.ndarray, wide: np.ndarray) -> list[tuple[tuple, tuple]]:
+    """Every exact kernel's answer on ``tau`` and on its padded ``wide``, as pairs."""
+    pairs = []
+    for kernel, extra in (
+        (_viterbi, ()),
+        (_viterbi_2best, ()),
+        (_viterbi_pruned, bounds(tau)),
+        (_viterbi_pruned_2best, bounds(tau)),
+    ):
+        pairs.append((kernel(theta, tau, *extra), kernel(theta, wide, *extra)))
+    n, n_labels = theta.shape
+    rng = np.random.default_rng(n * 31 + n_labels)
+    keep = rng.random((n, n_labels)) < 0.6
+    keep[np.arange(n), rng.integers(0, n_labels, n)] = True  # never an empty domain
+    domain = np.flatnonzero(keep.ravel()) % n_labels
+    offsets = np.concatenate([[0], np.cumsum(keep.sum(axis=1))])
+    for kernel in (_viterbi_domains, _viterbi_domains_2best):
+        pairs.append((kernel(theta, tau, offsets, domain), kernel(theta, wide, offsets, domain)))
+    return pairs
+
+
+def assert_bit_identical(plain: tuple, padded: tuple) -> None:
+    assert len(plain) == len(padded)
+    for a, b in zip(plain, padded, strict=True):
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b or (np.isnan(a) and np.isnan(b)), (a, b)  # exact: same bits, -inf included
+
+
+def test_padded_tau_is_tau_then_minus_inf_on_an_aligned_vector_width():
+    tau = np.arange(25, dtype=float).reshape(5, 5)
+    tau[1, 2] = -np.inf
+    for pad in (1, 4, 8):
+        wide = _padded_tau(tau, pad)
+        width = -(-5 // pad) * pad
+        assert wide.shape == (width, width) and wide.flags.c_contiguous and wide.ctypes.data % 64 == 0
+        np.testing.assert_array_equal(wide[:5, :5], tau)
+        assert np.all(wide[5:] == -np.inf) and np.all(wide[:, 5:] == -np.inf)
+    assert _padded_tau(tau).shape[0] % PAD == 0
+    assert ChainScores(tau).padded_tau.shape == _padded_tau(tau).shape
+
+
+@pytest.mark.parametrize("pad", [4, 8, 16])
+def test_padded_kernels_equal_unpadded_bit_for_bit_and_brute_force_with_ties_and_forbidden(pad):
+    """Integer scores (many ties), a quarter of the transitions forbidden (-inf), every padding width: every
+    kernel returns on the padded tau exactly what it returns on tau, and that is brute force's answer."""
+    rng = np.random.default_rng(pad)
+    checked = 0
+    for _ in range(150):
+        n, n_labels = int(rng.integers(1, 6)), int(rng.integers(1, 10))
+        if n_labels**n > 20_000:
+            continue
+        theta = rng.integers(-2, 3, size=(n, n_labels)).astype(np.float64)
+        tau = rng.integers(-2, 3, size=(n_labels, n_labels)).astype(np.float64)
+        tau[rng.random((n_labels, n_labels)) < 0.25] = -np.inf
+        top = reference(theta, tau, 2)
+        if top[0][0] == -np.inf:
+            continue  # no feasible sequence: the kernels' precondition
+        pairs = padded_results(theta, tau, _padded_tau(tau, pad))
+        for plain, padded in pairs:
+            assert_bit_identical(plain, padded)
+        assert_same(pairs[0][1], top[0])
+        labels1, score1, labels2, score2 = pairs[1][1]
+        assert_same((labels1, score1), top[0])
+        if len(top) > 1 and top[1][0] > -np.inf:
+            assert_same((labels2, score2), top[1])
+        else:
+            assert labels2.shape == (0,) and score2 == -np.inf
+        checked += 1
+    assert checked > 60
+
+
+def test_padded_kernels_equal_unpadded_at_model_sizes():
+    """Continuous scores at the datasets' label counts (45, 50, 343 and a width already a multiple of 8), some
+    transitions forbidden and the emissions peaked (so pruning takes every path: gathered, dense and full
+    steps): answers bit for bit the same padded and unpadded."""
+    rng = np.random.default_rng(5)
+    for n_labels in (45, 48, 50, 343):
+        n = 30
+        theta = rng.normal(size=(n, n_labels))
+        theta[::3, rng.integers(0, n_labels)] += 6.0
+        theta[1::3] *= 0.01  # flat tokens: nearly nothing pruned
+        tau = rng.normal(size=(n_labels, n_labels)) * 0.5
+        tau[rng.random((n_labels, n_labels)) < 0.1] = -np.inf
+        for pad in (4, 8):
+            for plain, padded in padded_results(theta, tau, _padded_tau(tau, pad)):
+                assert_bit_identical(plain, padded)
 
 
 # --- beam search ----------------------------------------------------------------------------------------------

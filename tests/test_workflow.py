@@ -156,7 +156,16 @@ def test_run_decodes_every_chains_variant(finished_run):
     assert set(table1["dataset"]) == {"wsj", "ewt", "ewt-ner"}
     exact = table1[table1["variant"].isin(["viterbi", "viterbi+p", "cg"])]
     assert (exact["exact_pct"] == 100.0).all() and (exact["sentences"] == 40).all()
-    for name in ("table2a", "table2b", "cg_statistics", "speed_by_length", "cg_phases", "peer", "figure2"):
+    for name in (
+        "table2a",
+        "table2b",
+        "cg_statistics",
+        "speed_by_length",
+        "cg_phases",
+        "viterbi_peak",
+        "peer",
+        "figure2",
+    ):
         assert len(pd.read_csv(finished_run / "results" / "tables" / "chains" / f"{name}.csv")) > 0
     for name in ("figure2", "cg_statistics", "speed_by_length", "cg_phases"):
         assert (finished_run / "results" / "figures" / "chains" / f"{name}.png").stat().st_size > 0

@@ -115,6 +115,11 @@ rule chains_tables:
             caption=report_caption("chains", "cg_phases"),
             category="chains",
         ),
+        viterbi_peak=report(
+            "results/tables/chains/viterbi_peak.csv",
+            caption=report_caption("chains", "viterbi_peak"),
+            category="chains",
+        ),
         peer=report(
             "results/tables/chains/peer.csv",
             caption=report_caption("chains", "peer"),

@@ -11,6 +11,7 @@ CHAINS_TABLES = [
     "cg_statistics",
     "speed_by_length",
     "cg_phases",
+    "viterbi_peak",
     "peer",
     "figure2",
     "seeds",

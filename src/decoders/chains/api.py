@@ -4,7 +4,7 @@
 registered decoder the method names (the one the benchmark times), then checks an ``optimal`` answer's
 certificate with the experiment's ``verify``. The decoders that take a trained model rather than scores
 (``viterbi+scoring``, ``cg+scoring``, ``crfsuite``: a :class:`~decoders.chains.instance.FeatureInstance`) and the
-profiling run ``cg-profile`` are not methods here.
+profiling runs ``cg-profile`` and ``viterbi-peak`` are not methods here.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ NOT_ON_SCORES = {
     "cg+scoring": "scores a FeatureInstance with a trained model",
     "crfsuite": "tags feature strings with a trained CRFsuite model",
     "cg-profile": "a profiling run of cg (cycle counts), not a decoder of its own",
+    "viterbi-peak": "a profiling run of viterbi (beside this CPU's measured peaks), not a decoder of its own",
 }
 
 

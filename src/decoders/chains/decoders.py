@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from decoders.chains import crfsuite
+from decoders.chains import crfsuite, peak
 from decoders.chains.beam import _beam_search
 from decoders.chains.checks import MAX_WIDTH, _refuse
 from decoders.chains.colgen import (
@@ -42,7 +42,7 @@ REDUCED_COSTS = {"eq12": EQ12, "eq8": EQ8, "eq9": EQ9}
 
 def _bounds(instance: ChainInstance) -> tuple[np.ndarray, ...]:
     s = instance.scores
-    return s.tau, s.in_min, s.in_max, s.out_min, s.out_max
+    return s.padded_tau, s.in_min, s.in_max, s.out_min, s.out_max
 
 
 # Compiled timing loops (decoders.harness.loops): the same kernel calls as the decoders below, repeated inside
@@ -96,11 +96,63 @@ def _width(width: int) -> int:
 @register(
     EXPERIMENT,
     "viterbi",
-    timing_loop=lambda instance, repeats: _VITERBI(repeats, instance.theta, instance.scores.tau),
+    timing_loop=lambda instance, repeats: _VITERBI(repeats, instance.theta, instance.scores.padded_tau),
 )
 def decode_viterbi(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
-    labels, score = _viterbi(instance.theta, instance.scores.tau)
+    labels, score = _viterbi(instance.theta, instance.scores.padded_tau)
     return Solution(labels, score, score, "optimal")
+
+
+def _measurements(measurements: int) -> int:
+    """The peak measurements per sentence: an integer in 1..1000."""
+    if (
+        isinstance(measurements, bool)
+        or not isinstance(measurements, int | np.integer)
+        or not 1 <= measurements <= 1000
+    ):
+        raise ConfigError(f"measurements must be an integer in 1..1000; got {measurements!r}")
+    return int(measurements)
+
+
+def _min_seconds(min_seconds: float) -> float:
+    """The shortest timed interval of a peak measurement: seconds in (0, 1]."""
+    if isinstance(min_seconds, bool) or not isinstance(min_seconds, int | float) or not 0 < min_seconds <= 1:
+        raise ConfigError(
+            f"min_seconds must be a number of seconds in (0, 1], e.g. 0.0002; got {min_seconds!r}"
+        )
+    return float(min_seconds)
+
+
+@register(
+    EXPERIMENT,
+    "viterbi-peak",
+    timing_loop=lambda instance, repeats, **_: _VITERBI(repeats, instance.theta, instance.scores.padded_tau),
+)
+def decode_viterbi_peak(
+    instance: ChainInstance,
+    *,
+    deadline: float | None = None,
+    measurements: int = 3,
+    min_seconds: float = 2e-4,
+) -> Solution:
+    """Viterbi as ``viterbi`` decodes it (the same timing loop: its recorded seconds are Viterbi's), then, in the
+    same process and on the same sentence, ``measurements`` measurements of the core's clock and of the two peaks of
+    :mod:`decoders.chains.peak` (stats ``clock_hz``, ``register_cells_per_second``, ``max_plus_seconds``; each
+    timed interval at least ``min_seconds``), with the sentence's ``cells`` (label pairs, ``(n - 1) L^2``) and
+    the padded ``width`` of ``tau``: the chains table ``viterbi_peak`` sets Viterbi's cells per cycle beside
+    the peaks'. A one-token sentence has no cells and is not measured."""
+    measurements, min_seconds = _measurements(measurements), _min_seconds(min_seconds)
+    theta, tau = instance.theta, instance.scores.padded_tau
+    labels, score = _viterbi(theta, tau)
+    n, n_labels = theta.shape
+    stats: dict[str, Any] = {
+        "cells": (n - 1) * n_labels * n_labels,
+        "labels": n_labels,
+        "width": tau.shape[1],
+    }
+    if n > 1:
+        stats.update(peak.measure(theta, tau, measurements, min_seconds))
+    return Solution(labels, score, score, "optimal", stats)
 
 
 @register(
@@ -193,10 +245,10 @@ def _two_best(best, best_score, second, second_score, stats: dict[str, Any]) -> 
 @register(
     EXPERIMENT,
     "viterbi-2best",
-    timing_loop=lambda instance, repeats: _VITERBI_2BEST(repeats, instance.theta, instance.scores.tau),
+    timing_loop=lambda instance, repeats: _VITERBI_2BEST(repeats, instance.theta, instance.scores.padded_tau),
 )
 def decode_viterbi_2best(instance: ChainInstance, *, deadline: float | None = None) -> Solution:
-    best, score1, second, score2 = _viterbi_2best(instance.theta, instance.scores.tau)
+    best, score1, second, score2 = _viterbi_2best(instance.theta, instance.scores.padded_tau)
     return _two_best(best, score1, second, score2, {})
 
 
@@ -285,7 +337,7 @@ def decode_cg_scoring(instance: FeatureInstance, *, deadline: float | None = Non
 @register(EXPERIMENT, "viterbi+scoring")
 def decode_viterbi_scoring(instance: FeatureInstance, *, deadline: float | None = None) -> Solution:
     theta, model = _theta(instance)
-    labels, score = _viterbi(theta, model.tau)
+    labels, score = _viterbi(theta, model.scores.padded_tau)
     return Solution(labels, score, score, "optimal")
 
 

@@ -95,6 +95,14 @@ class ChainScores:
         return _longest_walk(self.tau)
 
     @cached_property
+    def padded_tau(self) -> np.ndarray:
+        """``tau`` padded with -inf to a width the Viterbi kernels vectorise without a remainder
+        (``decoders.chains.viterbi._padded_tau``), computed once per model; the kernels' answers are the same."""
+        from decoders.chains.viterbi import _padded_tau  # deferred: numba is needed only by the kernels
+
+        return _padded_tau(self.tau)
+
+    @cached_property
     def cg_tables(self) -> np.ndarray:
         """The bounds and ``tau`` transposed, packed as column generation reads them
         (``decoders.chains.colgen._transition_tables``), computed once per model rather than per sentence."""

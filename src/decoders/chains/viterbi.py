@@ -36,6 +36,14 @@ import numba
 import numpy as np
 
 from decoders.chains.checks import check_chain
+from decoders.chains.simd import (
+    BLOCK_VECTORS,
+    HOST_LANES,
+    TWO_BEST_VECTORS,
+    argmax_block,
+    argmax_vector,
+    two_best_block,
+)
 
 # A restricted step reads whole rows of tau (contiguous, vectorised: |D_i-1| L cells) instead of gathering
 # tau[D_i-1, D_i] (|D_i-1| |D_i| cells) once the successor domain holds more than this share of the labels.
@@ -44,6 +52,34 @@ from decoders.chains.checks import check_chain
 # then costs at most 5 |D_i-1| |D_i| cells, so a step stays O(|D_i-1| |D_i|), never O(L^2) for small domains.
 _DENSE_SHARE = 0.2
 _UNIT = 2.0**-53  # unit roundoff of float64
+#: The kernels' ``tau`` may be wider than L (the decoders pass :func:`_padded_tau`, its width a multiple of
+#: ``PAD``): the vectorised loops over successors then end on whole vectors, with no scalar remainder, and the
+#: extra columns are -inf, so no padding label ever wins a maximum (a strict ``>`` keeps the first real one) and
+#: the answers are the unpadded ones bit for bit. ``PAD`` is the CPU's float64 vector width
+#: (:data:`decoders.chains.simd.HOST_LANES`: 4 with AVX2, 8 with AVX-512). Measured on this machine (AMD EPYC, Zen 3,
+#: AVX2; niced, the machine shared; n = 24, L = 45, 50 and 343, compiled loops, medians of 40-60 alternations):
+#: padding to 4 gave 1.03-1.17x on L = 45 and 50 for the four kernels and nothing measurable on L = 343; to 8 no
+#: more than to 4, and on L = 50 (56 columns) from 0.87x to 1.02x across runs. The larger gains are elsewhere:
+#: selects in place of branches in the row steps (1.2-1.5x: LLVM made the branches masked stores, slow on this
+#: CPU) and the register blocking of :func:`_viterbi` (2-2.8x; docs/chains.md#viterbi-peak).
+PAD = HOST_LANES
+
+
+#: Bytes of a cache line: the padded ``tau`` starts on one, so that every row starts on a vector boundary.
+_LINE = 64
+
+
+def _padded_tau(tau: np.ndarray, pad: int = PAD) -> np.ndarray:
+    """``tau`` (L x L) padded with -inf to ``P x P``, P the multiple of ``pad`` at or above L (C order, its data
+    starting on a cache-line boundary)."""
+    n_labels = tau.shape[0]
+    width = -(-n_labels // pad) * pad
+    raw = np.empty(width * width + _LINE // 8, dtype=np.float64)
+    start = (-raw.ctypes.data % _LINE) // 8
+    out = raw[start : start + width * width].reshape(width, width)
+    out[:] = -np.inf
+    out[:n_labels, :n_labels] = tau
+    return out
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -54,15 +90,17 @@ def _step_rows(
 
     ``arg[b]`` is the first k attaining the maximum (``prev`` is non-empty). Predecessors are the outer loop and
     successors the inner one, so the inner loop streams a contiguous row of ``tau`` and updates running maxima,
-    which LLVM vectorises (masked stores). The first row initialises the maxima; then four predecessors are
-    merged per pass (a tournament that keeps the smaller k on ties), quartering the loads and stores of the
-    running maxima; two, then one, finish the rest.
+    which LLVM vectorises; the updates are selects and plain stores (branches would be masked stores: see
+    :data:`PAD`). The first row initialises
+    the maxima; then four predecessors are merged per pass (a tournament that keeps the smaller k on ties),
+    quartering the loads and stores of the running maxima; two, then one, finish the rest. ``b`` runs over the
+    whole width of ``tau`` (padded: :func:`_padded_tau`), so ``best`` and ``arg`` must be that long.
     """
-    n_labels = tau.shape[1]
+    width = tau.shape[1]
     n_prev = prev.shape[0]
     s0 = score[0]
     row0 = tau[prev[0]]
-    for b in range(n_labels):
+    for b in range(width):
         best[b] = s0 + row0[b]
         arg[b] = 0
     k = 1
@@ -75,7 +113,7 @@ def _step_rows(
         s1 = score[k + 1]
         s2 = score[k + 2]
         s3 = score[k + 3]
-        for b in range(n_labels):
+        for b in range(width):
             v0 = s0 + row0[b]
             v1 = s1 + row1[b]
             v2 = s2 + row2[b]
@@ -89,33 +127,36 @@ def _step_rows(
             c = w1 > w0
             v = w1 if c else w0
             q = q1 if c else q0
-            if v > best[b]:
-                best[b] = v
-                arg[b] = q
+            old = best[b]
+            better = v > old
+            best[b] = v if better else old
+            arg[b] = q if better else arg[b]
         k += 4
     if k + 1 < n_prev:
         row0 = tau[prev[k]]
         row1 = tau[prev[k + 1]]
         s0 = score[k]
         s1 = score[k + 1]
-        for b in range(n_labels):
+        for b in range(width):
             v0 = s0 + row0[b]
             v1 = s1 + row1[b]
             c = v1 > v0
             v = v1 if c else v0
             q = k + 1 if c else k
-            if v > best[b]:
-                best[b] = v
-                arg[b] = q
+            old = best[b]
+            better = v > old
+            best[b] = v if better else old
+            arg[b] = q if better else arg[b]
         k += 2
     if k < n_prev:
         s0 = score[k]
         row0 = tau[prev[k]]
-        for b in range(n_labels):
+        for b in range(width):
             v = s0 + row0[b]
-            if v > best[b]:
-                best[b] = v
-                arg[b] = k
+            old = best[b]
+            better = v > old
+            best[b] = v if better else old
+            arg[b] = k if better else arg[b]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -155,77 +196,69 @@ def _step_gather(
             c = w1 > w0
             v = w1 if c else w0
             q = q1 if c else q0
-            if v > best[j]:
-                best[j] = v
-                arg[j] = q
+            old = best[j]
+            better = v > old
+            best[j] = v if better else old
+            arg[j] = q if better else arg[j]
         k += 4
     while k < n_prev:
         s0 = score[k]
         row0 = tau[prev[k]]
         for j in range(m):
             v = s0 + row0[cur[j]]
-            if v > best[j]:
-                best[j] = v
-                arg[j] = k
+            old = best[j]
+            better = v > old
+            best[j] = v if better else old
+            arg[j] = k if better else arg[j]
         k += 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _step_tail(
+    score: np.ndarray, tau: np.ndarray, n_prev: int, start: int, best: np.ndarray, arg: np.ndarray
+):
+    """The max-product step for successors ``start <= b <`` tau's width, one at a time (what is left of an
+    unpadded ``tau`` after the whole vectors): the first predecessor attaining each maximum, as the blocks."""
+    for b in range(start, tau.shape[1]):
+        top = score[0] + tau[0, b]
+        where = 0
+        for a in range(1, n_prev):
+            v = score[a] + tau[a, b]
+            if v > top:
+                top = v
+                where = a
+        best[b] = top
+        arg[b] = where
 
 
 @numba.njit(cache=True, nogil=True)
 def _viterbi(theta: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, float]:
-    """The best label sequence (int64[n]) and its score; O(n L^2), vectorised.
+    """The best label sequence (int64[n]) and its score; O(n L^2), vectorised and blocked in registers.
 
-    The step loops run over predecessors a outside and successors b inside, so the inner loop streams a
-    contiguous row of ``tau`` and updates running maxima ``best[b]`` with their argmax, which LLVM vectorises
-    (masked stores). Row 0 initialises the maxima; then four predecessors are merged per pass (a tournament
-    that keeps the smaller a on ties), quartering the loads and stores of the running maxima. Kept as one
-    self-contained function: the same loops behind a helper call measured 5-7% slower.
+    ``tau`` is L x L, or padded wider with -inf (:func:`_padded_tau`; the decoders pass the padded one): the
+    answer is the same bit for bit. Each step computes ``best[b] = max_a score[a] + tau[a, b]`` with the first
+    maximising ``a`` for a block of successors at a time (:data:`decoders.chains.simd.BLOCK_VECTORS` vectors),
+    whose maxima and arguments stay in registers while every predecessor's row segment streams past
+    (:func:`decoders.chains.simd.argmax_block`): per cell one add, one compare and two selects, and no load or
+    store of the running maxima. Then single vectors, then (unpadded ``tau`` only) single labels. Measured on
+    this machine (niced, shared): 2-2.8x the cells per cycle of the previous kernel (predecessors outside,
+    successors inside, running maxima in memory) at L = 45 and 50, 1.8x at L = 343 (docs/chains.md#viterbi-peak).
     """
     n, n_labels = theta.shape
+    width = tau.shape[1]
+    block = BLOCK_VECTORS * HOST_LANES
+    blocked = width - width % block
+    vectors = width - width % HOST_LANES
     score = theta[0].copy()
-    best = np.empty(n_labels, dtype=np.float64)
-    back = np.empty((n, n_labels), dtype=np.int32)
+    best = np.empty(width, dtype=np.float64)
+    back = np.empty((n, width), dtype=np.int32)
     for i in range(1, n):
         arg = back[i]
-        s0 = score[0]
-        for b in range(n_labels):
-            best[b] = s0 + tau[0, b]
-            arg[b] = 0
-        a = 1
-        while a + 3 < n_labels:
-            row0 = tau[a]
-            row1 = tau[a + 1]
-            row2 = tau[a + 2]
-            row3 = tau[a + 3]
-            s0 = score[a]
-            s1 = score[a + 1]
-            s2 = score[a + 2]
-            s3 = score[a + 3]
-            for b in range(n_labels):
-                v0 = s0 + row0[b]
-                v1 = s1 + row1[b]
-                v2 = s2 + row2[b]
-                v3 = s3 + row3[b]
-                c = v1 > v0
-                w0 = v1 if c else v0
-                q0 = a + 1 if c else a
-                c = v3 > v2
-                w1 = v3 if c else v2
-                q1 = a + 3 if c else a + 2
-                c = w1 > w0
-                v = w1 if c else w0
-                q = q1 if c else q0
-                if v > best[b]:
-                    best[b] = v
-                    arg[b] = q
-            a += 4
-        while a < n_labels:
-            s0 = score[a]
-            for b in range(n_labels):
-                v = s0 + tau[a, b]
-                if v > best[b]:
-                    best[b] = v
-                    arg[b] = a
-            a += 1
+        for b0 in range(0, blocked, block):
+            argmax_block(score, tau, n_labels, b0, best, arg)
+        for b0 in range(blocked, vectors, HOST_LANES):
+            argmax_vector(score, tau, n_labels, b0, best, arg)
+        _step_tail(score, tau, n_labels, vectors, best, arg)
         for b in range(n_labels):
             score[b] = best[b] + theta[i, b]
     labels = np.empty(n, dtype=np.int64)
@@ -349,12 +382,16 @@ def _viterbi_domains(
     gathering (``|D_i-1| L`` contiguous cells, cheaper than ``|D_i-1| |D_i|`` gathered ones there).
     """
     n, n_labels = theta.shape
-    work = np.empty((3, n_labels), dtype=np.float64)  # one allocation: it runs once per sentence
+    width = tau.shape[1]
+    work = np.empty((3, width), dtype=np.float64)  # one allocation: it runs once per sentence
     score = work[0]
     best = work[1]
     dense_best = work[2]
-    back = np.empty(offsets[n] + n_labels, dtype=np.int32)
-    dense_arg = back[offsets[n] :]
+    # a step over whole rows writes `width` back-pointers from its token's start: past its own into the next
+    # token's (which that token's step writes again) or, at the last token, into the slack; the dense scratch
+    # comes after that
+    back = np.empty(offsets[n] + 2 * width, dtype=np.int32)
+    dense_arg = back[offsets[n] + width :]
     prev = domain[offsets[0] : offsets[1]]
     for j in range(prev.shape[0]):
         score[j] = theta[0, prev[j]]
@@ -363,7 +400,7 @@ def _viterbi_domains(
         arg = back[offsets[i] : offsets[i + 1]]
         m = cur.shape[0]
         if m == n_labels:  # positions are labels: no copy
-            _step_rows(score, prev, tau, best, arg)
+            _step_rows(score, prev, tau, best, back[offsets[i] : offsets[i] + width])
         elif m > _DENSE_SHARE * n_labels:
             _step_rows(score, prev, tau, dense_best, dense_arg)
             for j in range(m):
@@ -423,19 +460,29 @@ def _step2_rows(
     arg1: np.ndarray,
     arg2: np.ndarray,
 ) -> None:
-    """One 2-best step over whole rows of ``tau``: the two best extensions into every label b."""
+    """One 2-best step over whole rows of ``tau`` (its whole width): the two best extensions into every label b.
+
+    Whole vectors of successors go through :func:`decoders.chains.simd.two_best_block` (the running two best in
+    registers while the predecessors stream past); what an unpadded ``tau`` leaves after them, through the same
+    selects one label at a time."""
     n_labels = tau.shape[1]
-    best1[:] = -np.inf
-    best2[:] = -np.inf
-    arg1[:] = 0
-    arg2[:] = 0
+    block = TWO_BEST_VECTORS * HOST_LANES
+    vectors = n_labels - n_labels % block
+    for b0 in range(0, vectors, block):
+        two_best_block(score1, score2, prev, tau, b0, best1, best2, arg1, arg2)
+    if vectors == n_labels:
+        return
+    best1[vectors:n_labels] = -np.inf
+    best2[vectors:n_labels] = -np.inf
+    arg1[vectors:n_labels] = 0
+    arg2[vectors:n_labels] = 0
     for k in range(prev.shape[0]):
         s1 = score1[k]
         s2 = score2[k]
         row = tau[prev[k]]
         code1 = np.int32(2 * k)
         code2 = np.int32(2 * k + 1)
-        for b in range(n_labels):
+        for b in range(vectors, n_labels):
             c1 = s1 + row[b]
             c2 = s2 + row[b]
             b1 = best1[b]
@@ -546,15 +593,18 @@ def _viterbi_domains_2best(
     ``O(sum_i |D_i-1| |D_i|)``, with the same dense/gather choice per step as :func:`_viterbi_domains`.
     """
     n, n_labels = theta.shape
-    score1 = np.empty(n_labels, dtype=np.float64)
-    score2 = np.empty(n_labels, dtype=np.float64)
-    best1 = np.empty(n_labels, dtype=np.float64)
-    best2 = np.empty(n_labels, dtype=np.float64)
-    back = np.empty((2, offsets[n]), dtype=np.int32)
-    dense1 = np.empty(n_labels, dtype=np.float64)
-    dense2 = np.empty(n_labels, dtype=np.float64)
-    dense_arg1 = np.empty(n_labels, dtype=np.int32)
-    dense_arg2 = np.empty(n_labels, dtype=np.int32)
+    width = tau.shape[1]
+    score1 = np.empty(width, dtype=np.float64)
+    score2 = np.empty(width, dtype=np.float64)
+    best1 = np.empty(width, dtype=np.float64)
+    best2 = np.empty(width, dtype=np.float64)
+    # slack of `width` after the last token: a step over whole rows writes `width` back-pointers from its token's
+    # start (past its own into the next token's, which that token's step writes again)
+    back = np.empty((2, offsets[n] + width), dtype=np.int32)
+    dense1 = np.empty(width, dtype=np.float64)
+    dense2 = np.empty(width, dtype=np.float64)
+    dense_arg1 = np.empty(width, dtype=np.int32)
+    dense_arg2 = np.empty(width, dtype=np.int32)
     full = offsets[n] == n * n_labels  # every domain is all labels: positions are labels, no copies needed
     prev = domain[offsets[0] : offsets[1]]
     for j in range(prev.shape[0]):
@@ -566,7 +616,9 @@ def _viterbi_domains_2best(
         arg2 = back[1, offsets[i] : offsets[i + 1]]
         m = cur.shape[0]
         if full:
-            _step2_rows(score1, score2, prev, tau, best1, best2, arg1, arg2)
+            rows1 = back[0, offsets[i] : offsets[i] + width]
+            rows2 = back[1, offsets[i] : offsets[i] + width]
+            _step2_rows(score1, score2, prev, tau, best1, best2, rows1, rows2)
         elif m > _DENSE_SHARE * n_labels:
             _step2_rows(score1, score2, prev, tau, dense1, dense2, dense_arg1, dense_arg2)
             for j in range(m):

@@ -37,7 +37,7 @@ from decoders.seeds import seed_rows, seeded_name
 from decoders.tables.captions import caption
 from decoders.tables.coverage import FAILED, LOOP, coverage, failures_text, finished, timing_mode
 from decoders.tables.crosscheck import Certified, cross_check, cross_check_counts, cross_check_note
-from decoders.tables.intervals import ratio_of_totals
+from decoders.tables.intervals import ratio_interval, ratio_of_totals
 from decoders.tables.ratios import (
     Comparison,
     Sides,
@@ -52,7 +52,7 @@ from decoders.tables.writers import rounded, save_figure, write_table
 
 #: Columns of the tables derived from the clock (times, rates, speed-ups, what the pairing costs): two runs of the
 #: same workflow agree on every other column.
-CLOCK_COLUMNS = re.compile(r"seconds|per_s|speedup|vs_crfsuite|pairing|timing")
+CLOCK_COLUMNS = re.compile(r"seconds|per_s|speedup|vs_crfsuite|pairing|timing|_cpc|clock_ghz|_pct_of_")
 
 #: The experiment's section of the results page: its heading and figures (title, file under results/, and
 #: optionally the table the figure goes with: it is shown only when that table is).
@@ -576,6 +576,79 @@ def cg_phases_figure(table: pd.DataFrame, path) -> None:
     save_figure(fig, path, dpi=150)
 
 
+PEAK = "viterbi-peak"
+
+
+def viterbi_peak(records: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """How close Viterbi comes to this CPU's peak for its work, per dataset, from the ``viterbi-peak`` records
+    (:func:`decoders.chains.decoders.decode_viterbi_peak`): Viterbi's cells (label pairs) per cycle, the
+    max-plus kernel's and the register-only add-and-max's, all at the core clock measured in the same job on the
+    same sentence, and Viterbi's share of each peak with its 95% interval (a bootstrap over sentences, both sides
+    of a sentence together). Per sentence, the clock is the median of its measurements and each peak the median
+    of its; a dataset's cells per cycle are its cells over its cycles (ratio of totals), with the quartiles of
+    the sentences' values beside them. Sentences of one token (no cells) and sentences whose Viterbi was not
+    timed by its compiled loop (a per-call time would include the peaks' measurement) are left out."""
+    rows = []
+    for dataset, group in records[records["variant"] == PEAK].groupby("dataset", sort=False):
+        measured = []
+        for record in finished(group).itertuples():
+            stats = json.loads(record.stats)
+            if not stats.get("cells") or "clock_hz" not in stats or "loop_repeats" not in stats:
+                continue
+            hz = float(np.median(stats["clock_hz"]))
+            cells = float(stats["cells"])
+            measured.append(
+                {
+                    "instance_id": record.instance_id,
+                    "cells": cells,
+                    "hz": hz,
+                    "labels": stats["labels"],
+                    "width": stats["width"],
+                    "viterbi": float(record.seconds) * hz,
+                    "max_plus": float(np.median(stats["max_plus_seconds"])) * hz,
+                    "register": cells * hz / float(np.median(stats["register_cells_per_second"])),
+                }
+            )
+        row: dict = {"dataset": dataset, "sentences": len(measured), FAILED: failures_text(group)}
+        if measured:
+            frame = pd.DataFrame(measured).set_index("instance_id")
+            row |= {"labels": int(frame["labels"].max()), "width": int(frame["width"].max())}
+            row |= _quartiles("clock_ghz", frame["hz"] / 1e9, frame["hz"].median() / 1e9)
+            for name in ("viterbi", "max_plus", "register"):
+                per_sentence = frame["cells"] / frame[name]
+                row |= _quartiles(f"{name}_cpc", per_sentence, frame["cells"].sum() / frame[name].sum())
+            for name in ("max_plus", "register"):
+                share = ratio_interval(frame[name], frame["viterbi"], None, seed=seed)
+                row |= {
+                    f"viterbi_pct_of_{name}": 100.0 * share.estimate,
+                    f"viterbi_pct_of_{name}_lo": 100.0 * share.low,
+                    f"viterbi_pct_of_{name}_hi": 100.0 * share.high,
+                }
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=_PEAK_COLUMNS)
+    return table.round({c: 2 for c in _PEAK_COLUMNS if c.endswith(("cpc", "q1", "q3", "ghz"))}).round(
+        {c: 1 for c in _PEAK_COLUMNS if "_pct_" in c}
+    )
+
+
+def _quartiles(name: str, values: pd.Series, estimate: float) -> dict[str, float]:
+    """``name`` (the dataset's estimate) and ``name_q1``/``name_q3`` (the quartiles of the sentences' values)."""
+    q1, q3 = np.percentile(values.to_numpy(dtype=float), [25, 75])
+    return {name: float(estimate), f"{name}_q1": float(q1), f"{name}_q3": float(q3)}
+
+
+_PEAK_COLUMNS = [
+    "dataset",
+    "sentences",
+    FAILED,
+    "labels",
+    "width",
+    *(f"clock_ghz{end}" for end in ("", "_q1", "_q3")),
+    *(f"{name}_cpc{end}" for name in ("viterbi", "max_plus", "register") for end in ("", "_q1", "_q3")),
+    *(f"viterbi_pct_of_{name}{end}" for name in ("max_plus", "register") for end in ("", "_lo", "_hi")),
+]
+
+
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
@@ -600,6 +673,7 @@ CERTIFIED = Certified(
         "viterbi+p-2best",
         "cg-01",
         "cg-profile",
+        "viterbi-peak",
         "cg+scoring",
         "viterbi+scoring",
     )
@@ -1042,3 +1116,15 @@ def write_chains_outputs(
         caption=caption("chains", "cg_phases"),
     )
     cg_phases_figure(phases, figures / "cg_phases.png")
+    write_table(
+        viterbi_peak(records, seed),
+        tables / "viterbi_peak",
+        title="How close Viterbi is to this CPU's peak",
+        caption=caption("chains", "viterbi_peak"),
+        notes=[
+            "`*_lo`, `*_hi`: 95% interval of the share: 2000 bootstrap resamples of the sentences (Viterbi and the"
+            f" peaks of a sentence together; seed {seed}); percentile interval. No run-to-run term: Viterbi and"
+            " the peaks are timed in the same job, sentence by sentence, and the noise jobs do not retime this"
+            " profile."
+        ],
+    )
