@@ -35,6 +35,7 @@ PACKAGES: tuple[str, ...] = (
     "networkx",
     "scikit-learn",
     "snakemake",
+    "ad3",  # the ppc peer, built by decoders.ppc.ad3_install (None where it is not installed)
 )
 
 PROVENANCE_KEYS: tuple[str, ...] = (

@@ -90,7 +90,9 @@ def patch_runcle(source: Path) -> None:
     """Add the missing ``return 0;`` to ``FactorTree::RunCLE``; fail if 2.2.1's text is not there once."""
     text = source.read_text()
     if text.count(RUNCLE_END) != 1:
-        raise BuildError("patch", f"{source.name}: expected the end of FactorTree::RunCLE once: {RUNCLE_END!r}")
+        raise BuildError(
+            "patch", f"{source.name}: expected the end of FactorTree::RunCLE once: {RUNCLE_END!r}"
+        )
     source.write_text(text.replace(RUNCLE_END, RUNCLE_FIXED))
 
 
@@ -102,10 +104,15 @@ def smoke_test() -> str:
 def build(work: Path) -> str:
     """Download, patch, build and install; AD3's version as installed."""
     pip = [sys.executable, "-m", "pip"]
-    _run("download", [*pip, "download", "--no-deps", "--no-binary", ":all:", f"ad3=={VERSION}", "-d", str(work)])
+    _run(
+        "download",
+        [*pip, "download", "--no-deps", "--no-binary", ":all:", f"ad3=={VERSION}", "-d", str(work)],
+    )
     archives = sorted(work.glob("ad3-*.tar.gz"))
     if len(archives) != 1:
-        raise BuildError("download", f"expected one ad3 source archive in {work}, found {[a.name for a in archives]}")
+        raise BuildError(
+            "download", f"expected one ad3 source archive in {work}, found {[a.name for a in archives]}"
+        )
     with tarfile.open(archives[0]) as archive:
         archive.extractall(work, filter="data")
     source = work / f"ad3-{VERSION}"
@@ -121,7 +128,12 @@ def build(work: Path) -> str:
         if not pyx.is_file():
             raise BuildError("cython", f"{pyx} is missing")
         (package / f"{module}.cpp").unlink(missing_ok=True)
-        _run("cython", [sys.executable, "-m", "cython", "--cplus", "-2", "-I", str(package), pyx.name], package, env)
+        _run(
+            "cython",
+            [sys.executable, "-m", "cython", "--cplus", "-2", "-I", str(package), pyx.name],
+            package,
+            env,
+        )
         if not (package / f"{module}.cpp").is_file():
             raise BuildError("cython", f"Cython wrote no {module}.cpp")
     _run("build", [*pip, "install", "--no-deps", "--no-cache-dir", str(source)])
