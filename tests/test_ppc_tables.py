@@ -180,24 +180,21 @@ def peer(tmp_path) -> Path:
 
 def test_roles_follow_the_config_entries():
     roles = tables.variant_roles(SETTINGS)
-    assert (
-        roles
-        == {
-            "bf": "full-lp",
-            "bf_paper": "full-lp-paper",
-            "arcgp": "arcgp",
-            "onegp": "onegp",
-            "ppc": "ppc",  # ours (pricing options), listed after the paper's
-            "ppc_paper": "ppc-paper",
-            "mst": "mst",
-            "ilp": "ilp",
-            "audit": "audit",
-            "bf_cycles": "full-lp-cycles",
-            "arcgp_cycles": None,  # AD3's rows and the LP theirs equals: not configured here (tests/test_ppc_ad3.py)
-            "ad3_lp": None,
-            "ad3_exact": None,
-        }
-    )
+    assert roles == {
+        "bf": "full-lp",
+        "bf_paper": "full-lp-paper",
+        "arcgp": "arcgp",
+        "onegp": "onegp",
+        "ppc": "ppc",  # ours (pricing options), listed after the paper's
+        "ppc_paper": "ppc-paper",
+        "mst": "mst",
+        "ilp": "ilp",
+        "audit": "audit",
+        "bf_cycles": "full-lp-cycles",
+        "arcgp_cycles": None,  # AD3's rows: tests/test_ppc_ad3.py
+        "ad3_lp": None,
+        "ad3_exact": None,
+    }
     without = {"variants": {k: v for k, v in SETTINGS["variants"].items() if k != "ilp"}}
     assert tables.variant_roles(without)["ilp"] is None
     # a full-lp variant without a polytope solves the `all` polytope: it is BF; with cycle cuts, never BF
