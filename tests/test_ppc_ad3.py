@@ -8,8 +8,10 @@ step's reason, except under CI (``CI`` set), which runs that step first, where t
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -120,6 +122,21 @@ def test_without_normalising_huge_scores_are_not_certified(needs_ad3):
     assert raw.status == "feasible" and raw.bound >= ours.objective - 1e-6 * (1 + abs(ours.objective))
 
 
+def test_child_stops_at_the_deadline(needs_ad3):
+    """With ``child``, the branch and bound runs in a forked child: the same answer within the deadline, a
+    timeout (and the child killed) past it."""
+    arc, gp = instance(np.random.default_rng(11), 4, "random")
+    alone = ad3_solver.solve(arc, DenseGrandparents(gp), exact=True)
+    forked = ad3_solver.solve(
+        arc, DenseGrandparents(gp), exact=True, child=True, deadline=time.perf_counter() + 60
+    )
+    assert (forked.objective, forked.status) == (alone.objective, alone.status)
+    arc, gp = instance(np.random.default_rng(12), 25, "random")
+    start = time.perf_counter()
+    late = ad3_solver.solve(arc, DenseGrandparents(gp), exact=True, child=True, deadline=start + 0.2)
+    assert late.status == "timeout" and math.isnan(late.objective) and time.perf_counter() - start < 30
+
+
 def test_empty_and_headless(needs_ad3):
     """No words: the empty tree, optimal; a word no arc can head: no tree, certified (-inf)."""
     empty = ad3_solver.solve(np.zeros((1, 1)), DenseGrandparents(np.zeros((1, 1, 1))))
@@ -148,7 +165,7 @@ def test_bad_arguments(needs_ad3):
     ("options", "key"),
     [({"max_iterations": 0}, "max_iterations"), ({"max_iterations": True}, "max_iterations"),
      ({"tolerance": -1.0}, "tolerance"), ({"eta": "fast"}, "eta"), ({"eta": float("nan")}, "eta"),
-     ({"normalize": 1}, "normalize")],
+     ({"normalize": 1}, "normalize"), ({"child": "yes"}, "child")],
 )  # fmt: skip
 def test_config_values_checked(options, key):
     full = {"max_iterations": 1000, "tolerance": 1e-6, "eta": 0.1, **options}

@@ -322,7 +322,9 @@ def verify(instance: PPCInstance, solution: Solution) -> str | None:
     return None
 
 
-def _ad3_options(max_iterations: int, tolerance: float, eta: float, normalize: bool = True) -> dict:
+def _ad3_options(
+    max_iterations: int, tolerance: float, eta: float, normalize: bool = True, child: bool = False
+) -> dict:
     """:func:`decoders.ppc.ad3.solve`'s options, checked as config values."""
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
         raise ConfigError(f"max_iterations must be a positive integer; got {max_iterations!r}")
@@ -334,13 +336,15 @@ def _ad3_options(max_iterations: int, tolerance: float, eta: float, normalize: b
             or value <= 0
         ):
             raise ConfigError(f"{name} must be a positive number; got {value!r}")
-    if not isinstance(normalize, bool):
-        raise ConfigError(f"normalize must be true or false; got {normalize!r}")
+    for name, flag in (("normalize", normalize), ("child", child)):
+        if not isinstance(flag, bool):
+            raise ConfigError(f"{name} must be true or false; got {flag!r}")
     return {
         "max_iterations": max_iterations,
         "tolerance": float(tolerance),
         "eta": float(eta),
         "normalize": normalize,
+        "child": child,
     }
 
 
@@ -353,11 +357,12 @@ def decode_ad3_lp(
     tolerance: float = 1e-6,
     eta: float = 0.1,
     normalize: bool = True,
+    child: bool = False,
 ) -> Solution:
     """The peer AD3 (:mod:`decoders.ppc.ad3`): its LP (tree polytope plus a pair factor per part, the LP of
     ``full-lp`` with ``polytope: arcgp, cycle_cuts: true``), the bound recomputed from its duals; the factor
     graph's construction and the parts' scoring inside the call."""
-    options = _ad3_options(max_iterations, tolerance, eta, normalize)
+    options = _ad3_options(max_iterations, tolerance, eta, normalize, child)
     arc, scores = _grandparent_problem(instance)
     result = ad3_solve(arc, scores, exact=False, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
@@ -372,10 +377,11 @@ def decode_ad3_exact(
     tolerance: float = 1e-6,
     eta: float = 0.1,
     normalize: bool = True,
+    child: bool = False,
 ) -> Solution:
     """The peer AD3's branch and bound (``solve(branch_and_bound=True)``) on the same factor graph as
     ``ad3-lp``: a tree, ``optimal`` only when the bound recomputed from AD3's duals certifies it."""
-    options = _ad3_options(max_iterations, tolerance, eta, normalize)
+    options = _ad3_options(max_iterations, tolerance, eta, normalize, child)
     arc, scores = _grandparent_problem(instance)
     result = ad3_solve(arc, scores, exact=True, deadline=deadline, **options)
     return _lp_solution(instance, result, scores.scored)
