@@ -111,7 +111,9 @@ def test_ad3_on_trained_scores(run):
     _, _, items, _ = run
     for _, _, instance in items:
         equal = decoders.decode_full_lp(instance, polytope="arcgp", cycle_cuts=True)
-        lp, exact = decoders.decode_ad3_lp(instance), decoders.decode_ad3_exact(instance)
+        settings = {"tolerance": 1e-8, "eta": 0.01}  # config/ppc.yaml's (docs/ppc.md#ad3)
+        lp = decoders.decode_ad3_lp(instance, **settings)
+        exact = decoders.decode_ad3_exact(instance, **settings)
         ilp = decoders.decode_ilp(instance)
         for solution in (lp, exact):
             assert decoders.verify(instance, solution) is None
