@@ -7,7 +7,8 @@ LP decoders' ``parts_scored``, ``parts_added``, ``lp_solves``, ``lp_iterations``
 
 The variants play roles found by their config entries (:func:`variant_roles`): BF (``full-lp`` on the ``all``
 polytope with the lean rows) and BF with the paper's rows, the other two polytopes of Table 2, PPC (ours and the
-paper's), the first-order MST and, when configured, the exact ILP.
+paper's), the first-order MST and, when configured, the exact ILP, and the peer AD3's LP and branch and bound
+with the LP AD3's equals (ArcGP+GPArc with cycle cuts): :func:`ad3_table` and :func:`ad3_lp_table`.
 Timeouts are never dropped: a sentence counts in its variant's speed at its recorded seconds, in UAS with no
 correct head (its scored words taken from another record of the same sentence), and in the ``timeouts`` column;
 only comparisons that need both answers (objectives, parts) leave it out, and say how many they compared.
