@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -93,6 +94,35 @@ def test_every_decoder_parses_and_certifies(run):
         # the tighter polytope's LP value is at most each partial one's
         assert full.objective <= results["arcgp"].objective + 1e-6 * abs(full.objective)
         assert full.objective <= results["onegp"].objective + 1e-6 * abs(full.objective)
+
+
+def test_ad3_on_trained_scores(run):
+    """The peer AD3 on the trained model's sentences: its LP, certified, at the value of our LP on ArcGP+GPArc
+    with cycle cuts; its branch and bound's tree at most the ILP's certified optimum and equal when certified;
+    both pass the harness's certificate check. Needs AD3 (python -m decoders.ppc.ad3_install; CI runs it)."""
+    from decoders.ppc.ad3 import AD3Unavailable, ad3_module
+
+    try:
+        ad3_module()
+    except AD3Unavailable as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs python -m decoders.ppc.ad3_install first, yet: {error}")
+        pytest.skip(str(error))
+    _, _, items, _ = run
+    for _, _, instance in items:
+        equal = decoders.decode_full_lp(instance, polytope="arcgp", cycle_cuts=True)
+        settings = {"tolerance": 1e-8, "eta": 0.01}  # config/ppc.yaml's (docs/ppc.md#ad3)
+        lp = decoders.decode_ad3_lp(instance, **settings)
+        exact = decoders.decode_ad3_exact(instance, **settings)
+        ilp = decoders.decode_ilp(instance)
+        for solution in (lp, exact):
+            assert decoders.verify(instance, solution) is None
+            assert solution.stats["ad3_version"] == "2.2.1" and solution.structure is not None
+        assert lp.status == "optimal", lp.stats
+        assert lp.objective == pytest.approx(equal.objective, rel=1e-6, abs=1e-6)
+        assert exact.objective <= ilp.objective + 1e-6 * (1 + abs(ilp.objective))
+        if exact.status == "optimal":
+            assert exact.objective == pytest.approx(ilp.objective, rel=1e-6, abs=1e-6)
 
 
 def test_ppc_passes_the_audit_over_every_part(run):

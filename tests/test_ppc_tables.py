@@ -191,6 +191,9 @@ def test_roles_follow_the_config_entries():
         "ilp": "ilp",
         "audit": "audit",
         "bf_cycles": "full-lp-cycles",
+        "arcgp_cycles": None,  # AD3's rows: tests/test_ppc_ad3.py
+        "ad3_lp": None,
+        "ad3_exact": None,
     }
     without = {"variants": {k: v for k, v in SETTINGS["variants"].items() if k != "ilp"}}
     assert tables.variant_roles(without)["ilp"] is None

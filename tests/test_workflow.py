@@ -316,9 +316,10 @@ def test_run_parses_with_every_ppc_variant(finished_run):
     PPC's objective is BF's wherever both finished, and the tables and figures are written."""
     runs = finished_run / "results" / "runs" / "ppc" / "szeged"
     records = {path.stem: pd.read_parquet(path) for path in runs.glob("*.parquet")}
-    assert {"mst", "full-lp", "full-lp-paper", "arcgp", "onegp", "ppc", "ppc-paper", "ilp", "audit"} <= set(
-        records
-    )
+    assert {
+        "mst", "full-lp", "full-lp-paper", "arcgp", "onegp", "ppc", "ppc-paper", "ilp", "audit", "arcgp-cycles",
+        "ad3-lp", "ad3-exact",
+    } <= set(records)  # fmt: skip
     for name, frame in records.items():
         assert (frame["status"] != "error").all(), name
         assert (frame["status"] == "optimal").any(), name
@@ -326,7 +327,15 @@ def test_run_parses_with_every_ppc_variant(finished_run):
     both = both[(both["status"] == "optimal") & (both["status_bf"] == "optimal")]
     assert len(both) > 0
     assert np.allclose(both["objective"], both["objective_bf"], rtol=1e-6)
+    # the peer AD3 (python -m decoders.ppc.ad3_install, run by CI first): its LP is ArcGP+GPArc with cycle cuts
+    ad3 = records["ad3-lp"].merge(records["arcgp-cycles"], on="instance_id", suffixes=("", "_ours"))
+    ad3 = ad3[(ad3["status"] == "optimal") & (ad3["status_ours"] == "optimal")]
+    assert len(ad3) > 0 and np.allclose(ad3["objective"], ad3["objective_ours"], rtol=1e-6)
     tables = finished_run / "results" / "tables" / "ppc"
+    peer = pd.read_csv(tables / "ad3.csv").set_index("variant")
+    assert {"ad3-lp", "ad3-exact", "arcgp-cycles"} <= set(peer.index)
+    assert peer.loc["ad3-lp", "lp_differs"] == 0 and peer.loc["ad3-lp", "lp_compared"] == len(ad3)
+    assert len(pd.read_csv(tables / "ad3_lps.csv")) >= 4
     table1 = pd.read_csv(tables / "table1.csv")
     assert table1["uas"].between(0, 100).all() and len(table1) >= 4
     assert len(pd.read_csv(tables / "table2.csv")) == 3

@@ -116,7 +116,7 @@ rule ppc_udpipe:
 # The tables read every configured variant on every dataset (the ILP only when configured); constants, not
 # functions (snakemake --lint wants helper functions in common.smk). The results page can take the decode jobs'
 # provenance as run_provenance(PPC_RUNS).
-PPC_TABLES = ["table1", "table2", "statistics", "audit", "training", "seeds"]
+PPC_TABLES = ["table1", "table2", "statistics", "audit", "training", "seeds", "ad3", "ad3_lps"]
 PPC_RUNS = [
     f"results/runs/ppc/{d}/{v}.parquet" for d in PPC.get("datasets", []) for v in PPC.get("variants", {})
 ]
@@ -162,6 +162,16 @@ rule ppc_tables:
         seeds=report(
             "results/tables/ppc/seeds.csv",
             caption=report_caption("ppc", "seeds"),
+            category="ppc",
+        ),
+        ad3=report(
+            "results/tables/ppc/ad3.csv",
+            caption=report_caption("ppc", "ad3"),
+            category="ppc",
+        ),
+        ad3_lps=report(
+            "results/tables/ppc/ad3_lps.csv",
+            caption=report_caption("ppc", "ad3_lps"),
             category="ppc",
         ),
         other=expand("results/tables/ppc/{table}.{suffix}", table=PPC_TABLES, suffix=["md", "tex"]),

@@ -1,5 +1,5 @@
-"""The ppc tables (Tables 1 and 2, PPC statistics, the audit, training, seed variance) and figures (time vs length, BF's
-growth)."""
+"""The ppc tables (Tables 1 and 2, PPC statistics, the audit, training, seed variance, the AD3 peer) and figures
+(time vs length, BF's growth)."""
 
 from pathlib import Path
 

@@ -37,6 +37,7 @@ PACKAGES: tuple[str, ...] = (
     "networkit",
     "scikit-learn",
     "snakemake",
+    "ad3",  # the ppc peer, built by decoders.ppc.ad3_install (None where it is not installed)
 )
 
 PROVENANCE_KEYS: tuple[str, ...] = (

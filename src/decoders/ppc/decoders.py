@@ -12,7 +12,8 @@ for, counted (``parts_scored``). Scores are in the units of the models' weight n
 * ``ppc-audit``: parse, price and cut, then its optimality conditions checked over every part (not timed as a
   decoder: the audit scores every part);
 * ``ilp``: the best tree (integer program): parse, price and cut, then, only when its LP optimum is
-  fractional, HiGHS's branch and bound on the full model.
+  fractional, HiGHS's branch and bound on the full model;
+* ``ad3-lp`` and ``ad3-exact``: the peer AD3 (:mod:`decoders.ppc.ad3`), its LP and its branch and bound.
 
 The LP decoders report the LP objective and its certified bound (:mod:`decoders.ppc.lp`); ``structure`` is the
 tree read from the solution (its arcs when integral, else the MST of the fractional arc values) and
@@ -33,6 +34,7 @@ from decoders.parsing.features import arc_scores
 from decoders.parsing.model import ParserModel
 from decoders.parsing.mst import chu_liu_edmonds
 from decoders.parsing.trees import enumerate_trees, structure_error, tree_error
+from decoders.ppc.ad3 import solve as ad3_solve
 from decoders.ppc.instance import PPCInstance
 from decoders.ppc.lp import (
     POLYTOPES,
@@ -318,3 +320,68 @@ def verify(instance: PPCInstance, solution: Solution) -> str | None:
         if abs(score - objective) > tolerance:
             return f"the integral solution's tree scores {score!r}, not the objective {objective!r}"
     return None
+
+
+def _ad3_options(
+    max_iterations: int, tolerance: float, eta: float, normalize: bool = True, child: bool = False
+) -> dict:
+    """:func:`decoders.ppc.ad3.solve`'s options, checked as config values."""
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+        raise ConfigError(f"max_iterations must be a positive integer; got {max_iterations!r}")
+    for name, value in (("tolerance", tolerance), ("eta", eta)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            raise ConfigError(f"{name} must be a positive number; got {value!r}")
+    for name, flag in (("normalize", normalize), ("child", child)):
+        if not isinstance(flag, bool):
+            raise ConfigError(f"{name} must be true or false; got {flag!r}")
+    return {
+        "max_iterations": max_iterations,
+        "tolerance": float(tolerance),
+        "eta": float(eta),
+        "normalize": normalize,
+        "child": child,
+    }
+
+
+@register(EXPERIMENT, "ad3-lp")
+def decode_ad3_lp(
+    instance: PPCInstance,
+    *,
+    deadline: float | None = None,
+    max_iterations: int = 1000,
+    tolerance: float = 1e-6,
+    eta: float = 0.1,
+    normalize: bool = True,
+    child: bool = False,
+) -> Solution:
+    """The peer AD3 (:mod:`decoders.ppc.ad3`): its LP (tree polytope plus a pair factor per part, the LP of
+    ``full-lp`` with ``polytope: arcgp, cycle_cuts: true``), the bound recomputed from its duals; the factor
+    graph's construction and the parts' scoring inside the call."""
+    options = _ad3_options(max_iterations, tolerance, eta, normalize, child)
+    arc, scores = _grandparent_problem(instance)
+    result = ad3_solve(arc, scores, exact=False, deadline=deadline, **options)
+    return _lp_solution(instance, result, scores.scored)
+
+
+@register(EXPERIMENT, "ad3-exact")
+def decode_ad3_exact(
+    instance: PPCInstance,
+    *,
+    deadline: float | None = None,
+    max_iterations: int = 1000,
+    tolerance: float = 1e-6,
+    eta: float = 0.1,
+    normalize: bool = True,
+    child: bool = False,
+) -> Solution:
+    """The peer AD3's branch and bound (``solve(branch_and_bound=True)``) on the same factor graph as
+    ``ad3-lp``: a tree, ``optimal`` only when the bound recomputed from AD3's duals certifies it."""
+    options = _ad3_options(max_iterations, tolerance, eta, normalize, child)
+    arc, scores = _grandparent_problem(instance)
+    result = ad3_solve(arc, scores, exact=True, deadline=deadline, **options)
+    return _lp_solution(instance, result, scores.scored)

@@ -7,7 +7,8 @@ LP decoders' ``parts_scored``, ``parts_added``, ``lp_solves``, ``lp_iterations``
 
 The variants play roles found by their config entries (:func:`variant_roles`): BF (``full-lp`` on the ``all``
 polytope with the lean rows) and BF with the paper's rows, the other two polytopes of Table 2, PPC (ours and the
-paper's), the first-order MST and, when configured, the exact ILP.
+paper's), the first-order MST and, when configured, the exact ILP, and the peer AD3's LP and branch and bound
+with the LP AD3's equals (ArcGP+GPArc with cycle cuts): :func:`ad3_table` and :func:`ad3_lp_table`.
 Timeouts are never dropped: a sentence counts in its variant's speed at its recorded seconds, in UAS with no
 correct head (its scored words taken from another record of the same sentence), and in the ``timeouts`` column;
 only comparisons that need both answers (objectives, parts) leave it out, and say how many they compared.
@@ -72,9 +73,10 @@ STAT_KEYS = (
     "audit_tolerance",
     "audit_parts",
     *(f"seconds_{phase}" for phase in PHASES),
+    "seconds_build",
 )
 #: Boolean stats, read as 1.0 / 0.0 (NaN where a record lacks them: MST, a killed timeout).
-FLAG_KEYS = ("integral", "ilp_solved", "audit_passed")
+FLAG_KEYS = ("integral", "ilp_solved", "audit_passed", "iteration_cap")
 #: Two objectives differ when they are further apart than this, relative to the larger magnitude.
 OBJECTIVE_RTOL = 1e-6
 #: Table 2's polytopes: our role -> (label, the paper's `constraints`).
@@ -139,6 +141,9 @@ def variant_roles(settings: Mapping[str, Any]) -> dict[str, str | None]:
         "mst": find("mst"),
         "ilp": find("ilp"),
         "audit": find("ppc-audit"),
+        "arcgp_cycles": find("full-lp", "arcgp", cycles=True),
+        "ad3_lp": find("ad3-lp"),
+        "ad3_exact": find("ad3-exact"),
     }
 
 
@@ -975,6 +980,214 @@ def _write_seeds(
     )
 
 
+#: The AD3 table's systems: role -> label (AD3's two rows, the LP AD3's equals, and ours beside them).
+AD3_SYSTEMS = {
+    "ad3_lp": "AD3 LP (peer)",
+    "ad3_exact": "AD3 branch and bound (peer)",
+    "arcgp_cycles": "BF ArcGP+GPArc + cycle cuts (AD3's LP, ours)",
+    "ppc": "PPC",
+    "ilp": "ILP (MIP if fractional)",
+}
+#: The LPs AD3's is set against sentence by sentence (role -> label): every LP the run solves.
+AD3_LPS = {
+    "arcgp_cycles": "ArcGP+GPArc + cycle cuts",
+    "arcgp": "ArcGP+GPArc",
+    "onegp": "OneGP+NoGP",
+    "bf": "all (BF, lean rows)",
+    "bf_paper": "all (BF, paper's rows)",
+    "bf_cycles": "all + cycle cuts",
+    "ppc": "all (PPC)",
+    "ppc_paper": "all (PPC, paper's pricing)",
+}
+AD3_COLUMNS = [
+    "dataset",
+    "system",
+    "variant",
+    "sentences",
+    "errors",
+    "timeouts",
+    "partial",
+    "error",
+    "timing",
+    "seconds_per_sent",
+    "build_seconds_per_sent",
+    "sent_per_s",
+    "speed_rel_ppc_pct",
+    "speed_rel_ppc_pct_lo",
+    "speed_rel_ppc_pct_hi",
+    "speed_rel_ppc_is",
+    "speed_rel_ilp_pct",
+    "speed_rel_ilp_pct_lo",
+    "speed_rel_ilp_pct_hi",
+    "speed_rel_ilp_is",
+    "optimal",
+    "lp_compared",
+    "lp_differs",
+    "lp_max_rel_diff",
+    "integer_pct",
+    "iteration_caps",
+    "best_tree_compared",
+    "best_tree_pct",
+    "uas",
+]
+AD3_LP_COLUMNS = [
+    "dataset",
+    "lp",
+    "variant",
+    "compared",
+    "ad3_tighter",
+    "equal",
+    "ad3_looser",
+    "median_rel_diff",
+    "max_tighter_rel_diff",
+    "max_looser_rel_diff",
+]
+
+
+def _first_error(group: pd.DataFrame) -> str:
+    """The first error message of ``group``'s records (e.g. "AD3 not installed: <reason>"), "" when none."""
+    for status, stats in zip(group["status"], group["stats"], strict=True):
+        if status == "error":
+            message = (json.loads(stats) if isinstance(stats, str) and stats else {}).get("error", "")
+            return str(message).splitlines()[0][:300] if message else "error"
+    return ""
+
+
+def _certified_pairs(group: pd.DataFrame, reference: pd.DataFrame) -> pd.DataFrame:
+    """The sentences both certified (status ``optimal``, finite objectives), with ``objective`` and
+    ``objective_ref`` and the signed relative difference ``diff`` = (group - reference) / the larger magnitude
+    (0 when both are 0)."""
+    columns = ["instance_id", "objective", "status"]
+    both = group[columns].merge(reference[columns], on="instance_id", suffixes=("", "_ref"))
+    both = both[(both["status"] == "optimal") & (both["status_ref"] == "optimal")]
+    both = both[np.isfinite(both["objective"]) & np.isfinite(both["objective_ref"])].copy()
+    larger = np.maximum(np.abs(both["objective"]), np.abs(both["objective_ref"])).to_numpy(float)
+    delta = (both["objective"] - both["objective_ref"]).to_numpy(float)
+    both["diff"] = np.where(larger > 0, delta / np.where(larger > 0, larger, 1.0), 0.0)
+    return both
+
+
+def _best_tree(group: pd.DataFrame, ilp: pd.DataFrame) -> tuple[int, float]:
+    """(sentences compared, % of them whose tree scores the ILP's certified optimum within
+    :data:`OBJECTIVE_RTOL`): over the sentences the ILP certified and ``group`` finished with a tree."""
+    columns = ["instance_id", "objective", "status"]
+    both = group[columns].merge(ilp[columns], on="instance_id", suffixes=("", "_ref"))
+    both = both[~both["status"].isin(["timeout", "error"]) & (both["status_ref"] == "optimal")]
+    both = both[np.isfinite(both["objective"]) & np.isfinite(both["objective_ref"])]
+    if both.empty:
+        return 0, float("nan")
+    larger = np.maximum(np.abs(both["objective"]), np.abs(both["objective_ref"]))
+    same = (both["objective"] - both["objective_ref"]).abs() <= OBJECTIVE_RTOL * np.maximum(larger, 1.0)
+    return len(both), 100.0 * float(same.mean())
+
+
+def ad3_versions(records: pd.DataFrame) -> str:
+    """The AD3 versions its records name (stats ``ad3_version``), "none recorded" without any."""
+    found = set()
+    for stats in records.loc[records["variant"].notna(), "stats"]:
+        if isinstance(stats, str) and "ad3_version" in stats:
+            found.add(str(json.loads(stats)["ad3_version"]))
+    return ", ".join(sorted(found)) or "none recorded"
+
+
+def ad3_table(
+    records: pd.DataFrame, settings: Mapping[str, Any], noise: pd.DataFrame | None = None, seed: int = 0
+) -> pd.DataFrame:
+    """The peer AD3 per dataset: its LP and its branch and bound beside the LP AD3's equals (``full-lp`` on
+    ArcGP+GPArc with cycle cuts), our PPC and the ILP: seconds per sentence (the factor graph's construction and
+    the parts' scoring inside; ``build_seconds_per_sent`` the construction alone), speed relative to PPC and to
+    the ILP with 95% intervals (:func:`speed_intervals`; 100 x the variant's speed over the reference's), LP
+    values against the LP they equal (sentences both certified; ``lp_differs``: further apart than
+    :data:`OBJECTIVE_RTOL`), % integral, AD3's iteration caps hit, % of trees scoring the ILP's certified
+    optimum, UAS. A variant whose records are errors (AD3 not installed) has its first error in ``error``."""
+    roles = variant_roles(settings)
+    if roles["ad3_lp"] is None and roles["ad3_exact"] is None:
+        return pd.DataFrame(columns=AD3_COLUMNS)
+    references = {"speed_rel_ppc_pct": roles["ppc"], "speed_rel_ilp_pct": roles["ilp"]}
+    rows = []
+    for dataset in settings["datasets"]:
+        at = records[records["dataset"] == dataset]
+        totals = scored_words(at)
+        equal_lp, ilp = _variant(at, roles["arcgp_cycles"]), _variant(at, roles["ilp"])
+        for role, label in AD3_SYSTEMS.items():
+            group = _variant(at, roles[role])
+            if group.empty:
+                continue
+            speed = _speed(group)
+            timed_out = _count(group, "timeout") > 0
+            failed_all = _count(group, "error") == len(group)
+            row: dict[str, Any] = {
+                "dataset": dataset,
+                "system": label,
+                "variant": roles[role],
+                "sentences": len(group),
+                **coverage(group),
+                "error": _first_error(group),
+                "seconds_per_sent": group["seconds"].mean(),
+                "build_seconds_per_sent": group["seconds_build"].mean(),
+                "sent_per_s": speed,
+                "optimal": _count(group, "optimal"),
+                "uas": uas(group, totals),
+            }
+            if not failed_all:
+                for column, reference in references.items():
+                    ratio, kind = censored_ratio(speed, timed_out, _variant(at, reference))
+                    row[column] = ratio if reference not in (None, roles[role]) else float("nan")
+                    row[column.replace("_pct", "_is")] = kind if reference != roles[role] else ""
+                row.update(speed_intervals(at, noise, seed, dataset, roles[role], references))
+            if role in ("ad3_lp", "arcgp_cycles", "ppc"):
+                row["integer_pct"] = _integer_pct(group)
+            if role == "ad3_lp" and not equal_lp.empty:
+                pairs = _certified_pairs(group, equal_lp)
+                row.update(
+                    lp_compared=len(pairs),
+                    lp_differs=int((pairs["diff"].abs() > OBJECTIVE_RTOL).sum()),
+                    lp_max_rel_diff=float(pairs["diff"].abs().max()) if len(pairs) else float("nan"),
+                )
+            if role in ("ad3_lp", "ad3_exact"):
+                row["iteration_caps"] = int((group["iteration_cap"] == 1).sum())
+            if role in ("ad3_exact", "ilp") and not ilp.empty:
+                row["best_tree_compared"], row["best_tree_pct"] = _best_tree(group, ilp)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=AD3_COLUMNS)
+
+
+def ad3_lp_table(records: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """AD3's LP against every LP the run solves, sentence by sentence (both certified): how often AD3's optimum
+    is below (tighter), equal to (within :data:`OBJECTIVE_RTOL`) or above (looser) the other's, the median signed
+    relative difference (AD3's minus theirs, over the larger magnitude) and the largest each way."""
+    roles = variant_roles(settings)
+    if roles["ad3_lp"] is None:
+        return pd.DataFrame(columns=AD3_LP_COLUMNS)
+    rows = []
+    for dataset in settings["datasets"]:
+        at = records[records["dataset"] == dataset]
+        ours = _variant(at, roles["ad3_lp"])
+        if ours.empty:
+            continue
+        for role, label in AD3_LPS.items():
+            theirs = _variant(at, roles[role])
+            if theirs.empty:
+                continue
+            diff = _certified_pairs(ours, theirs)["diff"]
+            tighter, looser = diff[diff < -OBJECTIVE_RTOL], diff[diff > OBJECTIVE_RTOL]
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "lp": label,
+                    "variant": roles[role],
+                    "compared": len(diff),
+                    "ad3_tighter": len(tighter),
+                    "equal": int((diff.abs() <= OBJECTIVE_RTOL).sum()),
+                    "ad3_looser": len(looser),
+                    "median_rel_diff": float(diff.median()) if len(diff) else float("nan"),
+                    "max_tighter_rel_diff": float(-tighter.min()) if len(tighter) else 0.0,
+                    "max_looser_rel_diff": float(looser.max()) if len(looser) else 0.0,
+                }
+            )
+    return pd.DataFrame(rows, columns=AD3_LP_COLUMNS)
+
+
 def write_ppc_outputs(
     run_paths: Iterable[str],
     settings: Mapping[str, Any],
@@ -1054,6 +1267,27 @@ def write_ppc_outputs(
         title="ppc: training (dev UAS and % integral dev LPs per epoch)",
         caption=caption("ppc", "training"),
         notes=[f"epoch_tolerance: {settings.get('epoch_tolerance', 0.0)} dev UAS points."],
+    )
+    ad3_notes = [
+        timeouts,
+        "AD3's seconds include its factor graph's construction (build_seconds_per_sent) and the parts' scoring, "
+        "as every row's include the scoring; PPC and the ILP score only the parts they price in.",
+        f"AD3 version: {ad3_versions(records)}; install: python -m decoders.ppc.ad3_install.",
+        spread,
+    ]
+    write_table(
+        rounded(ad3_table(records, settings, noise, seed)),
+        tables / "ad3",
+        title="ppc: the peer AD3 (its LP and branch and bound) beside PPC and the ILP",
+        caption=caption("ppc", "ad3"),
+        notes=ad3_notes,
+    )
+    write_table(
+        rounded(ad3_lp_table(records, settings)),
+        tables / "ad3_lps",
+        title="ppc: AD3's LP against every LP solved, per sentence",
+        caption=caption("ppc", "ad3_lps"),
+        notes=[differ],
     )
     time_vs_length(records, settings, figures / "time_vs_length.png")
     bf_growth(records, settings, figures / "bf_growth.png")
