@@ -22,7 +22,12 @@ from decoders.titles.decoders import verify
 from decoders.titles.ilp import solve
 from decoders.titles.instance import TitleInstance
 
-EXACT = {"exhaustive": {}, "ilp-cp-sat": {"solver": "cp-sat"}, "ilp-scip": {"solver": "scip"}}
+EXACT = {
+    "exhaustive": {},
+    "ilp-cp-sat": {"solver": "cp-sat"},
+    "ilp-scip": {"solver": "scip"},
+    "ilp-highs": {"solver": "highs"},
+}
 APPROXIMATE = {
     "colour-coding": {"seed": 1},
     "beam-1": {"width": 1},
