@@ -798,16 +798,14 @@ def _read_outcome(
         return ILPResult(hint_path, hint_score, out.bound, out.status, out.name, out.seconds, *sizes,
                          **extra, from_hint=True)  # fmt: skip
     status, bound = out.status, out.bound
-    if status == "optimal":
-        # the certificate must hold for the true weights: the exact score of the path against the true bound
-        magnitude = _magnitude(instance, path)
-        if bound is None or not bound - score <= CERTIFICATE_RTOL * magnitude:
-            status = "feasible"
-        elif solver != "cp-sat" and magnitude < FLOAT_SOLVER_FLOOR * float(np.abs(model.weight).max()):
-            # the title lies at the level of the float solver's absolute tolerances: neither its claim nor its
-            # bound means anything there (measured: bounds below the optimum); the bound becomes one from the
-            # weights alone
-            status, bound = "feasible", _weights_bound(model)
-        if bound is not None:
-            bound = max(bound, score)
+    magnitude = _magnitude(instance, path)
+    if solver != "cp-sat" and magnitude < FLOAT_SOLVER_FLOOR * float(np.abs(model.weight).max()):
+        # the title lies at the level of the float solver's absolute tolerances: neither its claim nor its bound
+        # means anything there (measured: bounds below the optimum); the bound becomes one from the weights alone
+        status = "feasible" if status == "optimal" else status
+        bound = _weights_bound(model)
+    elif status == "optimal" and (bound is None or not bound - score <= CERTIFICATE_RTOL * magnitude):
+        status = "feasible"  # the certificate must hold for the true weights: exact score against true bound
+    if status in ("optimal", "feasible") and bound is not None:
+        bound = max(bound, score)
     return ILPResult(path, score, bound, status, out.name, out.seconds, *sizes, **extra)
