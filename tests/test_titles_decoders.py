@@ -1,4 +1,4 @@
-"""Titles decoders (Deshpande et al. 2007): colour-coding, ILP (CP-SAT, SCIP), beam and exhaustive agree."""
+"""Titles decoders (Deshpande et al. 2007): colour-coding, ILP (CP-SAT, SCIP, HiGHS), beam and exhaustive agree."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ def test_decoders_agree_on_the_optimum(seed: int) -> None:
         "colour-coding": get_decoder("titles", "colour-coding")(instance, iterations=300, seed=seed),
         "cp-sat": get_decoder("titles", "ilp")(instance, solver="cp-sat"),
         "scip": get_decoder("titles", "ilp")(instance, solver="scip"),
+        "highs": get_decoder("titles", "ilp")(instance, solver="highs"),
         "beam": get_decoder("titles", "beam")(instance, width=10_000),
         "exhaustive": get_decoder("titles", "exhaustive")(instance),
     }
@@ -83,7 +84,7 @@ def test_decoders_agree_on_the_optimum(seed: int) -> None:
         assert path_problem(instance, solution.structure) is None, name
         assert solution.objective == pytest.approx(path_score(instance, solution.structure), rel=1e-12), name
         assert solution.objective == pytest.approx(optimum, rel=1e-9), name
-    for name in ("cp-sat", "scip", "exhaustive"):
+    for name in ("cp-sat", "scip", "highs", "exhaustive"):
         assert decoded[name].status == "optimal", name
         assert decoded[name].bound >= optimum - 1e-9, name
     # CP-SAT solves the rounded weights: its bound is widened by at most (k+1)/scale above the optimum
@@ -104,6 +105,7 @@ def test_no_feasible_title() -> None:
         get_decoder("titles", "exhaustive")(instance),
         get_decoder("titles", "ilp")(instance, solver="cp-sat"),
         get_decoder("titles", "ilp")(instance, solver="scip"),
+        get_decoder("titles", "ilp")(instance, solver="highs"),
         get_decoder("titles", "beam")(instance, width=100),
         get_decoder("titles", "colour-coding")(instance, iterations=20),
     ):
@@ -167,7 +169,7 @@ def test_colour_coding_and_beam_honour_a_past_deadline() -> None:
     assert get_decoder("titles", "ilp")(instance, deadline=past).status == "timeout"
 
 
-@pytest.mark.parametrize("solver", ["cp-sat", "scip"])
+@pytest.mark.parametrize("solver", ["cp-sat", "scip", "highs"])
 def test_ilp_honours_a_tiny_deadline(solver: str) -> None:
     instance = random_instance(21, n=60, k=8, missing=0.05)
     began = time.perf_counter()
@@ -240,7 +242,7 @@ def test_strengthened_rows_keep_every_title(seed: int) -> None:
         model.columns(np.array([0, 0, other]))  # no edge 0 -> 0
 
 
-@pytest.mark.parametrize("solver", ["cp-sat", "scip"])
+@pytest.mark.parametrize("solver", ["cp-sat", "scip", "highs"])
 def test_ilp_uses_the_beam_hint_and_falls_back_to_it(solver: str) -> None:
     instance = random_instance(5, n=9, k=3)
     _, optimum, _ = exhaustive(instance)

@@ -59,6 +59,7 @@ DECODERS = {
     "colour-coding-certified": ("colour-coding-certified", {}),
     "ilp-cp-sat": ("ilp", {"solver": "cp-sat"}),
     "ilp-scip": ("ilp", {"solver": "scip"}),
+    "ilp-highs": ("ilp", {"solver": "highs"}),
     "beam": ("beam", {"width": 3}),
     "exhaustive": ("exhaustive", {}),
 }

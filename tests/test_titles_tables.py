@@ -4,12 +4,15 @@ speed ratio of the certified colour-coding to the ILP (the note that says whethe
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from decoders.harness.records import records_frame
-from decoders.tables.titles import ratio_by_k, table1
+from decoders.tables.titles import CERTIFIED, ratio_by_k, table1
+from decoders.titles.ilp import SOLVERS
 
 SETTINGS = {"exact": "ilp-cp-sat", "runs": ["colour-coding", "colour-coding-certified", "ilp-cp-sat"]}
 
@@ -110,3 +113,15 @@ def test_the_per_length_ratio_has_its_interval():
     low, high = (float(x) for x in text.strip(" []").split(", "))
     assert low <= round(0.3 / 0.251, 1) <= high
     assert _k_interval(RECORDS, None, 0, "toy", "colour-coding-certified", "ilp-cp-sat", 7) == ""
+
+
+def test_every_ilp_solver_has_a_table1_row_and_its_claims_are_cross_checked():
+    """Each solver of the titles ILP (CP-SAT, SCIP, HiGHS) is a variant of config/titles.yaml, in Table 1's runs,
+    and in CERTIFIED, so that every optimal claim of each is set against the others' on the same title."""
+    titles = yaml.safe_load((Path(__file__).parents[1] / "config" / "titles.yaml").read_text())["titles"]
+    assert set(SOLVERS) == {"cp-sat", "scip", "highs"}
+    for solver in SOLVERS:
+        name = f"ilp-{solver}"
+        variant = titles["variants"][name]
+        assert variant["decoder"] == "ilp" and variant["params"] == {"solver": solver}, name
+        assert name in titles["runs"] and name in CERTIFIED.variants, name

@@ -193,6 +193,7 @@ def test_run_decodes_every_titles_variant(finished_run):
         "colour-coding-certified",
         "ilp-cp-sat",
         "ilp-scip",
+        "ilp-highs",
         "beam-1",
         "beam-80",
         "beam-smallest",

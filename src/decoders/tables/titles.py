@@ -50,13 +50,15 @@ PAPER_NAMES = {
 }
 
 
-#: The variants whose optima are certified (the project's exact decoders: the ILP by either solver,
+#: The variants whose optima are certified (the project's exact decoders: the ILP by any of its three solvers,
 #: colour-coding with its certificate, exhaustive search). Every optimal claim is cross-checked against them
 #: on the same title (:mod:`decoders.tables.crosscheck`): ``verify`` proves a title optimal from the instance
 #: alone only while it can enumerate every ordering
 #: (:data:`decoders.titles.decoders.VERIFY_BRUTE_FORCE_PATHS`). Held here, not in the config, so that an
 #: overlay cannot take a claim out of the check.
-CERTIFIED = Certified(("ilp-cp-sat", "ilp-scip", "colour-coding-certified", "exhaustive"), rtol=VERIFY_RTOL)
+CERTIFIED = Certified(
+    ("ilp-cp-sat", "ilp-scip", "ilp-highs", "colour-coding-certified", "exhaustive"), rtol=VERIFY_RTOL
+)
 
 
 def load_runs(paths: Iterable[str]) -> pd.DataFrame:

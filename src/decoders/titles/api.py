@@ -81,7 +81,7 @@ def decode(
     says ``error``.
 
     ``start``, ``edge``, ``end``, ``k``, ``classes``, ``words``: as :func:`title_instance`. ``method``: one of
-    :data:`METHODS`; ``options``: the decoder's parameters (``ilp``: ``solver`` cp-sat or scip,
+    :data:`METHODS`; ``options``: the decoder's parameters (``ilp``: ``solver`` cp-sat, scip or highs,
     ``hint_width``; ``beam``: ``width``; ``colour-coding``: ``failure_probability``, ``seed``, ``colours``,
     ``iterations``; ``exhaustive``: ``max_paths``), a ConfigError naming one the method does not take. With
     ``words`` given, ``stats["title"]`` is the title's words joined by spaces. ``time_limit``, ``verify``: as

@@ -163,7 +163,7 @@ def decode_ilp(
     solver: str = "cp-sat",
     hint_width: int | None = DEFAULT_HINT_WIDTH,
 ) -> Solution:
-    """Section 5: the flow ILP solved by CP-SAT or SCIP (one thread), within the deadline, started from the
+    """Section 5: the flow ILP solved by CP-SAT, SCIP or HiGHS (one thread), within the deadline, started from the
     beam-``hint_width`` path as a solution hint (None or 0: no hint). A timeout carries the best path known (the
     solver's, or the hint's when the solver found none: ``stats["from_hint"]``) and the solver's bound."""
     if not isinstance(solver, str) or solver not in SOLVERS:

@@ -1,8 +1,9 @@
-"""The paper's integer linear program for titles (Deshpande et al. 2007, section 5, eqs. 1-13) and two solvers.
+"""The paper's integer linear program for titles (Deshpande et al. 2007, section 5, eqs. 1-13) and three solvers.
 
 :func:`build_model` writes the program once as a solver-neutral description (edge list, objective, constraint
-matrix in CSR form with row bounds); :func:`solve` hands it to OR-Tools CP-SAT or to SCIP (through OR-Tools'
-model builder, which takes the CSR matrix as it is), one thread each.
+matrix in CSR form with row bounds); :func:`solve` hands it to OR-Tools CP-SAT, to SCIP (through OR-Tools'
+model builder, which takes the CSR matrix as it is) or to HiGHS's MIP (through highspy, which takes it
+row-wise as it is), one thread each.
 
 Variables: ``I_e`` (edge ``e`` on the path, binary) and ``f_e`` (the edge's position counted from the end,
 ``k+1`` for the edge leaving ``s`` down to 1 for the edge entering ``t``). Edges: ``s -> v``, ``v -> u`` between
@@ -32,14 +33,14 @@ searched for tens of seconds even for ``k = 2``. With the strengthened rows and 
 polytope. The model keeps the paper's variables and rows one for one otherwise.
 
 Solving. A beam-search path (width :data:`DEFAULT_HINT_WIDTH`) is given to the solver as a hint (CP-SAT
-``solution_hint``, SCIP's solution hint): a heuristic start, not a change of the model. Should the solver stop at
+``solution_hint``, SCIP's solution hint, HiGHS's ``setSolution``): a heuristic start, not a change of the model. Should the solver stop at
 the deadline without a solution of its own (e.g. during presolve) or with a worse one, the hint path is returned,
 still marked "timeout", with the solver's bound if it has one. Parameters, measured one thread at a time on the
 real test titles (dense graphs: up to ~240 words and ~60,000 edges, k = 1-5): CP-SAT's presolve and its
 probing took 4-20 s on the largest graphs and the default linearisation left the two-term rows out of its LP,
 so CP-SAT runs with presolve, probing and symmetry detection off and ``linearization_level = 2``
 (:data:`CP_SAT_PARAMETERS`); SCIP's presolve ran 250 slow rounds (> 40 s) on the same graphs, so it is capped
-at 5 rounds (:data:`SCIP_PARAMETERS`).
+at 5 rounds (:data:`SCIP_PARAMETERS`). HiGHS: see below.
 
 CP-SAT needs integer coefficients: the weights are multiplied by a power of two ``scale`` (by default the
 largest with which ``(k+1) max |w|`` stays below ``2^51`` and ``sum |w|`` below ``2^60``, so that CP-SAT's
@@ -51,7 +52,50 @@ reported only when this true score meets the true bound within :data:`CERTIFICAT
 ``sum |terms|``; otherwise (weights so far apart in magnitude that the rounding could hide a better title) the
 path comes back ``feasible`` with the valid bound. SCIP takes the float weights as they are; its dual bound is
 SCIP's floating-point one, and "optimal" is again reported only when the re-scored path meets it within
-:data:`CERTIFICATE_RTOL` of its ``sum |terms|`` (else ``feasible``).
+:data:`CERTIFICATE_RTOL` of its ``sum |terms|`` (else ``feasible``). HiGHS is handled as SCIP.
+
+Float solvers (SCIP, HiGHS) and their tolerances. Both get the weights times the power of two that brings the
+largest ``|w|`` to [0.5, 1) (exact) and then compare objectives with absolute tolerances. A title whose
+``sum |terms|`` is below :data:`FLOAT_SOLVER_FLOOR` (1e-6) of the largest weight is at the level of that noise:
+on 40 seeded instances of 5 words, k = 3, weights in [0, 1e-9) and one edge of -1e12 (the test
+``test_float_solvers_certify_no_title_at_the_level_of_their_tolerances``), HiGHS called a worse title optimal
+on 40 and SCIP on 35, with bounds below the true optimum. Such a title now comes back ``feasible``, its bound
+the weights' own (:func:`_weights_bound`: best first edge + (k - 1) best inner edges + best last edge). On the
+196 real test titles the beam-80 title's ``sum |terms|`` is at least 0.41 of the largest weight, so the floor
+never acts there. Near-ties are the other limit: titles within a solver's tolerance of one another (titles of
+weights 1 + [0, 1e-7) on 6 words, k = 3) were called optimal by SCIP (defaults) up to 1e-7 of ``sum |terms|``
+below the optimum (the harness's verifier allows 1e-9); HiGHS at its default ``mip_feasibility_tolerance``
+(1e-6) did the same, at 1e-10 (:data:`HIGHS_OPTIONS`) its worst shortfall was 4e-10, within the verifier's
+tolerance. Every claim of either is cross-checked against CP-SAT's exact certificate when the tables are built
+(:mod:`decoders.tables.crosscheck`).
+
+HiGHS's settings, measured on a seeded sample of 27 of the 196 real test titles (n 25-216, up to 40,116 edges,
+k = 1-7; instances built by the workflow's ``titles_instances`` rule in a scratch copy), 60 s limit, one
+thread, gap 0, beam hint, niced on a 2-core machine shared with other jobs: the same settings timed twice
+differed up to 3x, so only large gaps and paired ratios count. Sum of solver seconds, titles certified:
+
+=================================================  =================  =========
+settings                                            sum (s)            certified
+=================================================  =================  =========
+HiGHS defaults (presolve on, symmetry on)           561.4              26/27
+presolve off                                        41.9; again 86.7   27/27
+presolve off, symmetry detection off                21.8; again 66.0   27/27
+same, ``mip_feasibility_tolerance`` 1e-10           51.3               27/27
+same through OR-Tools' model builder ("highs")      crashes (SIGSEGV)  -
+SCIP (:data:`SCIP_PARAMETERS`), for reference       291.9              24/27
+CP-SAT (:data:`CP_SAT_PARAMETERS`), for reference   14.1               27/27
+=================================================  =================  =========
+
+The tolerance 1e-10 (the near-ties above) was then timed in pairs against 1e-6, the two alternating title by
+title, twice over: 33.9 and 38.3 s against 33.1 and 35.5 s, about 5% slower in sum. With presolve on, one title
+(ods/sorting/3: 200 words, 40,116 edges, k = 2) ran 440 s past its 60 s limit
+without a bound (the harness's hard limit would kill it); with presolve off HiGHS solves it in 2-4 s. Every
+title HiGHS certified has CP-SAT's optimum (differences <= 4e-15). OR-Tools' model builder with HiGHS dies with
+a segmentation fault whenever a solution hint is added (on a real title, with or without the options), so
+highspy is called directly; it also takes the options by name and reports HiGHS's own dual bound. On the 5
+largest graphs outside the sample (n 209-411, 43,786-169,080 edges, k = 2-3) HiGHS at :data:`HIGHS_OPTIONS`
+certified 4 in 134 s (the fifth stopped at 60 s with the trivial bound 0), CP-SAT all 5 in 65 s; that
+process's peak resident memory was 1.2 GB.
 """
 
 from __future__ import annotations
@@ -70,7 +114,7 @@ from decoders.titles.checks import check_real
 from decoders.titles.colour_coding import _integer
 from decoders.titles.instance import TitleInstance, _magnitude, _score, check_instance, path_problem
 
-SOLVERS = ("cp-sat", "scip")
+SOLVERS = ("cp-sat", "scip", "highs")
 CERTIFICATE_RTOL = 1e-10
 """An ILP certifies its path when the path's true score is within this share of ``sum |terms|`` of its bound
 (a tenth of the harness verifier's tolerance, :data:`decoders.titles.decoders.VERIFY_RTOL`)."""
@@ -86,6 +130,12 @@ CP_SAT_PARAMETERS = {
 SCIP_PARAMETERS = "presolving/maxrounds = 5"
 #: SCIP reports a missing bound as +-1e20 (its infinity)
 _SCIP_INFINITY = 1e20
+#: HiGHS options besides one thread, the time limit and a zero gap (module docstring: measured)
+HIGHS_OPTIONS = {"presolve": "off", "mip_detect_symmetry": False, "mip_feasibility_tolerance": 1e-10}
+FLOAT_SOLVER_FLOOR = 1e-6
+"""SCIP and HiGHS compare objectives with absolute tolerances (1e-9 to 1e-6) after the weights are scaled so the
+largest is about 1: a title whose ``sum |terms|`` is below this share of the largest weight is at the level of
+that noise, and their answer for it is reported ``feasible`` however close their bound (module docstring)."""
 
 
 @dataclass
@@ -347,6 +397,23 @@ def _add_flow_rows(rows: _RowWriter, tail: np.ndarray, head: np.ndarray, n: int,
     rows.add(zero[into_t], f_col[into_t], ones[into_t], [1.0], [1.0])  # (13)
 
 
+def _weights_bound(model: PathModel) -> float:
+    """An upper bound on every title's score from the weights alone: the best edge out of ``s``, ``k - 1`` times
+    the best inner edge and the best edge into ``t``, raised by more than the rounding of any ``k + 1``-term sum
+    of them (``-inf`` when a kind of edge is missing: then there is no title)."""
+    n, k = model.n, model.k
+    weight = model.weight
+    from_s, into_t = model.tail == n, model.head == n + 1
+    inner = ~(from_s | into_t)
+    parts = [weight[from_s].max(initial=-np.inf), weight[into_t].max(initial=-np.inf)]
+    if k > 1:
+        parts.append((k - 1) * weight[inner].max(initial=-np.inf))
+    if not all(math.isfinite(part) for part in parts):
+        return -math.inf
+    slack = 4.0 * (k + 2) * np.finfo(np.float64).eps * math.fsum(abs(part) for part in parts)
+    return math.fsum(parts) + slack
+
+
 def _first_nan(array: np.ndarray) -> str:
     return f"[{int(np.flatnonzero(np.isnan(array))[0])}]"
 
@@ -510,8 +577,7 @@ def _solve_scip(model: PathModel, seconds: float, hint: np.ndarray | None) -> _O
 
     builder = mbh.ModelBuilderHelper()
     n_edges = model.n_edges
-    largest = float(np.abs(model.weight).max(initial=0.0))
-    unit = 2.0 ** -math.frexp(largest)[1] if 0.0 < largest < math.inf else 1.0
+    unit = _weight_unit(model.weight)
     builder.fill_model_from_sparse_data(
         np.zeros(model.n_variables),
         np.concatenate([np.ones(n_edges), np.full(n_edges, model.k + 1.0)]),
@@ -553,6 +619,77 @@ def _solve_scip(model: PathModel, seconds: float, hint: np.ndarray | None) -> _O
     return _Outcome(selected, bound, status, name, wall)
 
 
+def _weight_unit(weight: np.ndarray) -> float:
+    """The power of two that brings the largest ``|weight|`` into [0.5, 1) (1 when all are 0): multiplying by it
+    rounds nothing, and the float solvers' absolute tolerances then act on weights of about 1."""
+    largest = float(np.abs(weight).max(initial=0.0))
+    return 2.0 ** -math.frexp(largest)[1] if 0.0 < largest < math.inf else 1.0
+
+
+def _solve_highs(model: PathModel, seconds: float, hint: np.ndarray | None) -> _Outcome:
+    """HiGHS's MIP through highspy: the CSR matrix goes in row-wise as it is, the weights times
+    :func:`_weight_unit` (exact), one thread, gap 0 (its default relative gap 1e-4 would stop short of a
+    certificate), :data:`HIGHS_OPTIONS`; its dual bound is divided back. Only the ``I_e`` are integer."""
+    import highspy
+
+    n_edges = model.n_edges
+    unit = _weight_unit(model.weight)
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_ = model.n_variables
+    lp.num_row_ = model.n_constraints
+    lp.col_cost_ = np.concatenate([model.weight * unit, np.zeros(n_edges)])
+    lp.col_lower_ = np.zeros(model.n_variables)
+    lp.col_upper_ = np.concatenate([np.ones(n_edges), np.full(n_edges, model.k + 1.0)])
+    lp.row_lower_ = np.where(np.isneginf(model.lower), -inf, model.lower)
+    lp.row_upper_ = np.where(np.isposinf(model.upper), inf, model.upper)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = model.matrix.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = model.matrix.indices.astype(np.int32)
+    lp.a_matrix_.value_ = model.matrix.data.astype(np.float64)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n_edges + [highspy.HighsVarType.kContinuous] * n_edges
+    h = highspy.Highs()
+    options = {"output_flag": False, "threads": 1, "mip_rel_gap": 0.0, "mip_abs_gap": 0.0}
+    options.update(HIGHS_OPTIONS)
+    options["time_limit"] = max(seconds, 1e-3)
+    for name, value in options.items():
+        if h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
+            raise ConfigError(f"HiGHS refused its option {name} = {value!r}")
+    if h.passModel(lp) == highspy.HighsStatus.kError:
+        raise DecodersError("HiGHS refused the titles ILP")
+    if hint is not None:
+        h.setSolution(
+            model.n_variables, np.arange(model.n_variables, dtype=np.int32), hint.astype(np.float64)
+        )
+    began = time.perf_counter()
+    h.run()
+    wall = time.perf_counter() - began
+    code = h.getModelStatus()
+    info = h.getInfo()
+    name = h.modelStatusToString(code)
+    Status = highspy.HighsModelStatus
+    if code == Status.kModelEmpty:  # no column: HiGHS does not look at the rows, whose activity is 0
+        feasible = bool(np.all(model.lower <= 0.0) and np.all(model.upper >= 0.0))
+        return _Outcome(np.zeros(0) if feasible else None, 0.0 if feasible else None,
+                        "optimal" if feasible else "infeasible", name, wall)  # fmt: skip
+    found = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible.value
+    selected = np.asarray(h.getSolution().col_value, dtype=np.float64)[:n_edges] if found else None
+    bound = None
+    if code in (Status.kOptimal, Status.kTimeLimit, Status.kInterrupt):
+        value = float(info.mip_dual_bound)
+        bound = value / unit if math.isfinite(value) and abs(value) < inf else None
+    if code == Status.kOptimal:
+        status = "optimal"
+    elif code == Status.kInfeasible:
+        status = "infeasible"
+    elif code in (Status.kTimeLimit, Status.kInterrupt):
+        status = "timeout"
+    else:
+        status = "error"
+    return _Outcome(selected, bound, status, name, wall)
+
+
 def solve(
     instance: TitleInstance,
     *,
@@ -562,7 +699,7 @@ def solve(
     model: PathModel | None = None,
     hint_width: int | None = DEFAULT_HINT_WIDTH,
 ) -> ILPResult:
-    """Solve the ILP of ``instance`` with ``solver`` ("cp-sat" or "scip") until it proves optimality or the deadline.
+    """Solve the ILP of ``instance`` with ``solver`` ("cp-sat", "scip" or "highs") until it proves optimality or the deadline.
 
     Without a deadline the solver runs until it finishes. ``hint_width``: the beam width whose path is given to
     the solver as a hint (None or 0: no hint). ``scale``: CP-SAT's power-of-two weight scale (None: the largest
@@ -594,8 +731,10 @@ def solve(
     limit = 1e9 if math.isinf(seconds) else seconds
     if solver == "cp-sat":
         out = _solve_cp_sat(model, limit, scale, hint, hint_score if hint is not None else -math.inf)
-    else:
+    elif solver == "scip":
         out = _solve_scip(model, limit, hint)
+    else:
+        out = _solve_highs(model, limit, hint)
     return _read_outcome(instance, model, solver, out, hint_path, hint_score, sizes, extra)
 
 
@@ -659,10 +798,14 @@ def _read_outcome(
         return ILPResult(hint_path, hint_score, out.bound, out.status, out.name, out.seconds, *sizes,
                          **extra, from_hint=True)  # fmt: skip
     status, bound = out.status, out.bound
-    if status == "optimal":
-        # the certificate must hold for the true weights: the exact score of the path against the true bound
-        if bound is None or not bound - score <= CERTIFICATE_RTOL * _magnitude(instance, path):
-            status = "feasible"
-        if bound is not None:
-            bound = max(bound, score)
+    magnitude = _magnitude(instance, path)
+    if solver != "cp-sat" and magnitude < FLOAT_SOLVER_FLOOR * float(np.abs(model.weight).max()):
+        # the title lies at the level of the float solver's absolute tolerances: neither its claim nor its bound
+        # means anything there (measured: bounds below the optimum); the bound becomes one from the weights alone
+        status = "feasible" if status == "optimal" else status
+        bound = _weights_bound(model)
+    elif status == "optimal" and (bound is None or not bound - score <= CERTIFICATE_RTOL * magnitude):
+        status = "feasible"  # the certificate must hold for the true weights: exact score against true bound
+    if status in ("optimal", "feasible") and bound is not None:
+        bound = max(bound, score)
     return ILPResult(path, score, bound, status, out.name, out.seconds, *sizes, **extra)
