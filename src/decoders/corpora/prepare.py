@@ -327,6 +327,56 @@ def prepare_wikispeedia(dataset: str, inputs: Paths, outputs: Paths) -> dict[str
     return _write_stats(outputs["stats"], dataset, "wikispeedia", splits, details, notes)
 
 
+def _document_sets(
+    dataset: str,
+    reader: str,
+    sets: Mapping[str, Callable[[], tuple[pd.DataFrame, pd.DataFrame]]],
+    inputs: Paths,
+    outputs: Paths,
+    map_and_count: Callable[[pd.DataFrame, pd.DataFrame, pd.Series], tuple[pd.Series, dict[str, Any]]],
+    mapped_note: str,
+    limit: int | None,
+    sample: Mapping[str, int] | None,
+    seed: int,
+) -> dict[str, Any]:
+    """The prepare step of benchmark documents with gold entities (ELEVANT's, entity-fishing's): each set of
+    ``sets`` (name -> its reader) cut to a seeded sample of ``sample["test"]`` documents and/or its first
+    ``limit``, and its mentions to theirs; ``map_and_count(documents, mentions, titles)`` gives the mentions'
+    Wikispeedia nodes and the per-set statistics; outputs ``documents``, ``mentions`` (with ``node``), ``stats``."""
+    _check_sample(dataset, sample, ("test",))
+    documents, mentions, totals = [], [], {}
+    for name, read in sets.items():
+        docs, ments = read()
+        totals[name] = len(docs)
+        docs = sample_split(docs, (sample or {}).get("test"), seed)
+        if limit is not None:
+            docs = docs.iloc[:limit]
+        documents.append(docs)
+        mentions.append(ments[ments["doc_id"].isin(docs["doc_id"])])
+    documents_frame = pd.concat(documents, ignore_index=True)
+    mentions_frame = pd.concat(mentions, ignore_index=True)
+    titles = read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
+    mentions_frame["node"], details = map_and_count(documents_frame, mentions_frame, titles)
+    write_parquet_atomic(outputs["documents"], documents_frame)
+    write_parquet_atomic(outputs["mentions"], mentions_frame)
+    splits = {
+        name: {"documents": d["docs"], "mentions": d["mentions"], "mapped_mentions": d["mapped_mentions"]}
+        for name, d in details.items()
+    }
+    if len(splits) > 1:
+        splits["all"] = {key: sum(row[key] for row in splits.values()) for key in next(iter(splits.values()))}
+    notes = [mapped_note]
+    if limit is not None:
+        notes.append(f"limited to the first {limit} documents of each set (test configuration)")
+    if (sample or {}).get("test"):
+        of = ", ".join(f"{name} {total:,}" for name, total in totals.items())
+        notes.append(
+            f"quick tier: each set is a seeded sample (seed {seed}) of at most {sample['test']:,} of its "
+            f"documents ({of})"
+        )
+    return _write_stats(outputs["stats"], dataset, reader, splits, details, notes)
+
+
 @_step
 def prepare_elevant(
     dataset: str,
@@ -340,44 +390,20 @@ def prepare_elevant(
     """Documents and gold mentions of every benchmark (``inputs``: benchmark -> file), gold names mapped to the
     Wikispeedia articles ``inputs["articles"]`` (``sample``: ``{test: n}``, a seeded sample of n documents of
     each benchmark; every benchmark is test data)."""
-    _check_sample(dataset, sample, ("test",))
-    documents, mentions, totals = [], [], {}
-    for benchmark, path in inputs.items():
-        if benchmark == "articles":
-            continue
-        docs = elevant.read_documents(path, benchmark)
-        ments = elevant.read_benchmark(path, benchmark)
-        totals[benchmark] = len(docs)
-        docs = sample_split(docs, (sample or {}).get("test"), seed)
-        if limit is not None:
-            docs = docs.iloc[:limit]
-        if limit is not None or sample:
-            ments = ments[ments["doc_id"].isin(docs["doc_id"])]
-        documents.append(docs)
-        mentions.append(ments)
-    documents_frame = pd.concat(documents, ignore_index=True)
-    mentions_frame = pd.concat(mentions, ignore_index=True)
-    titles = read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
-    mentions_frame["node"] = elevant.map_to_titles(mentions_frame, titles)
-    details = elevant.elevant_stats(documents_frame, mentions_frame, mentions_frame["node"])
-    write_parquet_atomic(outputs["documents"], documents_frame)
-    write_parquet_atomic(outputs["mentions"], mentions_frame)
-    splits = {
-        name: {"documents": d["docs"], "mentions": d["mentions"], "mapped_mentions": d["mapped_mentions"]}
-        for name, d in details.items()
-    }
-    splits["all"] = {key: sum(row[key] for row in splits.values()) for key in next(iter(splits.values()))}
-    notes = [
+
+    def reader(path: str | Path, benchmark: str) -> Callable[[], tuple[pd.DataFrame, pd.DataFrame]]:
+        return lambda: (elevant.read_documents(path, benchmark), elevant.read_benchmark(path, benchmark))
+
+    def map_and_count(documents, mentions, titles):
+        nodes = elevant.map_to_titles(mentions, titles)
+        return nodes, elevant.elevant_stats(documents, mentions, nodes)
+
+    sets = {name: reader(path, name) for name, path in inputs.items() if name != "articles"}
+    note = (
         "mapped_mentions: gold names matched to a Wikispeedia title (exactly, else after Unicode/case "
-        "normalisation); NIL mentions never map.",
-    ]
-    if (sample or {}).get("test"):
-        of = ", ".join(f"{benchmark} {total:,}" for benchmark, total in totals.items())
-        notes.append(
-            f"quick tier: each benchmark is a seeded sample (seed {seed}) of at most {sample['test']:,} of its "
-            f"documents ({of})"
-        )
-    return _write_stats(outputs["stats"], dataset, "elevant", splits, details, notes)
+        "normalisation); NIL mentions never map."
+    )
+    return _document_sets(dataset, "elevant", sets, inputs, outputs, map_and_count, note, limit, sample, seed)
 
 
 @_step
@@ -399,7 +425,7 @@ def prepare_entity_fishing(
     if not isinstance(sets, list) or not sets or not all(isinstance(s, str) and s for s in sets):
         raise ConfigError(f"datasets.{dataset}.sets: a non-empty list of set names, got {sets!r}")
     files = [Path(p) for p in inputs["files"]]
-    documents, mentions, totals = [], [], {}
+    readers = {}
     for name in sets:
         found = [p for p in files if p.name == f"{name}.xml" and p.parent.name == name]
         if len(found) != 1:
@@ -407,41 +433,20 @@ def prepare_entity_fishing(
                 f"datasets.{dataset}.sets: {name!r} needs exactly one file {name}/{name}.xml among the corpus's"
                 f" files; found {len(found)}"
             )
-        docs, ments = entity_fishing.read_set(found[0], name)
-        totals[name] = len(docs)
-        docs = sample_split(docs, (sample or {}).get("test"), seed)
-        if limit is not None:
-            docs = docs.iloc[:limit]
-        ments = ments[ments["doc_id"].isin(docs["doc_id"])]
-        documents.append(docs)
-        mentions.append(ments)
-    documents_frame = pd.concat(documents, ignore_index=True)
-    mentions_frame = pd.concat(mentions, ignore_index=True)
-    titles = read_parquet(inputs["articles"], columns=["node", "title"]).set_index("node")["title"]
-    mentions_frame["node"] = entity_fishing.gold_nodes(mentions_frame, titles)
-    details = entity_fishing.set_stats(documents_frame, mentions_frame, mentions_frame["node"])
-    write_parquet_atomic(outputs["documents"], documents_frame)
-    write_parquet_atomic(outputs["mentions"], mentions_frame)
-    splits = {
-        name: {"documents": d["docs"], "mentions": d["mentions"], "mapped_mentions": d["mapped_mentions"]}
-        for name, d in details.items()
-    }
-    if len(splits) > 1:
-        splits["all"] = {key: sum(row[key] for row in splits.values()) for key in next(iter(splits.values()))}
-    notes = [
+        readers[name] = functools.partial(entity_fishing.read_set, found[0], name)
+
+    def map_and_count(documents, mentions, titles):
+        nodes = entity_fishing.gold_nodes(mentions, titles)
+        return nodes, entity_fishing.set_stats(documents, mentions, nodes)
+
+    note = (
         "mentions: annotations; mapped_mentions: annotated spans whose gold Wikipedia title names a Wikispeedia "
         "article (exactly, else after Unicode/case normalisation; Wikispeedia has no redirects); NIL never maps, "
-        "and a span annotated twice counts once.",
-    ]
-    if limit is not None:
-        notes.append(f"limited to the first {limit} documents of each set (test configuration)")
-    if (sample or {}).get("test"):
-        of = ", ".join(f"{name} {total:,}" for name, total in totals.items())
-        notes.append(
-            f"quick tier: each set is a seeded sample (seed {seed}) of at most {sample['test']:,} of its "
-            f"documents ({of})"
-        )
-    return _write_stats(outputs["stats"], dataset, "entity_fishing", splits, details, notes)
+        "and a span annotated twice counts once."
+    )
+    return _document_sets(
+        dataset, "entity_fishing", readers, inputs, outputs, map_and_count, note, limit, sample, seed
+    )
 
 
 # The prepare step of each reader kind (config.yaml: datasets.<name>.reader).
