@@ -6,7 +6,7 @@ synthetic_graph` (up to that size), with the package's numba kernels, and the sa
 networkx, igraph and networkit (the peers, :data:`PEERS`) on the largest graph networkx holds comfortably
 (networkx needs ~330 bytes per edge): the same graph, the same BFS source, one thread (networkit's thread count
 is set to 1; igraph and networkx are serial). Every peer's BFS distances are checked equal to ours and its
-PageRank within :func:`pagerank_l1_bound` of ours (L1) before its timings are kept (RuntimeError otherwise).
+PageRank within :func:`_pagerank_l1_bound` of ours (L1) before its timings are kept (RuntimeError otherwise).
 Each measurement is one tidy row ``graph, nodes, edges, operation, library, seconds, bytes`` (``bytes`` = array sizes for the
 CSR graph, resident-memory growth for networkx, the process's peak RSS for ``peak_rss``; None if not
 measured). Timings are medians over ``repeats`` runs after a warm-up call that compiles the numba kernels.
@@ -53,7 +53,7 @@ PEERS = ("networkx", "igraph", "networkit")
 DAMPING, PAGERANK_TOL, PAGERANK_MAX_ITER = 0.85, 1e-10, 200
 
 
-def pagerank_l1_bound(n_nodes: int) -> float:
+def _pagerank_l1_bound(n_nodes: int) -> float:
     """How far (L1) a peer's PageRank vector may lie from ours on an ``n_nodes`` graph: power iteration stopped at
     an L1 change below ``n * tol`` lies within ``damping / (1 - damping)`` times that change of the fixed point,
     and each of the two vectors may be that far off (igraph's PRPACK solves directly: its error is far smaller);
@@ -235,7 +235,7 @@ def peer_rows(
     """The same graph in ``library`` (one of :data:`PEERS`): build time and resident-memory growth, BFS from
     ``source`` and PageRank (damping 0.85; networkx and networkit stop at an L1 change below ``n * 1e-10`` as
     ours does, igraph's PRPACK solves to its own precision), one thread. Before anything is timed the peer's
-    BFS distances must equal ours and its PageRank lie within :func:`pagerank_l1_bound` of ours (RuntimeError naming
+    BFS distances must equal ours and its PageRank lie within :func:`_pagerank_l1_bound` of ours (RuntimeError naming
     the library otherwise): the same query, the same answer."""
     if not isinstance(library, str) or library not in PEERS:
         raise ValueError(f"library must be one of {', '.join(PEERS)}; got {library!r}")
@@ -260,7 +260,7 @@ def peer_rows(
             f"{library}'s BFS from {source} gives vertex {wrong} distance {theirs[wrong]}, ours {ours[wrong]}"
         )
     ours_rank = _pagerank(graph.indptr, graph.indices, DAMPING, PAGERANK_TOL, PAGERANK_MAX_ITER)
-    gap, bound = float(np.abs(rank() - ours_rank).sum()), pagerank_l1_bound(graph.n_nodes)
+    gap, bound = float(np.abs(rank() - ours_rank).sum()), _pagerank_l1_bound(graph.n_nodes)
     if not gap <= bound:
         raise RuntimeError(
             f"{library}'s PageRank differs from ours by {gap:.3g} in L1 norm, more than both stopping rules"
