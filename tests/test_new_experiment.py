@@ -68,7 +68,10 @@ def test_a_sixth_experiment_needs_its_own_files_and_one_line(tmp_path):
     # the sixth alone, to the results page (its decodes beside each other: the test checks results, not speed)
     overlay = tmp_path / "sixth-alone.yaml"
     overlay.write_text("experiments: [sixth]\nharness: {exclusive: false}\n", encoding="utf-8")
-    run = _snakemake(project, "results/RESULTS.md", "--configfile", str(config), str(overlay))
+    # the page and its explorer (a report item: --report needs every report item built)
+    run = _snakemake(
+        project, "results/RESULTS.md", "results/explorer.html", "--configfile", str(config), str(overlay)
+    )
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-5000:]
     table = pd.read_csv(project / "results" / "tables" / "sixth" / "table1.csv").set_index("variant")
     assert table.loc["argmax", "correct_pct"] == 100.0 and table.loc["argmax", "instances"] == 6
