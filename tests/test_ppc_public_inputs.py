@@ -325,6 +325,33 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
         (lambda: _decoders().decode_ilp(_instance(), 5), "only positional argument"),
     ],
     "decoders.decode_ppc_audit": "takes a PPCInstance, checked at construction",
+    "decoders.decode_ad3_lp": [  # the options are checked before AD3 is imported
+        (
+            lambda: _decoders().decode_ad3_lp(_instance(), max_iterations=0),
+            "max_iterations must be a positive",
+        ),
+        (
+            lambda: _decoders().decode_ad3_lp(_instance(), max_iterations=True),
+            "max_iterations must be a positive",
+        ),
+        (
+            lambda: _decoders().decode_ad3_lp(_instance(), tolerance=np.nan),
+            "tolerance must be a positive number",
+        ),
+        (lambda: _decoders().decode_ad3_lp(_instance(), eta=-1.0), "eta must be a positive number"),
+        (lambda: _decoders().decode_ad3_lp(_instance(), normalize="yes"), "normalize must be true or false"),
+    ],
+    "decoders.decode_ad3_exact": [
+        (
+            lambda: _decoders().decode_ad3_exact(_instance(), max_iterations=2.5),
+            "max_iterations must be a positive",
+        ),
+        (
+            lambda: _decoders().decode_ad3_exact(_instance(), tolerance="0"),
+            "tolerance must be a positive number",
+        ),
+        (lambda: _decoders().decode_ad3_exact(_instance(), child=1), "child must be true or false"),
+    ],
     "decoders.tree_score": [
         (lambda: _decoders().tree_score("instance", [-1, 0]), "instance must be a PPCInstance")
     ],
