@@ -121,7 +121,9 @@ def test_default_config_dry_run(repo_root, tmp_path):
 @pytest.fixture(scope="module")
 def finished_run(repo_root, mirror, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("workflow")
-    result = snakemake(repo_root, workdir, "--cores", "2", mirror=mirror, timeout=1500)
+    # ~500 jobs since the peers (AD3, HiGHS, SCIP, the Viterbi peak), the explorer and IITB: 63% of them in 25
+    # minutes on a busy 2-core machine
+    result = snakemake(repo_root, workdir, "--cores", "2", mirror=mirror, timeout=3000)
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-10000:]
     return workdir
 
@@ -138,7 +140,6 @@ def test_run_prepares_every_used_dataset(finished_run, repo_root):
         "wikispeedia",
         "elevant",
         "iitb",
-        "newswire",
     }
     assert {p.name for p in (finished_run / "data" / "raw").iterdir()}.isdisjoint(UNUSED_CORPORA)
     sentences = table.set_index(["dataset", "split"])["sentences"]
@@ -217,7 +218,7 @@ def test_run_decodes_every_linking_variant(finished_run):
     kernels and networkx on the same graph."""
     tables = finished_run / "results" / "tables" / "linking"
     table1 = pd.read_csv(tables / "table1.csv")
-    assert set(table1["dataset"]) == {"wikispeedia", "elevant", "iitb", "newswire"}
+    assert set(table1["dataset"]) == {"wikispeedia", "elevant", "iitb"}
     heuristics = table1[~table1["algorithm"].isin(["exact", "ground-truth"])]
     assert (heuristics["ratio_max"] >= 100.0 - 1e-9).all()
     assert ((heuristics["value_max"] >= 0) & (heuristics["value_max"] <= 1)).all()
