@@ -278,7 +278,11 @@ def least_cost(adjacency: np.ndarray, sets) -> float:
 
 def test_every_registered_linking_decoder_is_a_method():
     heuristics = {"spanning-tree", "hitting-distance", "greedy", "degree", "pagerank", "retrieval"}
-    assert set(linking_api.METHODS) == own_decoders("linking") == heuristics | {"decomposable", "exact"}
+    assert (
+        set(linking_api.METHODS)
+        == own_decoders("linking")
+        == heuristics | {"decomposable", "exact", "exact-scip"}
+    )
 
 
 @pytest.mark.parametrize("method", sorted(linking_api.METHODS))
