@@ -19,6 +19,7 @@ import pytest
 from decoders.config import load_config
 from decoders.content import JOB_SUFFIX
 from decoders.io import is_checksum_file
+from decoders.tables.linking import EXACT_SOLVERS
 
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.workflow
@@ -219,7 +220,7 @@ def test_run_decodes_every_linking_variant(finished_run):
     tables = finished_run / "results" / "tables" / "linking"
     table1 = pd.read_csv(tables / "table1.csv")
     assert set(table1["dataset"]) == {"wikispeedia", "elevant", "iitb"}
-    heuristics = table1[~table1["algorithm"].isin(["exact", "ground-truth"])]
+    heuristics = table1[~table1["algorithm"].isin([*EXACT_SOLVERS, "ground-truth"])]
     assert (heuristics["ratio_max"] >= 100.0 - 1e-9).all()
     assert ((heuristics["value_max"] >= 0) & (heuristics["value_max"] <= 1)).all()
     runs = finished_run / "results" / "runs" / "linking"
@@ -373,8 +374,9 @@ def test_report(finished_run, repo_root, mirror):
         assert f"#### {title}" in page, table
     for figure in figures:
         assert f"]({figure.relative_to(results).as_posix()})" in page, figure
-    expected = [t.with_suffix(".csv").name for t in tables] + [f.name for f in figures] + ["RESULTS.md"]
-    assert sorted(names) == sorted(expected)
+    # the explorer (results/explorer.html) is the report's one page beside the tables, figures and RESULTS.md
+    expected = [t.with_suffix(".csv").name for t in tables] + [f.name for f in figures]
+    assert sorted(names) == sorted([*expected, "RESULTS.md", "explorer.html"])
     # the front page's caption (captions/shared.yaml) and a table's
     assert "Prepared corpora" in html and "decoding experiments of five papers" in html
 
