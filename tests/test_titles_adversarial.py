@@ -263,10 +263,12 @@ def test_float_solvers_certify_no_title_at_the_level_of_their_tolerances(solver)
         assert solution.objective <= optimum + tol and solution.bound >= optimum - tol
 
 
-def test_highs_claims_hold_on_near_ties():
-    """Titles within HiGHS's default tolerance of one another (weights 1 + [0, 1e-7)): at its default
-    ``mip_feasibility_tolerance`` (1e-6) HiGHS called titles optimal up to 3e-8 of ``sum |terms|`` below the
-    optimum, beyond the verifier's 1e-9. At the project's setting every claim is the optimum within that."""
+@pytest.mark.parametrize("solver", ["scip", "highs"])
+def test_float_solvers_claims_hold_on_near_ties(solver):
+    """Titles within the float solvers' default tolerances of one another (weights 1 + [0, 1e-7)): at their
+    defaults HiGHS (``mip_feasibility_tolerance`` 1e-6) and SCIP (``numerics/dualfeastol`` 1e-7) called titles
+    optimal up to 3e-8 of ``sum |terms|`` below the optimum, beyond the verifier's 1e-9, SCIP with bounds below
+    the optimum. At the project's settings every bound holds and every claim is the optimum within that."""
     rng = np.random.default_rng(7)
     certified = 0
     for _ in range(30):
@@ -275,7 +277,7 @@ def test_highs_claims_hold_on_near_ties():
         np.fill_diagonal(edge, -np.inf)
         instance = _instance(np.arange(n), 1.0 + rng.random(n) * 1e-7, edge, 1.0 + rng.random(n) * 1e-7, k)
         best, optimum = brute_force(instance)
-        solution = get_decoder("titles", "ilp")(instance, solver="highs", hint_width=None)
+        solution = get_decoder("titles", "ilp")(instance, solver=solver, hint_width=None)
         tol = tolerance(instance, best, solution.structure)
         assert solution.bound >= optimum - tol
         if solution.status == "optimal":
