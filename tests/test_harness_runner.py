@@ -19,7 +19,7 @@ from decoders.harness import runner
 from decoders.harness.instances import read_instance_index, sample_ids, write_instance_shards
 from decoders.harness.jobs import decode_shard, gather_runs, retime_sample
 from decoders.harness.records import RECORD_COLUMNS, RecordError, validate_records, without_clock
-from decoders.harness.runner import run_instances, warmup_index
+from decoders.harness.runner import LOOP_TARGET_SECONDS, _loop_count, run_instances, warmup_index
 
 
 def _toy(n: int, **kwargs) -> ToyInstance:
@@ -292,7 +292,8 @@ def test_timing_loops_replace_the_per_call_time(isolate):
     stats = json.loads(frame.loc[0, "stats"])
     assert frame.loc[0, "status"] == "optimal"
     assert frame.loc[0, "seconds"] < 0.01 and stats["call_seconds"] >= 0.05
-    assert stats["loop_repeats"] == 20 and stats["timing_repeats"] == 3
+    # decodes per loop call: as many as last LOOP_TARGET_SECONDS (this Python loop: about 20), at most 20
+    assert 1 < stats["loop_repeats"] <= 20 and stats["timing_repeats"] == 3
     plain = _run("looped", instances, isolate=isolate, loop_repeats=0, time_limit=30.0)
     assert plain.loc[0, "seconds"] >= 0.05 and "call_seconds" not in json.loads(plain.loc[0, "stats"])
     wrong = _run("looped", instances, isolate=isolate, params={"wrong": True}, loop_repeats=5,
@@ -306,6 +307,18 @@ def test_timing_loops_replace_the_per_call_time(isolate):
     stalled = _run("looped", instances, isolate=isolate, params={"token": token}, repeats=3, loop_repeats=20,
                    time_limit=30.0)  # fmt: skip
     assert stalled.loc[0, "seconds"] < 0.01
+
+
+def test_a_loop_call_lasts_about_the_target_and_never_more_decodes_than_loop_repeats():
+    """Decodes per timing-loop call: enough to last LOOP_TARGET_SECONDS (0.3 ms), at least 1, at most the cap;
+    the cap for a time of 0, NaN or infinity."""
+    assert LOOP_TARGET_SECONDS == 3e-4
+    assert _loop_count(1e-6, 20) == 20 and _loop_count(1e-6, 500) == 300
+    assert _loop_count(1e-4, 20) == 3 and _loop_count(3e-4, 20) == 1 and _loop_count(5.0, 20) == 1
+    assert _loop_count(1.5e-5, 20) == 20 and _loop_count(1.6e-5, 20) == 19
+    for odd in (0.0, math.nan, math.inf):
+        assert _loop_count(odd, 7) == 7
+    assert _loop_count(1e-9, 1) == 1
 
 
 @pytest.mark.parametrize("isolate", [False, True])

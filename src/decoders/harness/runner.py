@@ -66,6 +66,13 @@ decode limit (CG's kernels, 2026-11-29: the worker then started cold and one tim
 compilation). Later workers, after a hard timeout, find the kernels in the cache and get no allowance, so a
 decoder that overruns on the warm-up instance costs it once per job."""
 
+LOOP_TARGET_SECONDS = 3e-4
+"""A timing loop call decodes the instance as many times as make it last about this long, at most
+``loop_repeats``: calling a compiled kernel from Python costs ~1-2 us, under 1% of such a call, and the clock
+(:func:`time.perf_counter`, ~0.1 us) is far finer. A decode of 0.3 ms or more is looped once; before this cap
+every decode was looped ``loop_repeats`` times whatever its length (chains: 20 x 3 loop calls per repeat, most
+of chains' decoding minutes for decodes far above the call cost)."""
+
 Instance = tuple[str, int, Any]
 Evaluate = Callable[[Any, Solution], Mapping[str, float]]
 Verify = Callable[[Any, Solution], str | None]
@@ -238,14 +245,17 @@ def timed_call(
 
     With ``loop_repeats`` > 0, a decoder that has a compiled ``timing_loop`` (see
     :func:`decoders.harness.protocol.register`) is then timed by ``repeats`` calls of that loop, each decoding
-    the instance ``loop_repeats`` times, if they fit in the time limit: seconds = the median over the calls of
-    elapsed / ``loop_repeats`` (one call that an operating-system stall hits must not decide the time), and the
-    per-call time above is kept as ``stats["call_seconds"]``. The loop must reproduce the decoder's objective
-    (it returns their sum); if it does not, the row becomes an ``error``.
+    the instance ``n`` times, if they fit in the time limit: ``n`` is as many decodes as make a call last
+    :data:`LOOP_TARGET_SECONDS` by the per-call time, at most ``loop_repeats`` (``stats["loop_repeats"]``);
+    seconds = the median over the calls of elapsed / ``n`` (one call that an operating-system stall hits must
+    not decide the time), and the per-call time above is kept as ``stats["call_seconds"]``. The loop must
+    reproduce the decoder's objective (it returns their sum); if it does not, the row becomes an ``error``.
 
     With a ``reference`` ``(decoder, params)`` that has a timing loop too, each of those loop calls is paired
     with one call of the reference's loop on the same instance (before it, then after it, alternately), and the
-    median of the reference's means is kept as ``stats["reference_seconds"]``: a speed-up over the reference is
+    median of the reference's means is kept as ``stats["reference_seconds"]`` (its own decodes per call chosen
+    the same way from one untimed single-decode call, ``stats["reference_loop_repeats"]``): a speed-up over the
+    reference is
     then a ratio of times taken milliseconds apart in one process, which the machine's slow phases (seconds
     long on shared cloud cores) and per-process differences cannot skew. The decoder's loop is then called
     ``repeats`` times more on its own, back to back, and the median kept as ``stats["unpaired_seconds"]``: what
@@ -273,6 +283,14 @@ def timed_call(
     return seconds, solution
 
 
+def _loop_count(seconds: float, loop_repeats: int) -> int:
+    """Decodes per timing-loop call for a decode of ``seconds``: enough to last :data:`LOOP_TARGET_SECONDS`, at
+    least 1, at most ``loop_repeats`` (checked by :func:`_check_repeats`; also for a time of 0, NaN or inf)."""
+    if not 0.0 < seconds < math.inf:
+        return loop_repeats
+    return max(1, min(loop_repeats, math.ceil(LOOP_TARGET_SECONDS / seconds)))
+
+
 def _time_loops(
     loop: Callable[..., float],
     instance: Any,
@@ -286,30 +304,39 @@ def _time_loops(
     """Time ``repeats`` calls of the timing loop (each paired with the reference's loop, if it has one)."""
     means: list[float] = []
     reference_means: list[float] = []
-    timed = [("timing loop", loop, params, means)]
+    timed = [["timing loop", loop, params, means, 0]]
     reference_loop = getattr(reference[0], "timing_loop", None) if reference is not None else None
     if reference_loop is not None:
-        timed.append(("reference timing loop", reference_loop, reference[1], reference_means))
+        timed.append(["reference timing loop", reference_loop, reference[1], reference_means, 0])
+    for entry in timed:  # one untimed decode in each loop sets its decodes per call
+        name, each_loop, each_params = entry[:3]
+        try:
+            single, _ = _loop_seconds(each_loop, instance, 1, each_params)
+        except Exception as exc:
+            return seconds, _loop_error(name, exc)
+        entry[4] = _loop_count(single, loop_repeats)
+    count = timed[0][4]
     for index in range(repeats):
         # the reference goes first on even calls and second on odd ones, so that neither gains from caches
         # the other warmed
-        for name, each_loop, each_params, out in timed[::-1] if index % 2 == 0 else timed:
+        for name, each_loop, each_params, out, decodes in timed[::-1] if index % 2 == 0 else timed:
             try:
-                mean_seconds, total = _loop_seconds(each_loop, instance, loop_repeats, each_params)
+                mean_seconds, total = _loop_seconds(each_loop, instance, decodes, each_params)
             except Exception as exc:
                 return seconds, _loop_error(name, exc)
             out.append(mean_seconds)
             if out is means and not math.isclose(
-                total / loop_repeats, solution.objective, rel_tol=1e-9, abs_tol=1e-9
+                total / decodes, solution.objective, rel_tol=1e-9, abs_tol=1e-9
             ):
-                mean = total / loop_repeats
+                mean = total / decodes
                 message = f"timing loop objective {mean!r} differs from the decoder's {solution.objective!r}"
                 return seconds, error_solution(message)
     solution.stats["call_seconds"] = seconds
-    solution.stats["loop_repeats"] = loop_repeats
+    solution.stats["loop_repeats"] = count
     if reference_means:
         solution.stats["reference_seconds"] = statistics.median(reference_means)
-        alone = [_loop_seconds(loop, instance, loop_repeats, params)[0] for _ in range(repeats)]
+        solution.stats["reference_loop_repeats"] = timed[1][4]
+        alone = [_loop_seconds(loop, instance, count, params)[0] for _ in range(repeats)]
         solution.stats["unpaired_seconds"] = statistics.median(alone)
     seconds = statistics.median(means)
     return seconds, solution
