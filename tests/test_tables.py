@@ -392,6 +392,16 @@ def test_cost_table_stages_an_experiments_jobs_and_bounds_its_wall_clock():
     audit["experiments"]["bnb"]["variants"]["audit"] = {"decoder": "cp-sat", "exclusive": False}
     least = cost_table(jobs, ["bnb"], audit, cores=2).set_index("stage").loc["all", "least_wall_minutes"]
     assert least == pytest.approx(948 / 60, abs=0.01)
+    # an experiment's own harness.exclusive: false shares its decode jobs' cores but for a variant that says
+    # exclusive: true (here shard-0's bnb: 120 s alone, the other 1,656 s over two cores: 948 s again)
+    beside = {**audit, "experiments": {**audit["experiments"], "bnb": {
+        "datasets": ["wsj"], "harness": {"exclusive": False}, "variants": {"bnb": {"exclusive": True}}}}}  # fmt: skip
+    jobs.loc[jobs["job"] == "bnb/wsj~full~k10/audit/shard-1", "job"] = "bnb/wsj~full~k10/other/shard-1"
+    least = cost_table(jobs, ["bnb"], beside, cores=2).set_index("stage").loc["all", "least_wall_minutes"]
+    assert least == pytest.approx(948 / 60, abs=0.01)
+    beside["experiments"]["bnb"]["variants"] = {}
+    least = cost_table(jobs, ["bnb"], beside, cores=2).set_index("stage").loc["all", "least_wall_minutes"]
+    assert least == pytest.approx(15.0, abs=0.01)  # every job beside the others: the longest job's 900 s
     with pytest.raises(ValueError, match="cores"):
         cost_table(jobs, ["bnb"], config, cores=0)
 

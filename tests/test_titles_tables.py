@@ -96,6 +96,32 @@ def test_table1_gives_each_variants_speedup_over_the_ilp_with_its_interval():
     )
 
 
+def test_a_variant_censored_at_its_limit_prints_its_times_and_speedup_as_bounds():
+    """A title at the time limit counts at its recorded seconds, below its true time: that variant's times are
+    lower bounds and its speed-up over the ILP an upper bound; the ILP's own timeout makes every other variant's
+    speed-up a lower bound (both: neither)."""
+    table = table1(RECORDS, SETTINGS).set_index("variant")
+    assert set(table["seconds_are"]) == {"exact"} and set(table["speedup_is"]) == {"exact"}
+    censored = RECORDS.copy()
+    censored.loc[(censored["variant"] == "colour-coding") & (censored["instance_id"] == "b"), "status"] = (
+        "timeout"
+    )
+    table = table1(censored, SETTINGS).set_index("variant")
+    assert (
+        table.loc["colour-coding", "seconds_are"] == "lower bound"
+        and table.loc["colour-coding", "timeouts"] == 1
+    )
+    assert table.loc["colour-coding", "speedup_is"] == "upper bound"
+    assert table.loc["colour-coding-certified", ["seconds_are", "speedup_is"]].tolist() == ["exact", "exact"]
+    censored.loc[(censored["variant"] == "ilp-cp-sat") & (censored["instance_id"] == "c"), "status"] = (
+        "timeout"
+    )
+    table = table1(censored, SETTINGS).set_index("variant")
+    assert table.loc["colour-coding", "speedup_is"] == "neither bound"
+    assert table.loc["colour-coding-certified", "speedup_is"] == "lower bound"
+    assert table.loc["ilp-cp-sat", ["seconds_are", "speedup_is"]].tolist() == ["lower bound", "exact"]
+
+
 def test_ratio_by_k_takes_medians_per_length():
     by_k = ratio_by_k(RECORDS, "colour-coding-certified").set_index("k")
     assert by_k.loc[1, "ratio"] == pytest.approx(100.0)

@@ -175,10 +175,12 @@ def timed_threads(wildcards):
     core of a local run, so that no other job runs beside it and disturbs its timings, while the job decodes on
     one thread (its worker process pins the numeric libraries to one: decoders.harness.runner). Without a core
     count (a cluster executor: every job has an allocation of its own; profiles/slurm also sets these rules'
-    threads) or with exclusive: false (harness.exclusive, or a variant's own `exclusive`: one whose seconds are
-    not a result, such as an audit), harness.threads."""
+    threads) or with exclusive: false (harness.exclusive, the experiment's harness.exclusive, or a variant's own
+    `exclusive`: one whose seconds are not a result, such as an audit), harness.threads."""
     threads = config["harness"]["threads"]
     exclusive = config["harness"]["exclusive"]
+    if hasattr(wildcards, "experiment"):
+        exclusive = harness_settings(wildcards.experiment).get("exclusive", exclusive)
     if hasattr(wildcards, "variant"):
         exclusive = variant_spec(wildcards).get("exclusive", exclusive)
     if exclusive:

@@ -108,13 +108,16 @@ TIMED_RULES = frozenset(
 
 def _exclusive(rule: str, job: str, config: Mapping[str, Any]) -> bool:
     """Whether a job reserves every core: a timed rule's under harness.exclusive, or a decode job's under its
-    variant's own ``exclusive`` (job ``<experiment>/<dataset>/<variant>/shard-<i>``)."""
+    variant's own ``exclusive``, else its experiment's ``harness.exclusive`` (job
+    ``<experiment>/<dataset>/<variant>/shard-<i>``)."""
     if rule not in TIMED_RULES:
         return False
     exclusive = bool(config["harness"]["exclusive"])
     if rule == "decode":
         experiment, _, variant = job.split("/")[:3]
-        spec = ((config["experiments"].get(experiment) or {}).get("variants") or {}).get(variant, {})
+        section = config["experiments"].get(experiment) or {}
+        exclusive = bool((section.get("harness") or {}).get("exclusive", exclusive))
+        spec = (section.get("variants") or {}).get(variant, {})
         exclusive = bool(spec.get("exclusive", exclusive))
     return exclusive
 
