@@ -19,6 +19,7 @@ import pytest
 from decoders.config import load_config
 from decoders.content import JOB_SUFFIX
 from decoders.io import is_checksum_file
+from decoders.linking.sweep import sweep_variants
 from decoders.tables.linking import EXACT_SOLVERS
 
 BIN = Path(sys.executable).parent
@@ -95,17 +96,19 @@ def test_default_config_dry_run(repo_root, tmp_path):
         threads.setdefault(rule, set()).add(count)
     assert threads["linking_scaling"] == {2} and threads["noise"] == {2}  # noise: retimings, exclusive too
     assert threads["linking_scaling_noise"] == {2}
-    # every decode reserves the cores but those of a variant whose seconds are not a result (exclusive: false)
+    # every decode reserves the cores but those of a variant whose seconds are not a result (exclusive: false,
+    # the variant's own or its experiment's)
     experiments = load_config(repo_root)["experiments"]
-    beside = {
-        name
-        for spec in experiments.values()
-        for name, variant in (spec or {}).get("variants", {}).items()
-        if variant.get("exclusive") is False
+    sweep = sweep_variants(experiments["linking"])  # copies of linking's variants, their `exclusive` included
+    variants = {
+        name: variant.get("exclusive", (spec.get("harness") or {}).get("exclusive", True))
+        for key, spec in experiments.items()
+        for name, variant in [*spec.get("variants", {}).items(), *(sweep.items() if key == "linking" else [])]
     }
+    beside = {name for name, exclusive in variants.items() if exclusive is False}
     # bnb: the audit (both its variants), the paper's search and Table 2's rows but Table 3's model (their
-    # accuracies are the result)
-    assert beside == {
+    # accuracies are the result); linking: every heuristic (no table prints their seconds) but the exact solvers
+    assert {name for name in beside if name in experiments["bnb"]["variants"]} == {
         "cp-sat",
         "cp-sat-long",
         "bnb-paper",
@@ -114,6 +117,8 @@ def test_default_config_dry_run(repo_root, tmp_path):
         "second-order",
         "third-order",
     }
+    linking = set(experiments["linking"]["variants"]) | set(sweep)
+    assert linking - beside == {"exact-max", "exact-min", "exact-scip-max", "exact-scip-min"}
     decodes = {(variant, count) for rule, count, variant in jobs if rule == "decode"}
     assert decodes and all(count == (1 if variant in beside else 2) for variant, count in decodes)
     assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}
@@ -374,11 +379,17 @@ def test_report(finished_run, repo_root, mirror):
         assert f"#### {title}" in page, table
     for figure in figures:
         assert f"]({figure.relative_to(results).as_posix()})" in page, figure
-    # the explorer (results/explorer.html) is the report's one page beside the tables, figures and RESULTS.md
+    # beside the tables (CSV) and figures: the results page rendered (every table readable in the report's frame,
+    # figures inside) and the explorer (results/explorer.html)
     expected = [t.with_suffix(".csv").name for t in tables] + [f.name for f in figures]
-    assert sorted(names) == sorted([*expected, "RESULTS.md", "explorer.html"])
+    assert sorted(names) == sorted([*expected, "RESULTS.html", "explorer.html"])
+    rendered = (results / "RESULTS.html").read_text(encoding="utf-8")
+    assert rendered.count("<table>") == page.count("\n|:") + page.count("\n|---") and "<!--" not in rendered
+    assert rendered.count('src="data:image/png;base64,') == len(figures)
     # the front page's caption (captions/shared.yaml) and a table's
-    assert "Prepared corpora" in html and "decoding experiments of five papers" in html
+    assert (
+        "Prepared corpora" in html and "decoding experiments of papers" in html and "This run built" in html
+    )
 
 
 def test_a_published_page_is_rebuilt_from_its_records_alone(finished_run, repo_root, tmp_path):

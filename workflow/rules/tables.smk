@@ -36,8 +36,9 @@ rule results_page:
         sections=page_inputs,
         csvs=page_csvs,
     output:
-        page=report(
-            "results/RESULTS.md",
+        page="results/RESULTS.md",
+        page_html=report(
+            "results/RESULTS.html",
             caption=report_caption("shared", "results_page"),
             category="Results page",
         ),

@@ -7,7 +7,7 @@ from decoders.content import experiment_settings, section_content
 from decoders.io import write_json_atomic
 from decoders.tables.captions import caption
 from decoders.tables.resources import TIMED_RULES, cost_table, job_usage, usage_table
-from decoders.tables.results_page import experiment_section, write_results_page
+from decoders.tables.results_page import experiment_section, write_page_html, write_results_page
 from decoders.tables.writers import write_table
 from decoders.workflow import start_script
 
@@ -40,7 +40,7 @@ write_table(
     notes=[
         f"Jobs that reserve every core: the timed rules' ({', '.join(sorted(TIMED_RULES))}) when"
         f" `harness.exclusive` is true (this run: {str(exclusive).lower()}); a decode job follows its variant's"
-        " own `exclusive` where it sets one.",
+        " own `exclusive` where it sets one, else its experiment's `harness.exclusive`.",
     ],
 )
 sections.append(
@@ -53,3 +53,5 @@ sections.append(
     }
 )
 write_results_page(sections, snakemake.output.page)
+# the same page as one HTML file (tables rendered, figures inside): the report's readable view of every table
+write_page_html(snakemake.output.page, snakemake.output.page_html)

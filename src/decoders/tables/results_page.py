@@ -8,11 +8,17 @@ dates and CPU in each section's provenance table).
 
 from __future__ import annotations
 
+import base64
+import html
 import importlib
 import json
+import mimetypes
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from markdown_it import MarkdownIt
 
 from decoders.errors import ConfigError
 from decoders.harness.provenance import read_provenance
@@ -125,3 +131,53 @@ def write_results_page(sections: Iterable[Mapping[str, Any]], output: str | Path
         s["experiment"]: Path(s["tables"][0]).parent for s in sections if s.get("experiment") and s["tables"]
     }
     write_text_atomic(output, insert_scoreboard(text, PageTables.parse(text, csv_dirs, source=str(output))))
+
+
+PAGE_STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 78em; padding: 0 1em; color: #222; }
+h1, h2, h3, h4 { line-height: 1.2; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; display: block; overflow-x: auto; max-width: 100%; margin: .6em 0; }
+th, td { border: 1px solid #ddd; padding: .2em .5em; white-space: nowrap; }
+th { background: #f3f3f3; position: sticky; top: 0; }
+tr:nth-child(even) td { background: #fafafa; }
+td:not(:first-child) { font-variant-numeric: tabular-nums; }
+img { max-width: 100%; }
+code { background: #f3f3f3; padding: 0 .2em; }
+"""
+
+
+def page_html(markdown: str, base: str | Path, *, title: str = "Results") -> str:
+    """The results page (Markdown, as :func:`write_results_page` writes it) as one self-contained HTML document:
+    tables rendered, each figure (``![...](path)``, a path relative to ``base``) embedded as a data URI, so that
+    a Snakemake report shows it readable in its frame, nothing fetched. A figure that is missing is a
+    FileNotFoundError naming it."""
+    if not isinstance(markdown, str):
+        raise TypeError(f"markdown must be a str, got {type(markdown).__name__}")
+    base = Path(base)
+    renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = renderer.parse(re.sub(r"<!--.*?-->", "", markdown, flags=re.DOTALL))  # the page's markers
+    for token in tokens:
+        for child in token.children or ():
+            if child.type == "image":
+                source = str(child.attrGet("src") or "")
+                if "://" in source or source.startswith("data:"):
+                    continue
+                path = base / source
+                if not path.is_file():
+                    raise FileNotFoundError(f"{path}: a figure of the results page is missing")
+                kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+                child.attrSet(
+                    "src", f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+                )
+    body = renderer.renderer.render(tokens, renderer.options, {})
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}</style></head>\n<body>\n{body}</body></html>\n"
+    )
+
+
+def write_page_html(page: str | Path, output: str | Path) -> None:
+    """Write :func:`page_html` of the Markdown page ``page`` (figures relative to its folder) to ``output``."""
+    page = Path(page)
+    write_text_atomic(output, page_html(page.read_text(encoding="utf-8"), page.parent))
