@@ -83,9 +83,8 @@ def test_all_variants_on_real_sentences(repo_root, workdir):
         ignore_index=True,
     )
     assert set(records["status"]) <= {"optimal", "feasible"}
-    assert all(
-        json.loads(stats)["loop_repeats"] == 3 for stats in records["stats"]
-    )  # every variant has a loop
+    # every variant has a loop, each call as many decodes as last ~0.3 ms, at most the 3 asked
+    assert all(1 <= json.loads(stats)["loop_repeats"] <= 3 for stats in records["stats"])
     by = records.pivot(index="instance_id", columns="variant", values="objective")
     for exact in (
         "viterbi+p",

@@ -50,6 +50,7 @@ CLOCK_STATS = frozenset(
         "jit_seconds",
         "loop_repeats",
         "max_plus_seconds",
+        "reference_loop_repeats",
         "reference_seconds",
         "register_cells_per_second",
         "timing_repeats",
