@@ -70,8 +70,8 @@ LOOP_TARGET_SECONDS = 3e-4
 """A timing loop call decodes the instance as many times as make it last about this long, at most
 ``loop_repeats``: calling a compiled kernel from Python costs ~1-2 us, under 1% of such a call, and the clock
 (:func:`time.perf_counter`, ~0.1 us) is far finer. A decode of 0.3 ms or more is looped once; before this cap
-every decode was looped ``loop_repeats`` times whatever its length (chains: 20 x 3 loop calls per repeat, most
-of chains' decoding minutes for decodes far above the call cost)."""
+every decode was looped ``loop_repeats`` times whatever its length (chains: 20 decodes in each of 3 loop calls
+per repeat, decodes far above the call cost included)."""
 
 Instance = tuple[str, int, Any]
 Evaluate = Callable[[Any, Solution], Mapping[str, float]]
