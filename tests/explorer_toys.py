@@ -112,12 +112,32 @@ def toy_records(experiment: str = "chains") -> dict[tuple[str, str], object]:
     return frames
 
 
+def speed_figure(path: Path) -> None:
+    """The toy page's figure as the workflow writes one (decoders.tables.writers.save_figure): the PNG and its
+    chart spec: two datasets' speed-ups by length (3 points each) and the y = 1 line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from decoders.tables.writers import save_figure
+
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot([10, 20, 40], [1.5, 2.2, 3.1], "o-", label="wsj")
+    ax.plot([10, 20, 40], [1.2, 2.0, 2.8], "s-", label="ewt")
+    ax.axhline(1.0, color="grey", linestyle=":")
+    ax.set_xlabel("sentence length")
+    ax.set_ylabel("speed-up")
+    save_figure(fig, path)
+    plt.close(fig)
+
+
 def toy_page(folder: Path) -> Path:
     """Write the toy page folder; returns it."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "RESULTS.md").write_text(PAGE_TEXT, encoding="utf-8")
     (folder / "figures" / "chains").mkdir(parents=True, exist_ok=True)
-    (folder / "figures" / "chains" / "speed.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    speed_figure(folder / "figures" / "chains" / "speed.png")
     run = folder / "_run"
     records = folder / "records" / "chains"
     records.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ import pytest
 from explorer_toys import DATASETS, PAGE_TEXT, VARIANTS, toy_page
 
 from decoders.errors import ConfigError
-from decoders.tables.explorer import build, main, page_sections, run_records
+from decoders.tables.explorer import build, figure_charts, main, page_sections, prose, run_records
 
 
 def test_sections_scoreboard_first_with_captions_and_notes():
@@ -72,7 +72,14 @@ def test_build_writes_tables_csvs_records_and_data(tmp_path):
     with csvs[3].open() as handle:
         rows = list(csv.reader(handle))
     assert rows[0][:2] == ["dataset", "variant"] and rows[2][:2] == ["wsj", "cg"] and len(rows) == 7
-    data = json.loads((out / "data.js").read_text().removeprefix("window.EXPLORER_DATA = ").rstrip(";\n"))
+    data_line, figures_line = (out / "data.js").read_text().splitlines()
+    data = json.loads(data_line.removeprefix("window.EXPLORER_DATA = ").rstrip(";"))
+    figures = json.loads(figures_line.removeprefix("window.EXPLORER_FIGURES = ").rstrip(";"))
+    assert (
+        list(figures) == ["figures/chains/speed.png"]
+        and len(figures["figures/chains/speed.png"]["data"]) == 3
+    )
+    assert text.count('class="figure-block"') == 1 and 'data-chart="figures/chains/speed.png"' in text
     chains = data["chains"]
     assert chains["variants"] == sorted(VARIANTS) and chains["quality"] == "token accuracy"
     assert len(chains["id"]) == len(chains["seconds"]) == 210
@@ -100,6 +107,26 @@ def test_bad_input_named(tmp_path, capsys):
         build(tmp_path)
     assert main([str(tmp_path)]) == 2
     assert "no Markdown table" in capsys.readouterr().err
+    figures = tmp_path / "figures" / "chains"
+    figures.mkdir(parents=True)
+    assert figure_charts(tmp_path) == {}  # a spec needs its PNG beside it
+    (figures / "speed.plotly.json").write_text("{not json")
+    assert figure_charts(tmp_path) == {}
+    (figures / "speed.png").write_bytes(b"\x89PNG")
+    with pytest.raises(ConfigError, match=r"speed\.plotly\.json: not a chart spec"):
+        figure_charts(tmp_path)
+    (figures / "speed.plotly.json").write_text('{"data": {}}')
+    with pytest.raises(ConfigError, match="no list under 'data'"):
+        figure_charts(tmp_path)
+    (figures / "speed.plotly.json").write_text('{"data": [], "layout": {}, "unconverted": ["Circle"]}')
+    assert figure_charts(tmp_path) == {
+        "figures/chains/speed.png": {"data": [], "layout": {}, "unconverted": ["Circle"]}
+    }
+    html_text = prose(["![speed](figures/chains/speed.png)"], {}, figure_charts(tmp_path))
+    assert 'data-chart="figures/chains/speed.png"' in html_text and "Not in the chart: Circle" in html_text
+    assert prose(["![speed](figures/chains/speed.png)"], {}) == (
+        '<figure><img src="figures/chains/speed.png" alt="speed" loading="lazy"></figure>'
+    )
     bad = tmp_path / "records" / "chains"
     bad.mkdir(parents=True)
     (bad / "records.tar.xz").write_bytes(b"not xz")

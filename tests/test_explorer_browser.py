@@ -1,7 +1,8 @@
 """The explorer in a real browser: headless Chromium (Debian's chromium and chromium-driver, which .ci/run
 installs) through selenium opens a toy page's explorer (with records) and a published page's (without), loads
-every view, checks that every table and chart holds data and that the console has no error, filters a table,
-sorts it, picks two variants in the scatter, and saves screenshots under the test's tmp folder.
+every view, checks that every table and chart (the per-instance ones and the figures') holds data and that the
+console has no error, filters a table, sorts it, picks two variants in the scatter, and saves screenshots under the
+test's tmp folder.
 
 Measured (headless Chromium 150, the 2-core machine shared with other jobs; `-s` prints each run's numbers): a
 page loads about 4.85 MB, 4.82 MB of it plotly.min.js; from disk the load event comes after 3-5 s cold and
@@ -152,6 +153,16 @@ def test_toy_explorer_in_chromium(browser, tmp_path):
     assert charts["scatter-value"].find_element(By.CSS_SELECTOR, ".gtitle").text.startswith("token accuracy")
     Select(block.find_element(By.CSS_SELECTOR, ".variant-size")).select_by_visible_text("cg")
     assert "cg" in charts["size-time"].find_element(By.CSS_SELECTOR, ".gtitle").text
+    # the page's figure as an interactive chart: both datasets' lines and the y = 1 line, the PNG folded below
+    figure = browser.find_element(By.CSS_SELECTOR, '.figure-block[data-chart="figures/chains/speed.png"]')
+    browser.execute_script("arguments[0].scrollIntoView()", figure)
+    chart = figure.find_element(By.CSS_SELECTOR, ".figure-chart")
+    assert chart.find_elements(By.CSS_SELECTOR, ".main-svg")
+    names = browser.execute_script("return arguments[0].data.map(t => [t.name || '', t.x.length])", chart)
+    assert names == [["wsj", 3], ["ewt", 3], ["", 2]]
+    assert {e.text for e in chart.find_elements(By.CSS_SELECTOR, ".legendtext")} == {"wsj", "ewt"}
+    assert figure.find_element(By.CSS_SELECTOR, "details").get_attribute("open") is None
+    browser.save_screenshot(str(tmp_path / "toy-figure.png"))
     assert_no_errors(browser)
     browser.save_screenshot(str(tmp_path / "toy-scatter.png"))
     print(f"\ntoy explorer: {site_bytes(index)} bytes loaded, ready in {seconds:.2f} s")
@@ -173,6 +184,8 @@ def test_single_file_explorer_in_chromium(browser, tmp_path):
     block = browser.find_element(By.CSS_SELECTOR, '.instances[data-experiment="chains"]')
     for name in ("scatter-time", "scatter-value", "size-time"):
         assert points(block.find_element(By.CSS_SELECTOR, f".{name}")) == 70, name
+    chart = browser.find_element(By.CSS_SELECTOR, ".figure-block .figure-chart")
+    assert browser.execute_script("return arguments[0].data.length", chart) == 3
     assert_no_errors(browser)
     browser.save_screenshot(str(tmp_path / "single.png"))
     print(f"\none-file explorer: {single.stat().st_size} bytes, ready in {seconds:.2f} s")
@@ -193,6 +206,10 @@ def test_published_page_explorer_in_chromium(browser, tmp_path, repo_root):
             assert "need a page published with its records" in block.text
         else:
             assert block.find_elements(By.CSS_SELECTOR, ".scatter-time .main-svg")
+    for figure in browser.find_elements(By.CSS_SELECTOR, ".figure-block"):  # a figure published with its spec
+        assert figure.find_elements(By.CSS_SELECTOR, ".figure-chart .main-svg"), figure.get_attribute(
+            "data-chart"
+        )
     box = blocks[0].find_element(By.CSS_SELECTOR, "input.filter")
     box.send_keys("verdict:reproduced")
     count = blocks[0].find_element(By.CSS_SELECTOR, ".count").text

@@ -107,7 +107,8 @@ def test_default_config_dry_run(repo_root, tmp_path):
     }
     beside = {name for name, exclusive in variants.items() if exclusive is False}
     # bnb: the audit (both its variants), the paper's search and Table 2's rows but Table 3's model (their
-    # accuracies are the result); linking: every heuristic (no table prints their seconds) but the exact solvers
+    # accuracies are the result); linking: every variant (no table prints a heuristic's seconds or a ratio of two
+    # solvers' seconds; the exact solvers' limit is per document on one thread)
     assert {name for name in beside if name in experiments["bnb"]["variants"]} == {
         "cp-sat",
         "cp-sat-long",
@@ -118,7 +119,7 @@ def test_default_config_dry_run(repo_root, tmp_path):
         "third-order",
     }
     linking = set(experiments["linking"]["variants"]) | set(sweep)
-    assert linking - beside == {"exact-max", "exact-min", "exact-scip-max", "exact-scip-min"}
+    assert linking and linking <= beside
     decodes = {(variant, count) for rule, count, variant in jobs if rule == "decode"}
     assert decodes and all(count == (1 if variant in beside else 2) for variant, count in decodes)
     assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}

@@ -39,6 +39,7 @@ import pandas as pd
 
 from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
+from decoders.tables.charts import SUFFIX
 from decoders.tables.evidence import ARCHIVE, RECORDS
 from decoders.tables.pages import PAGE, experiment_of, sections
 from decoders.tables.quotes import split_cells
@@ -257,8 +258,9 @@ def inline(text: str, links: dict[str, str] | None = None) -> str:
     return re.sub(r'<a href="([^"]*)"', fix, out)
 
 
-def prose(lines: list[str], links: dict[str, str]) -> str:
-    """Caption or notes: bullets as a list, quotes as a quote, other lines as paragraphs; images as images."""
+def prose(lines: list[str], links: dict[str, str], charts: dict[str, dict] | None = None) -> str:
+    """Caption or notes: bullets as a list, quotes as a quote, other lines as paragraphs; images as images, and an
+    image with a chart spec in ``charts`` (by its link) as that interactive chart, the PNG folded below it."""
     out: list[str] = []
     items: list[str] = []
 
@@ -272,9 +274,22 @@ def prose(lines: list[str], links: dict[str, str]) -> str:
         if image:
             flush()
             src = links.get(image.group(2), image.group(2))
-            out.append(
-                f'<figure><img src="{html.escape(src)}" alt="{html.escape(image.group(1))}" loading="lazy"></figure>'
-            )
+            img = f'<img src="{html.escape(src)}" alt="{html.escape(image.group(1))}" loading="lazy">'
+            spec = (charts or {}).get(image.group(2))
+            if spec is None:
+                out.append(f"<figure>{img}</figure>")
+            else:
+                missing = spec.get("unconverted") or []
+                note = (
+                    f" Not in the chart: {html.escape(', '.join(missing))} (see the PNG)." if missing else ""
+                )
+                out.append(
+                    f'<figure class="figure-block" data-chart="{html.escape(image.group(2))}">'
+                    f'<div class="chart figure-chart" role="img" aria-label="{html.escape(image.group(1))}"></div>'
+                    "<figcaption>The figure as a chart from the same numbers: drag to zoom, double-click to reset, "
+                    f"hover for values, click a legend entry to hide it.{note}</figcaption>"
+                    f"<details><summary>the static figure (PNG)</summary>{img}</details></figure>"
+                )
         elif re.match(r"^\s*[-*] ", line):
             items.append(inline(re.sub(r"^\s*[-*] ", "", line), links))
         elif line.startswith(">"):
@@ -299,14 +314,16 @@ def write_csv(path: Path, table: Table) -> None:
     write_text_atomic(path, buffer.getvalue())
 
 
-def table_html(table: Table, number: int, csv_name: str, links: dict[str, str]) -> str:
+def table_html(
+    table: Table, number: int, csv_name: str, links: dict[str, str], charts: dict[str, dict] | None = None
+) -> str:
     head = "".join(f'<th scope="col" title="sort by {html.escape(h)}">{inline(h)}</th>' for h in table.header)
     body = "\n".join(
         "<tr>" + "".join(f"<td>{inline(cell, links)}</td>" for cell in row) + "</tr>" for row in table.rows
     )
     return f"""<div class="table-block" id="{html.escape(table.anchor)}" data-table="{number}">
 <h3>{inline(table.title, links)}</h3>
-<div class="caption">{prose(table.caption, links)}</div>
+<div class="caption">{prose(table.caption, links, charts)}</div>
 <div class="controls"><label>Filter <input type="search" class="filter" placeholder="text in any cell, or column:value"></label>
 <span class="count">{len(table.rows)} of {len(table.rows)} rows</span>
 <a class="download" href="{html.escape(csv_name)}" download>CSV</a></div>
@@ -314,8 +331,30 @@ def table_html(table: Table, number: int, csv_name: str, links: dict[str, str]) 
 <tbody>
 {body}
 </tbody></table></div>
-<div class="notes">{prose(table.notes, links)}</div>
+<div class="notes">{prose(table.notes, links, charts)}</div>
 </div>"""
+
+
+def figure_charts(page_dir: Path) -> dict[str, dict]:
+    """The page's figures that have an interactive spec beside them (:mod:`decoders.tables.charts`), by the link the
+    page gives the figure (``figures/<experiment>/<name>.png``); a spec that does not parse is a ConfigError naming
+    its file."""
+    charts: dict[str, dict] = {}
+    folder = page_dir / "figures"
+    if not folder.is_dir():
+        return charts
+    for spec in sorted(folder.rglob(f"*{SUFFIX}")):
+        figure = spec.with_name(spec.name[: -len(SUFFIX)] + ".png")
+        if not figure.is_file():
+            continue
+        try:
+            chart = json.loads(spec.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ConfigError(f"{spec}: not a chart spec ({error})") from error
+        if not isinstance(chart, dict) or not isinstance(chart.get("data"), list):
+            raise ConfigError(f"{spec}: not a chart spec (no list under 'data')")
+        charts[figure.relative_to(page_dir).as_posix()] = chart
+    return charts
 
 
 def build(
@@ -347,6 +386,7 @@ def build(
         for p in (page_dir / "figures").rglob("*")
         if p.is_file()
     }
+    charts = figure_charts(page_dir)
     data: dict[str, Any] = {}
     parts: list[str] = []
     nav: list[str] = []
@@ -357,7 +397,7 @@ def build(
             number += 1
             csv_name = f"tables/{number:02d}-{slug(table.title)}.csv"
             write_csv(staging / csv_name, table)
-            blocks.append(table_html(table, number, csv_name, links))
+            blocks.append(table_html(table, number, csv_name, links, charts))
         instances = ""
         if section.experiment:
             records, source = run_records(page_dir, section.experiment)
@@ -369,13 +409,18 @@ def build(
         parts.append(
             f'<section id="{html.escape(section.anchor)}" class="page-section"'
             f"{f' data-experiment={json.dumps(section.experiment)}' if section.experiment else ''}>"
-            f'<h2>{inline(section.heading, links)}</h2>\n<div class="intro">{prose(section.intro, links)}</div>\n'
+            f'<h2>{inline(section.heading, links)}</h2>\n<div class="intro">{prose(section.intro, links, charts)}</div>\n'
             + "\n".join(blocks)
             + instances
             + "</section>"
         )
     write_text_atomic(
-        staging / "data.js", "window.EXPLORER_DATA = " + json.dumps(data, separators=(",", ":")) + ";\n"
+        staging / "data.js",
+        "window.EXPLORER_DATA = "
+        + json.dumps(data, separators=(",", ":"))
+        + ";\nwindow.EXPLORER_FIGURES = "
+        + json.dumps(charts, separators=(",", ":"))
+        + ";\n",
     )
     title = f"Explorer: {page_dir.resolve().name}"
     write_text_atomic(

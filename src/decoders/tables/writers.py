@@ -13,6 +13,7 @@ import pandas as pd
 from decoders.checks import checked
 from decoders.io import atomic_path, write_text_atomic
 from decoders.tables.captions import Caption
+from decoders.tables.charts import write_figure_spec
 from decoders.tier import QUICK_NOTE, is_quick
 
 TABLE_SUFFIXES = (".csv", ".md", ".tex")
@@ -91,10 +92,12 @@ def write_table(
 
 @checked(path="path", dpi="positive")
 def save_figure(fig, path: str | Path, dpi: int = 120) -> None:
-    """Lay out a ``matplotlib.figure.Figure`` and write it atomically, in the format of ``path``'s suffix."""
+    """Lay out a ``matplotlib.figure.Figure`` and write it atomically, in the format of ``path``'s suffix, with its
+    interactive spec beside it first (:func:`decoders.tables.charts.write_figure_spec`: the explorer's chart)."""
     if not (hasattr(fig, "tight_layout") and hasattr(fig, "savefig")):
         raise ValueError(f"fig must be a matplotlib Figure; got {type(fig).__name__}")
     fig.tight_layout()
+    write_figure_spec(fig, path)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip("."))
 
