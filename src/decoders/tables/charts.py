@@ -231,16 +231,16 @@ def _image(ax, image, axes: dict) -> dict | None:
         return None
     left, right, bottom, top = image.get_extent()
     rows, columns = values.shape
-    dx, dy = (right - left) / columns, (top - bottom) / rows
+    dx, dy = (right - left) / columns, (top - bottom) / rows  # signed: an inverted axis keeps its order
     upper = image.origin == "upper"
     return {
         "type": "heatmap",
         "z": [_numbers(row) for row in (values[::-1] if upper else values)],
         "x0": left + dx / 2,
         "dx": dx,
-        "y0": (top if upper else bottom)
-        + (dy / 2 if not upper else -abs(dy) / 2 if top > bottom else dy / 2),
-        "dy": abs(dy) if bottom < top else -abs(dy),
+        # rows from the one drawn at ``bottom`` (an upper-origin image's last row) to the one at ``top``
+        "y0": bottom + dy / 2,
+        "dy": dy,
         "colorscale": "Viridis",
         "showscale": False,
         **axes,
@@ -360,7 +360,7 @@ def figure_spec(fig) -> dict[str, Any]:
                     "yanchor": "bottom",
                     "showarrow": False,
                     "font": {"size": 13},
-                }  # fmt: skip
+                }
             )
         in_bars = {id(p) for c in ax.containers if isinstance(c, BarContainer) for p in c.patches}
         for container in ax.containers:
@@ -412,7 +412,7 @@ def figure_spec(fig) -> dict[str, Any]:
                             "yref": refs["yaxis"],
                             "showarrow": False,
                             "font": {"size": 10},
-                        }  # fmt: skip
+                        }
                     )
             else:
                 kind = type(artist).__name__
