@@ -1,5 +1,6 @@
-// The explorer's behaviour: sortable, filterable tables and, per experiment with records, the per-instance charts
-// (plotly). Data come from data.js (window.EXPLORER_DATA): a page opened from disk cannot fetch.
+// The explorer's behaviour: sortable, filterable tables, each figure as an interactive chart (its spec, read off the
+// matplotlib figure: decoders.tables.charts) and, per experiment with records, the per-instance charts (plotly).
+// Data come from data.js (window.EXPLORER_DATA, window.EXPLORER_FIGURES): a page opened from disk cannot fetch.
 "use strict";
 
 (function () {
@@ -188,14 +189,30 @@
     sizeChart();
   }
 
+  function setupFigure(block) {
+    const spec = (window.EXPLORER_FIGURES || {})[block.dataset.chart];
+    const target = block.querySelector(".figure-chart");
+    if (!spec) {
+      target.insertAdjacentHTML("beforeend", "<p class=\"error\">no chart data for this figure: see the PNG.</p>");
+      block.querySelector("details").open = true;
+      return;
+    }
+    const name = block.dataset.chart.split("/").pop().replace(/\.png$/, "");
+    Plotly.newPlot(target, spec.data, spec.layout, {
+      responsive: true, displaylogo: false, toImageButtonOptions: { format: "svg", filename: name },
+    });
+  }
+
   function start() {
     document.querySelectorAll(".table-block").forEach(setupTable);
     if (typeof Plotly === "undefined") {
-      document.querySelectorAll(".instances:not(.none)").forEach((block) => {
+      document.querySelectorAll(".instances:not(.none), .figure-block").forEach((block) => {
         block.insertAdjacentHTML("beforeend", "<p class=\"error\">plotly.min.js did not load: the charts cannot be drawn.</p>");
       });
+      document.querySelectorAll(".figure-block details").forEach((details) => { details.open = true; });
     } else {
       document.querySelectorAll(".instances:not(.none)").forEach(setupInstances);
+      document.querySelectorAll(".figure-block").forEach(setupFigure);
     }
     document.body.dataset.ready = "1";
   }
