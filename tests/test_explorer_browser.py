@@ -16,32 +16,18 @@ import time
 from pathlib import Path
 
 import pytest
+from browser import chromium, console_errors
 from explorer_toys import toy_page
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from decoders.tables.explorer import build
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (Path(CHROMIUM).is_file() and Path(DRIVER).is_file()):  # .ci/run installs them: fail, never skip
-        pytest.fail(f"{CHROMIUM} or {DRIVER} missing: apt-get install -y chromium chromium-driver")
-    options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(DRIVER))
-    driver.set_page_load_timeout(120)
-    yield driver
-    driver.quit()
+    with chromium() as driver:
+        yield driver
 
 
 def site_bytes(index: Path) -> int:
@@ -67,7 +53,7 @@ def open_site(driver, index: Path) -> float:
 
 
 def assert_no_errors(driver) -> None:
-    errors = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+    errors = console_errors(driver)
     assert not errors, f"JavaScript errors: {errors}"
 
 

@@ -345,9 +345,9 @@ rule bnb_tables:
         mem_mb=job_mem_mb("bnb_tables"),
         runtime=job_runtime("bnb_tables"),
     params:
-        settings=BNB,
+        settings=shown_settings("bnb", BNB),
         seed=config["seed"],
-        code=code_hash("bnb_tables"),
+        code=shown_code(code_hash("bnb_tables")),
     script:
         "../scripts/bnb_tables.py"
 

@@ -171,9 +171,9 @@ rule chains_tables:
         mem_mb=job_mem_mb("chains_tables"),
         runtime=job_runtime("chains_tables"),
     params:
-        settings=CHAINS,
+        settings=shown_settings("chains", CHAINS),
         seed=config["seed"],
-        code=code_hash("chains_tables"),
+        code=shown_code(code_hash("chains_tables")),
     script:
         "../scripts/chains_tables.py"
 

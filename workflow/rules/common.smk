@@ -16,6 +16,7 @@ from snakemake.logging import logger
 
 from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
+from decoders.labelled import labelled
 from decoders.tables.captions import caption
 from decoders.tier import QUICK_NOTE
 from decoders.harness.protocol import decoder_problems
@@ -93,6 +94,18 @@ def code_hash(script, *modules):
         digest.update((file.relative_to(src).as_posix() if file.is_relative_to(src) else file.name).encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+# The parameters of the rules that make report items print short in the report's job panel (decoders.labelled);
+# their value, and so when they rerun a job, stays as it is.
+def shown_code(digest):
+    """A code hash (code_hash, claims_hash) as the report prints it: its first 12 digits."""
+    return labelled(digest, f"sha256 {digest[:12]}")
+
+
+def shown_settings(experiment, settings):
+    """An experiment's settings as the report prints them: where the configuration holds them."""
+    return labelled(settings, f"the configuration's experiments.{experiment}")
 
 
 def decoder_modules(wildcards):

@@ -260,10 +260,10 @@ rule linking_tables:
         mem_mb=job_mem_mb("linking_tables"),
         runtime=job_runtime("linking_tables"),
     params:
-        settings=LINKING,
+        settings=shown_settings("linking", LINKING),
         sets=NEL_SETS,
         seed=config["seed"],
-        code=code_hash("linking_tables"),
+        code=shown_code(code_hash("linking_tables")),
     script:
         "../scripts/linking_tables.py"
 

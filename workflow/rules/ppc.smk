@@ -196,9 +196,9 @@ rule ppc_tables:
         mem_mb=job_mem_mb("ppc_tables"),
         runtime=job_runtime("ppc_tables"),
     params:
-        settings={**PPC, "harness": harness_settings("ppc")} if PPC else {},
+        settings=shown_settings("ppc", {**PPC, "harness": harness_settings("ppc")} if PPC else {}),
         seed=config["seed"],
-        code=code_hash("ppc_tables"),
+        code=shown_code(code_hash("ppc_tables")),
     script:
         "../scripts/ppc_tables.py"
 

@@ -25,7 +25,7 @@ rule corpora_table:
         runtime=job_runtime("corpora_table"),
     params:
         experiments=config["experiments"],
-        code=code_hash("corpora_table"),
+        code=shown_code(code_hash("corpora_table")),
     script:
         "../scripts/corpora_table.py"
 
@@ -66,9 +66,9 @@ rule results_page:
         mem_mb=job_mem_mb("results_page"),
         runtime=job_runtime("results_page"),
     params:
-        sections=lambda wildcards: page_sections(),
-        code=code_hash("results_page", *(f"decoders.tables.{name}" for name in BUILT_EXPERIMENTS)),
-        claims=claims_hash(),
+        sections=lambda wildcards: labelled(page_sections(), "the sections of " + ", ".join(BUILT_EXPERIMENTS)),
+        code=shown_code(code_hash("results_page", *(f"decoders.tables.{name}" for name in BUILT_EXPERIMENTS))),
+        claims=shown_code(claims_hash()),
     script:
         "../scripts/results_page.py"
 
@@ -95,6 +95,6 @@ rule explorer:
         mem_mb=job_mem_mb("explorer"),
         runtime=job_runtime("explorer"),
     params:
-        code=code_hash("explorer"),
+        code=shown_code(code_hash("explorer")),
     script:
         "../scripts/explorer.py"

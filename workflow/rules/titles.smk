@@ -150,9 +150,9 @@ rule titles_tables:
         mem_mb=job_mem_mb("titles_tables"),
         runtime=job_runtime("titles_tables"),
     params:
-        settings=TITLES,
+        settings=shown_settings("titles", TITLES),
         seed=config["seed"],
-        code=code_hash("titles_tables"),
+        code=shown_code(code_hash("titles_tables")),
     script:
         "../scripts/titles_tables.py"
 
