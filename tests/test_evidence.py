@@ -146,6 +146,18 @@ def test_experiment_settings_hold_the_datasets_corpora_and_harness():
         experiment_settings(config, "nope")
 
 
+def test_linkings_settings_hold_its_sweeps_variants_as_its_jobs_record_them():
+    """workflow/rules/linking.smk adds the sweep's generated variants to the linking settings its jobs record, so
+    the check compares against the same (without them every linking section read as stale)."""
+    from decoders.config import load_config
+    from decoders.linking.sweep import sweep_variants
+
+    config = evidence.workflow_settings(REPO)
+    generated = sweep_variants(load_config(REPO)["experiments"]["linking"])
+    assert generated and set(generated) <= set(config["experiments"]["linking"]["variants"])
+    assert not set(generated) & set(load_config(REPO)["experiments"]["linking"]["variants"])
+
+
 def _page(docs: Path, name: str, body: str) -> Path:
     folder = docs / "results" / name
     folder.mkdir(parents=True)

@@ -41,6 +41,7 @@ from decoders.content import (
 )
 from decoders.errors import ConfigError
 from decoders.io import checksum_path, read_json, write_json_atomic, write_text_atomic
+from decoders.linking.sweep import sweep_variants
 from decoders.tables.pages import PAGE, STATUS_PREFIX, experiment_of, index, page_field, sections
 
 RECORDS = "records"
@@ -68,8 +69,14 @@ class SectionStatus:
 
 def workflow_settings(root: Path) -> Mapping[str, Any]:
     """The checked configuration the workflow in ``root`` loads by default (config.yaml with each listed
-    experiment's config/<name>.yaml, the schemas' defaults filled in)."""
-    return validate_config(load_config(root), root / "workflow" / "schemas" / "config.schema.yaml")
+    experiment's config/<name>.yaml, the schemas' defaults filled in), as its jobs record it: with the variants
+    linking's candidate sweep generates added to ``experiments.linking.variants`` (workflow/rules/linking.smk)."""
+    config = validate_config(load_config(root), root / "workflow" / "schemas" / "config.schema.yaml")
+    linking = config.get("experiments", {}).get("linking")
+    if not linking:
+        return config
+    variants = {**linking.get("variants", {}), **sweep_variants(linking)}
+    return {**config, "experiments": {**config["experiments"], "linking": {**linking, "variants": variants}}}
 
 
 def section_status(
