@@ -356,7 +356,7 @@ def test_run_parses_with_every_ppc_variant(finished_run):
         assert (finished_run / "results" / "figures" / "ppc" / f"{name}.png").stat().st_size > 0
 
 
-def test_report(finished_run, repo_root, mirror):
+def test_report(finished_run, repo_root, mirror, tmp_path):
     """The report holds every table (as CSV) and figure of the results page, and the page itself; the page shows
     every table and figure the run wrote."""
     result = snakemake(repo_root, finished_run, "--report", "results/report.zip", mirror=mirror)
@@ -391,6 +391,56 @@ def test_report(finished_run, repo_root, mirror):
     assert (
         "Prepared corpora" in html and "decoding experiments of papers" in html and "This run built" in html
     )
+    look_at_the_report(finished_run / "results" / "report.zip", tmp_path)
+
+
+def look_at_the_report(archive: Path, folder: Path) -> None:
+    """The report as a reader sees it, in headless Chromium: no console error; the front page names the experiments
+    the run built; every result's panel gives its caption, and its job's parameters only as labels (no settings
+    dump, no 64-digit hash); the rendered results page shows every table; the explorer inside the report is ready,
+    with tables. Screenshots go to ``folder``."""
+    from browser import chromium, console_errors
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with zipfile.ZipFile(archive) as opened:
+        opened.extractall(folder)
+    page = folder / archive.stem / "report.html"
+    with chromium() as driver:
+        driver.get(page.as_uri())
+        WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "app").text.strip())
+        front = driver.find_element(By.ID, "app").text
+        driver.save_screenshot(str(folder / "report-front.png"))
+        results = driver.execute_script("return results")
+        assert results
+        for path, result in results.items():
+            driver.execute_script("app.showResultInfo(arguments[0])", path)
+            panel = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "nav").text)
+            assert result["filename"] in panel, (path, panel[:300])
+            shown = result["job_properties"]["params"]
+            assert "{" not in shown and not re.search(r"[0-9a-f]{64}", shown), (path, shown)
+        for name, check in (("RESULTS.html", "tables"), ("explorer.html", "explorer")):
+            path, result = next((p, r) for p, r in results.items() if r["filename"] == name)
+            driver.execute_script(
+                "app.setView({content: 'html', contentPath: arguments[0], resultPath: arguments[1]})",
+                result["data_uri"],
+                path,
+            )
+            frame = WebDriverWait(driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "iframe"))
+            driver.switch_to.frame(frame)
+            if check == "tables":
+                WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.TAG_NAME, "table"))
+                assert len(driver.find_elements(By.CSS_SELECTOR, "table tbody tr")) > 10
+            else:
+                WebDriverWait(driver, 120).until(
+                    lambda d: d.execute_script("return document.body.dataset.ready === '1'")
+                )
+                assert driver.find_elements(By.CSS_SELECTOR, ".table-block tbody tr")
+            driver.switch_to.default_content()
+            driver.save_screenshot(str(folder / f"report-{name}.png"))
+        errors = console_errors(driver)
+    assert "This run built" in front and "chains: MAP inference" in front, front[:500]
+    assert not errors, errors
 
 
 def test_a_published_page_is_rebuilt_from_its_records_alone(finished_run, repo_root, tmp_path):

@@ -99,12 +99,15 @@ def code_hash(script, *modules):
 # The parameters of the rules that make report items print short in the report's job panel (decoders.labelled);
 # their value, and so when they rerun a job, stays as it is.
 def shown_code(digest):
-    """A code hash (code_hash, claims_hash) as the report prints it: its first 12 digits."""
-    return labelled(digest, f"sha256 {digest[:12]}")
+    """A code hash (code_hash, claims_hash) as the report prints it: its first 12 digits. Given as a function of
+    the wildcards: Snakemake formats a str parameter with the job's wildcards (a plain str again), not a returned one."""
+    shown = labelled(digest, f"sha256 {digest[:12]}")
+    return lambda wildcards: shown
 
 
 def shown_settings(experiment, settings):
-    """An experiment's settings as the report prints them: where the configuration holds them."""
+    """An experiment's settings (every experiment's: "*") as the report prints them: where the configuration holds
+    them."""
     return labelled(settings, f"the configuration's experiments.{experiment}")
 
 

@@ -24,7 +24,7 @@ rule corpora_table:
         mem_mb=job_mem_mb("corpora_table"),
         runtime=job_runtime("corpora_table"),
     params:
-        experiments=config["experiments"],
+        experiments=shown_settings("*", config["experiments"]),
         code=shown_code(code_hash("corpora_table")),
     script:
         "../scripts/corpora_table.py"
