@@ -100,7 +100,8 @@ def code_hash(script, *modules):
 # their value, and so when they rerun a job, stays as it is.
 def shown_code(digest):
     """A code hash (code_hash, claims_hash) as the report prints it: its first 12 digits. Given as a function of
-    the wildcards: Snakemake formats a str parameter with the job's wildcards (a plain str again), not a returned one."""
+    the wildcards: Snakemake formats a str parameter with the job's wildcards (a plain str again), not a returned one.
+    """
     shown = labelled(digest, f"sha256 {digest[:12]}")
     return lambda wildcards: shown
 

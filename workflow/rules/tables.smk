@@ -66,7 +66,9 @@ rule results_page:
         mem_mb=job_mem_mb("results_page"),
         runtime=job_runtime("results_page"),
     params:
-        sections=lambda wildcards: labelled(page_sections(), "the sections of " + ", ".join(BUILT_EXPERIMENTS)),
+        sections=lambda wildcards: labelled(
+            page_sections(), "the sections of " + ", ".join(BUILT_EXPERIMENTS)
+        ),
         code=shown_code(code_hash("results_page", *(f"decoders.tables.{name}" for name in BUILT_EXPERIMENTS))),
         claims=shown_code(claims_hash()),
     script:
