@@ -199,8 +199,15 @@ def test_the_check_says_current_tables_stale_stale_and_unrecorded(tmp_path):
         found["tables"].status == "tables stale" and "src/decoders/tables/chains.py" in found["tables"].what
     )
     assert found["stale"].status == "stale" and "settings changed: seed" in found["stale"].what
-    # --write puts each status under its heading and into the index; the command exits 1 on a stale section
+    # --write puts each status under its heading, into the index and into the page's explorer; the command exits
+    # 1 on a stale section
+    from decoders.tables.explorer import EXPLORER, EXPLORER_ASSETS, build
+
+    explorer = docs / "results" / "stale" / EXPLORER
+    build(explorer.parent, explorer, assets=docs / "results" / EXPLORER_ASSETS)
+    assert "<strong>Status:</strong>" not in (explorer / "index.html").read_text()
     assert evidence.main(["check", str(docs), "--root", str(REPO), "--write"]) == 1
+    assert "<strong>Status:</strong> stale" in (explorer / "index.html").read_text()
     text = (docs / "results" / "stale" / PAGE).read_text()
     assert stated_statuses(text) == ["chains stale"]
     assert evidence.with_statuses(text, {"chains": found["stale"]}) == text  # written once, not twice

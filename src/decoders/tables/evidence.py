@@ -139,6 +139,11 @@ def write_statuses(docs: str | Path, statuses: Sequence[SectionStatus]) -> list[
         if new != text:
             write_text_atomic(path, new)
             changed.append(path)
+            # the page's explorer shows the statuses too: built again from the page (deferred: it imports us)
+            from decoders.tables.explorer import EXPLORER, EXPLORER_ASSETS, build
+
+            if (path.parent / EXPLORER).is_dir():
+                build(path.parent, path.parent / EXPLORER, assets=docs / "results" / EXPLORER_ASSETS)
     return changed
 
 
