@@ -42,12 +42,21 @@ from decoders.content import (
 from decoders.errors import ConfigError
 from decoders.io import checksum_path, read_json, write_json_atomic, write_text_atomic
 from decoders.linking.sweep import sweep_variants
-from decoders.tables.pages import PAGE, STATUS_PREFIX, experiment_of, index, page_field, sections
+from decoders.tables.explorer import EXPLORER, EXPLORER_ASSETS
+from decoders.tables.explorer import build as build_explorer
+from decoders.tables.pages import (
+    ARCHIVE,
+    CONTENT,
+    PAGE,
+    RECORDS,
+    STATUS_PREFIX,
+    experiment_of,
+    index,
+    page_field,
+    sections,
+)
 
-RECORDS = "records"
-CONTENT = "content.json"
 MANIFEST = "manifest.json"
-ARCHIVE = "records.tar.xz"
 #: A file larger than this is listed in the manifest (size, sha256) but not copied beside the page.
 MAX_COPIED_BYTES = 50 * 2**20
 
@@ -139,11 +148,8 @@ def write_statuses(docs: str | Path, statuses: Sequence[SectionStatus]) -> list[
         if new != text:
             write_text_atomic(path, new)
             changed.append(path)
-            # the page's explorer shows the statuses too: built again from the page (deferred: it imports us)
-            from decoders.tables.explorer import EXPLORER, EXPLORER_ASSETS, build
-
-            if (path.parent / EXPLORER).is_dir():
-                build(path.parent, path.parent / EXPLORER, assets=docs / "results" / EXPLORER_ASSETS)
+            if (path.parent / EXPLORER).is_dir():  # its explorer shows the statuses too
+                build_explorer(path.parent, path.parent / EXPLORER, assets=docs / "results" / EXPLORER_ASSETS)
     return changed
 
 

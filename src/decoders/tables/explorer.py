@@ -40,8 +40,7 @@ import pandas as pd
 from decoders.errors import ConfigError
 from decoders.io import write_text_atomic
 from decoders.tables.charts import SUFFIX
-from decoders.tables.evidence import ARCHIVE, RECORDS
-from decoders.tables.pages import PAGE, experiment_of, sections
+from decoders.tables.pages import ARCHIVE, PAGE, RECORDS, experiment_of, sections
 from decoders.tables.quotes import split_cells
 from decoders.tables.scoreboard import github_anchor
 

@@ -11,6 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 PAGE = "RESULTS.md"
+#: Beside a published page: records/<experiment>/ holds the content record and the records archive.
+RECORDS = "records"
+CONTENT = "content.json"
+ARCHIVE = "records.tar.xz"
 #: How a section's status against the code that ships starts (decoders.tables.evidence writes it).
 STATUS_PREFIX = "> **Status:**"
 
