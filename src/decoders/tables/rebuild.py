@@ -64,6 +64,10 @@ def replay(
         f"import pickle\nsnakemake = pickle.loads({pickle.dumps(snakemake_object(spec, root), protocol=4)!r})\n"
         f"__file__ = {str(script)!r}\n"
     )
+    # the job unpickled labelled parameters (decoders.labelled, the report's labels), which the record replays as
+    # plain values: import it as the job did, so that the replay's record lists the same code
+    if any(path.endswith("decoders/labelled.py") for path in spec.get("code", {})):
+        preamble = "import decoders.labelled\n" + preamble
     with tempfile.NamedTemporaryFile("w", suffix=f".{script.name}", dir=folder, delete=False) as handle:
         handle.write(preamble + script.read_text(encoding="utf-8"))
     done = subprocess.run(
