@@ -148,8 +148,6 @@ def write_statuses(docs: str | Path, statuses: Sequence[SectionStatus]) -> list[
         if new != text:
             write_text_atomic(path, new)
             changed.append(path)
-            if (path.parent / EXPLORER).is_dir():  # its explorer shows the statuses too
-                build_explorer(path.parent, path.parent / EXPLORER, assets=docs / "results" / EXPLORER_ASSETS)
     return changed
 
 
@@ -321,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         for path in write_statuses(args.docs, statuses):
             print(f"wrote {path}")
+            if (path.parent / EXPLORER).is_dir():  # its explorer shows the statuses too
+                build_explorer(
+                    path.parent, path.parent / EXPLORER, assets=Path(args.docs) / "results" / EXPLORER_ASSETS
+                )
         write_text_atomic(Path(args.docs) / PAGE, index(Path(args.docs), index_statuses(statuses)))
     stale = [s for s in statuses if not s.current]
     print(f"{len(statuses) - len(stale)} current, {len(stale)} not current, of {len(statuses)} sections")
