@@ -149,6 +149,17 @@ def test_toy_explorer_in_chromium(browser, tmp_path):
     assert {e.text for e in chart.find_elements(By.CSS_SELECTOR, ".legendtext")} == {"wsj", "ewt"}
     assert figure.find_element(By.CSS_SELECTOR, "details").get_attribute("open") is None
     browser.save_screenshot(str(tmp_path / "toy-figure.png"))
+    # a section link of the sticky header lands with the section's heading below the header, not under it
+    link = browser.find_element(By.CSS_SELECTOR, "header nav a:nth-child(2)")
+    link.click()
+    target = browser.find_element(By.ID, link.get_attribute("href").split("#")[1])
+    header_bottom, heading_top, at_end = browser.execute_script(
+        "const end = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;"
+        "return [document.querySelector('header').getBoundingClientRect().bottom,"
+        " arguments[0].querySelector('h2').getBoundingClientRect().top, end]",
+        target,
+    )
+    assert header_bottom <= heading_top and (heading_top < header_bottom + 40 or at_end)
     assert_no_errors(browser)
     browser.save_screenshot(str(tmp_path / "toy-scatter.png"))
     print(f"\ntoy explorer: {site_bytes(index)} bytes loaded, ready in {seconds:.2f} s")

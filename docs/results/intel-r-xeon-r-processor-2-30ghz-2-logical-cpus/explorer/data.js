@@ -1,1 +1,2 @@
 window.EXPLORER_DATA = {};
+window.EXPLORER_FIGURES = {};

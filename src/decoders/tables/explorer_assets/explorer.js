@@ -203,7 +203,16 @@
     });
   }
 
+  // A followed link (the header's section links, a scoreboard row's table link) lands below the sticky header,
+  // whatever height its wrapped links give it.
+  function padBelowHeader() {
+    const header = document.querySelector("header");
+    if (header) document.documentElement.style.scrollPaddingTop = `${header.offsetHeight + 8}px`;
+  }
+
   function start() {
+    padBelowHeader();
+    window.addEventListener("resize", padBelowHeader);
     document.querySelectorAll(".table-block").forEach(setupTable);
     if (typeof Plotly === "undefined") {
       document.querySelectorAll(".instances:not(.none), .figure-block").forEach((block) => {
