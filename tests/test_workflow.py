@@ -397,8 +397,8 @@ def test_report(finished_run, repo_root, mirror, tmp_path):
 def look_at_the_report(archive: Path, folder: Path) -> None:
     """The report as a reader sees it, in headless Chromium: no console error; the front page names the experiments
     the run built; every result's panel gives its caption, and its job's parameters only as labels (no settings
-    dump, no 64-digit hash); the rendered results page shows every table; the explorer inside the report is ready,
-    with tables. Screenshots go to ``folder``."""
+    dump, no 64-digit hash); a table's caption says where it is shown rendered; the rendered results page shows
+    every table; the explorer inside the report is ready, with tables. Screenshots go to ``folder``."""
     from browser import chromium, console_errors
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -417,6 +417,8 @@ def look_at_the_report(archive: Path, folder: Path) -> None:
             driver.execute_script("app.showResultInfo(arguments[0])", path)
             panel = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "nav").text)
             assert result["filename"] in panel, (path, panel[:300])
+            if result["filename"].endswith(".csv"):  # the eye icon downloads a CSV: where is it read?
+                assert "The eye icon downloads this table as CSV" in panel, (path, panel[-300:])
             shown = result["job_properties"]["params"]
             assert "{" not in shown and not re.search(r"[0-9a-f]{64}", shown), (path, shown)
         for name, check in (("RESULTS.html", "tables"), ("explorer.html", "explorer")):

@@ -508,11 +508,22 @@ def built_headings():
     return [importlib.import_module(f"decoders.tables.{name}").PAGE["heading"] for name in BUILT_EXPERIMENTS]
 
 
+# The report shows a CSV item only as a download (its eye icon): a table item's caption says where it is rendered.
+SHARED_TABLES = ("corpora", "resources", "cost")
+TABLE_ITEM_NOTE = (
+    "The eye icon downloads this table as CSV. It is shown rendered, with this caption and its column notes, in "
+    "the results page (``RESULTS.html``) and in the explorer, both under *Results page*."
+)
+
+
 def report_caption(experiment, key):
     """The report caption of an output, from decoders/tables/captions/<experiment>.yaml (declared once: the results
     page prints the same text under the table), written as reStructuredText into .snakemake/captions/ (rewritten
     only when it changed) for report() to read."""
     text = caption(experiment, key).rst()
+    tables = SHARED_TABLES if experiment == "shared" else globals().get(f"{experiment.upper()}_TABLES", ())
+    if key in tables or f"{key}a" in tables:  # chains' table2 captions table2a and table2b
+        text += "\n" + TABLE_ITEM_NOTE + "\n"
     if (experiment, key) == ("shared", "workflow"):  # the front page names the experiments this run built
         text += "\n\nThis run built:\n\n" + "\n".join(f"- {heading}" for heading in built_headings()) + "\n"
     if config["tier"] == "quick":
