@@ -523,7 +523,7 @@ def report_caption(experiment, key):
     text = caption(experiment, key).rst()
     tables = SHARED_TABLES if experiment == "shared" else globals().get(f"{experiment.upper()}_TABLES", ())
     if key in tables or f"{key}a" in tables:  # chains' table2 captions table2a and table2b
-        text += "\n" + TABLE_ITEM_NOTE + "\n"
+        text += f"\n{TABLE_ITEM_NOTE}\n"
     if (experiment, key) == ("shared", "workflow"):  # the front page names the experiments this run built
         text += "\n\nThis run built:\n\n" + "\n".join(f"- {heading}" for heading in built_headings()) + "\n"
     if config["tier"] == "quick":

@@ -82,7 +82,7 @@ def index(docs: Path, statuses: Mapping[str, str] | None = None) -> str:
         "Every number on a page comes from the runs recorded under results/ on that machine.",
         "Each experiment's section gives the commit, dates and CPU of its runs.",
         "A page is named by the CPU model name the kernel reports. A virtual machine's name can hide the",
-        "generation (\"AMD EPYC\"), so two sections of one page may come from different hosts of that name: compare",
+        'generation ("AMD EPYC"), so two sections of one page may come from different hosts of that name: compare',
         "speeds within a section, where each ratio pairs two decoders timed on the same instances in one run.",
         "A section is *current* when the code, rules and settings its records depend on are those that ship, by",
         "content; `python -m decoders.tables.evidence check` checks every section and names what changed.",
