@@ -123,6 +123,19 @@ def test_default_config_dry_run(repo_root, tmp_path):
     decodes = {(variant, count) for rule, count, variant in jobs if rule == "decode"}
     assert decodes and all(count == (1 if variant in beside else 2) for variant, count in decodes)
     assert threads["chains_train"] == {1} and threads["gather_runs"] == {1}
+    # every CSV item of the report (shown there only as a download) has a caption that says where its table is
+    # shown rendered: read from the rules' report() items and the captions this dry run wrote
+    items = re.findall(
+        r'report\(\s*"([^"]+)",\s*caption=report_caption\("(\w+)", "(\w+)"\)',
+        "\n".join(
+            path.read_text(encoding="utf-8") for path in sorted((repo_root / "workflow/rules").glob("*.smk"))
+        ),
+    )
+    tables = [(experiment, key) for path, experiment, key in items if path.endswith(".csv")]
+    assert len(tables) >= 40, items
+    for experiment, key in tables:
+        text = (tmp_path / ".snakemake" / "captions" / f"{experiment}_{key}.rst").read_text(encoding="utf-8")
+        assert "the eye icon of its CSV item downloads it" in text, (experiment, key)
 
 
 @pytest.fixture(scope="module")
@@ -418,7 +431,7 @@ def look_at_the_report(archive: Path, folder: Path) -> None:
             panel = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "nav").text)
             assert result["filename"] in panel, (path, panel[:300])
             if result["filename"].endswith(".csv"):  # the eye icon downloads a CSV: where is it read?
-                assert "The eye icon downloads this table as CSV" in panel, (path, panel[-300:])
+                assert "the eye icon of its CSV item downloads it" in panel, (path, panel[-300:])
             shown = result["job_properties"]["params"]
             assert "{" not in shown and not re.search(r"[0-9a-f]{64}", shown), (path, shown)
         for name, check in (("RESULTS.html", "tables"), ("explorer.html", "explorer")):

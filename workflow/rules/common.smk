@@ -508,11 +508,15 @@ def built_headings():
     return [importlib.import_module(f"decoders.tables.{name}").PAGE["heading"] for name in BUILT_EXPERIMENTS]
 
 
-# The report shows a CSV item only as a download (its eye icon): a table item's caption says where it is rendered.
+# The report shows a CSV item only as a download (its eye icon): a table's caption says where it is rendered (a
+# figure that shares its table's caption, e.g. chains' cg_statistics, shows the same words, true of it too).
 SHARED_TABLES = ("corpora", "resources", "cost")
+# CSV items whose caption key is not their table's name (chains' figure2.csv, Figure 2's points) or not in their
+# experiment's table list (linking's sweep table, built only when the configuration has a sweep)
+TABLE_CAPTION_KEYS = {("chains", "figure2_points"), ("linking", "sweep")}
 TABLE_ITEM_NOTE = (
-    "The eye icon downloads this table as CSV. It is shown rendered, with this caption and its column notes, in "
-    "the results page (``RESULTS.html``) and in the explorer, both under *Results page*."
+    "The table of this caption is shown rendered, with its column notes, in the results page (``RESULTS.html``) "
+    "and in the explorer, both under *Results page*; the eye icon of its CSV item downloads it as CSV."
 )
 
 
@@ -522,7 +526,8 @@ def report_caption(experiment, key):
     only when it changed) for report() to read."""
     text = caption(experiment, key).rst()
     tables = SHARED_TABLES if experiment == "shared" else globals().get(f"{experiment.upper()}_TABLES", ())
-    if key in tables or f"{key}a" in tables:  # chains' table2 captions table2a and table2b
+    # chains' table2 captions table2a and table2b
+    if key in tables or f"{key}a" in tables or (experiment, key) in TABLE_CAPTION_KEYS:
         text += f"\n{TABLE_ITEM_NOTE}\n"
     if (experiment, key) == ("shared", "workflow"):  # the front page names the experiments this run built
         text += "\n\nThis run built:\n\n" + "\n".join(f"- {heading}" for heading in built_headings()) + "\n"
