@@ -107,25 +107,34 @@ TIMED_RULES = frozenset(
 
 
 def _exclusive(rule: str, job: str, config: Mapping[str, Any]) -> bool:
-    """Whether a job reserves every core: a timed rule's under harness.exclusive, or a decode job's under its
-    variant's own ``exclusive``, else its experiment's ``harness.exclusive`` (job
-    ``<experiment>/<dataset>/<variant>/shard-<i>``)."""
+    """Whether a job reserves every core: a timed rule's under harness.exclusive; a decode or noise job's under its
+    experiment's ``harness.exclusive`` where it sets one, and a decode job's under its variant's own ``exclusive``
+    first (jobs ``<experiment>/<dataset>/<variant>/shard-<i>``, ``<experiment>/<dataset>/process-<p>``), as
+    workflow/rules/common.smk's timed_threads."""
     if rule not in TIMED_RULES:
         return False
     exclusive = bool(config["harness"]["exclusive"])
-    if rule == "decode":
-        experiment, _, variant = job.split("/")[:3]
+    if rule in ("decode", "noise"):
+        experiment = job.split("/")[0]
         section = config["experiments"].get(experiment) or {}
         exclusive = bool((section.get("harness") or {}).get("exclusive", exclusive))
+    if rule == "decode":
+        variant = job.split("/")[2]
         spec = (section.get("variants") or {}).get(variant, {})
         exclusive = bool(spec.get("exclusive", exclusive))
     return exclusive
 
 
+#: Rules that every experiment shares, whose job names start with the experiment: ``decode`` and ``gather_runs``
+#: (``<experiment>/<dataset>/<variant>...``) and ``noise`` (``<experiment>/<dataset>/process-<p>``).
+SHARED_RULES = ("decode", "gather_runs", "noise")
+
+
 def experiment_stages(jobs: pd.DataFrame, experiment: str, config: Mapping[str, Any]) -> pd.DataFrame:
     """The jobs of one experiment from scratch, with their ``stage``: fetching the corpora of its datasets and
     preparing them (``fetch``, ``prepare``, shared with any other experiment on those datasets), its own rules
-    (``<experiment>_<stage>``), and its decode and gather jobs."""
+    (``<experiment>_<stage>``), and its decode, gather and noise jobs (the shared rules whose job names start with
+    the experiment)."""
     datasets = list((config["experiments"].get(experiment) or {}).get("datasets", []))
     corpora = {
         file.split("/")[0] for name in datasets for file in config["datasets"][name].get("files", {}).values()
@@ -139,7 +148,7 @@ def experiment_stages(jobs: pd.DataFrame, experiment: str, config: Mapping[str, 
             stages.append("prepare" if job in datasets else None)
         elif rule.startswith(prefix):
             stages.append(rule.removeprefix(prefix))
-        elif rule in ("decode", "gather_runs"):
+        elif rule in SHARED_RULES:
             stages.append(rule if job.split("/")[0] == experiment else None)
         else:
             stages.append(None)
