@@ -257,3 +257,30 @@ def test_publishing_refuses_an_unclean_tree_and_dirty_runs(tmp_path):
 
 def test_job_record_path_is_hidden_beside_its_output(tmp_path):
     assert job_record_path(tmp_path / "a" / "run.parquet") == tmp_path / "a" / ".run.parquet.job.json"
+
+
+def test_rebuild_run_names_what_it_cannot_rebuild(tmp_path, capsys):
+    """``rebuild --run``: a page without records, or a target that already holds results/, is refused with the
+    folder named, and nothing is written."""
+    from decoders.tables import rebuild
+
+    page_dir = tmp_path / "page"
+    page_dir.mkdir()
+    (page_dir / PAGE).write_text(
+        "# Results\n\n## chains: MAP inference\n\n| provenance | |\n|---|---|\n| runs | 1 |\n",
+        encoding="utf-8",
+    )
+    assert rebuild.page_experiments(page_dir) == []
+    assert rebuild.main([str(page_dir), "--run", str(tmp_path / "run")]) == 2
+    assert "no section has published records" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    archive = page_dir / evidence.RECORDS / "chains" / evidence.ARCHIVE
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(b"")
+    assert rebuild.page_experiments(page_dir) == ["chains"]
+    (tmp_path / "run" / "results").mkdir(parents=True)
+    with pytest.raises(ConfigError, match=r"run/results: exists"):
+        rebuild.rebuild_run(page_dir, tmp_path / "run")
+    with pytest.raises(ConfigError, match=r"records\.tar\.xz: cannot unpack"):
+        rebuild.rebuild_run(page_dir, tmp_path / "elsewhere")
+    assert not (tmp_path / "elsewhere").exists()

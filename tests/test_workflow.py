@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -461,12 +462,14 @@ def look_at_the_report(archive: Path, folder: Path) -> None:
 def test_a_published_page_is_rebuilt_from_its_records_alone(finished_run, repo_root, tmp_path):
     """Publish the toy run's page into a docs folder, then rebuild every experiment section from the records
     published beside it, in folders without results/: each equals the published section; and the content each
-    section recorded is this tree's code and rules."""
-    from decoders.content import compare
+    section recorded is this tree's code and rules. The whole run rebuilt from them (rebuild --run) has the same
+    sections and cost table; sections of two runs are refused."""
+    from decoders.content import compare, job_record_path
+    from decoders.errors import ConfigError
     from decoders.io import read_json
     from decoders.tables.evidence import ARCHIVE, RECORDS
     from decoders.tables.publish import publish
-    from decoders.tables.rebuild import rebuild
+    from decoders.tables.rebuild import rebuild, rebuild_run, section_text
 
     docs = tmp_path / "docs"
     page_dir = publish(finished_run / "results", docs)
@@ -483,6 +486,25 @@ def test_a_published_page_is_rebuilt_from_its_records_alone(finished_run, repo_r
         assert not [
             (part, kind, names) for part, found in report.items() for kind, names in found.items() if names
         ]
+    # the whole run rebuilt from the records (rebuild --run): the same sections, and the cost of every experiment
+    # recomputed from the run's benchmark files, as the run computed it
+    results = rebuild_run(page_dir, tmp_path / "run")
+    again = (results / "RESULTS.md").read_text(encoding="utf-8")
+    published = (page_dir / "RESULTS.md").read_text(encoding="utf-8")
+    assert all(section_text(again, e) == section_text(published, e) for e in experiments)
+    cost = [pd.read_csv(folder / "tables" / "cost.csv") for folder in (finished_run / "results", results)]
+    assert sorted(cost[1]["experiment"].unique()) == sorted(experiments)
+    columns = ["experiment", "stage", "jobs"]  # the minutes too, unless a test ran a job again in the toy run
+    pd.testing.assert_frame_equal(cost[0][columns], cost[1][columns])
+    # sections of two runs are refused: here chains' records with another results-page job record
+    with tarfile.open(page_dir / RECORDS / "chains" / ARCHIVE, "r:xz") as tar:
+        tar.extractall(tmp_path / "chains", filter="data")
+    record = job_record_path(tmp_path / "chains" / "results" / "RESULTS.md")
+    record.write_text(json.dumps({**read_json(record), "threads": 99}), encoding="utf-8")
+    with tarfile.open(page_dir / RECORDS / "chains" / ARCHIVE, "w:xz") as tar:
+        tar.add(tmp_path / "chains" / "results", arcname="results")
+    with pytest.raises(ConfigError, match=r"come from 2 runs \(.*chains"):
+        rebuild_run(page_dir, tmp_path / "two-runs")
 
 
 def test_every_job_stays_within_its_declared_memory(finished_run, repo_root):

@@ -9,6 +9,12 @@ and sets each rebuilt experiment section beside the published one. It exits 0 wh
 stale"), printing the first lines that differ. ``--out DIR`` keeps the rebuilt pages.
 
 A section's status line is the check's, not the run's, and is left out of the comparison.
+
+``--run DIR`` rebuilds instead the whole run behind the page's sections (their archives unpacked together: one
+run's, each holding the run's benchmark files) into ``DIR/results``: every section's tables job, the corpora
+table and the results page again with this tree's code, so that the run's whole-run sections (time and cost per
+rule and experiment) are recomputed too. ``python -m decoders.tables.publish DIR/results docs`` then publishes
+it like a fresh run, which refreshes a page's cost tables after the code that computes them changed.
 """
 
 from __future__ import annotations
@@ -158,6 +164,64 @@ def rebuild_section(page_dir: Path, experiment: str, workdir: Path, root: Path =
     return workdir / PAGE_JOBS["results_page"]
 
 
+def page_experiments(page_dir: Path) -> list[str]:
+    """The experiment sections of the page in ``page_dir`` that have published records, in page order."""
+    page = (page_dir / PAGE).read_text(encoding="utf-8")
+    return [
+        experiment
+        for heading, body in sections(page)[1]
+        if (experiment := experiment_of(heading, body))
+        and (page_dir / RECORDS / experiment / ARCHIVE).is_file()
+    ]
+
+
+def rebuild_run(page_dir: str | Path, workdir: str | Path, root: Path = ROOT) -> Path:
+    """Rebuild the one run behind every section of the page in ``page_dir`` that has records, into
+    ``workdir/results``: the sections' archives unpacked together, their tables jobs, the corpora table and the
+    results page (every section) run again with this tree's code. Refused when the sections come from more than
+    one run (their results-page job records differ). Returns the results folder."""
+    page_dir, workdir = Path(check_path(page_dir, "page_dir")), Path(workdir)
+    experiments = page_experiments(page_dir)
+    if not experiments:
+        raise ConfigError(f"{page_dir}: no section has published records")
+    if (workdir / "results").exists():
+        raise ConfigError(f"{workdir / 'results'}: exists; rebuild a run into a new folder")
+    runs: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="rebuild-run-") as scratch:
+        for experiment in experiments:  # which run made each section: its results page's job record
+            folder = Path(scratch) / experiment
+            unpack(page_dir / RECORDS / experiment / ARCHIVE, folder)
+            record = read_job_record(folder / PAGE_JOBS["results_page"])
+            if record is None:
+                raise ConfigError(
+                    f"{page_dir / RECORDS / experiment / ARCHIVE}: no job record of the results page"
+                )
+            runs.setdefault(json.dumps(record, sort_keys=True), []).append(experiment)
+    if len(runs) > 1:
+        made = "; ".join(", ".join(names) for names in runs.values())
+        raise ConfigError(
+            f"{page_dir}: its sections come from {len(runs)} runs ({made}); --run rebuilds one run"
+        )
+    workdir.mkdir(parents=True, exist_ok=True)
+    jobs = {}
+    for experiment in experiments:
+        unpack(page_dir / RECORDS / experiment / ARCHIVE, workdir)
+    for experiment in experiments:
+        for path in read_json(page_dir / RECORDS / experiment / "content.json")["tables"]["outputs"]:
+            record = read_job_record(workdir / path)
+            if record is None or "replay" not in record:
+                raise ConfigError(
+                    f"{page_dir / RECORDS / experiment / ARCHIVE}: no replay record beside {path}"
+                )
+            jobs[(record["rule"], json.dumps(record["wildcards"], sort_keys=True))] = record
+    for record in jobs.values():
+        replay(record, workdir, root)
+    records = {rule: read_job_record(workdir / path) for rule, path in PAGE_JOBS.items()}
+    replay(records["corpora_table"], workdir, root)
+    replay(records["results_page"], workdir, root, sections=experiments)
+    return workdir / "results"
+
+
 def section_text(page: str, experiment: str) -> str:
     """An experiment section of a page, without its status line."""
     for heading, body in sections(page)[1]:
@@ -199,9 +263,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("page", nargs="?", help="the page's folder, e.g. docs/results/<cpu>")
     parser.add_argument("--out", help="keep the rebuilt pages here, one folder per experiment")
+    parser.add_argument(
+        "--run",
+        metavar="DIR",
+        help="rebuild the one run behind the page's sections into DIR/results (its whole-run sections too), for "
+        "decoders.tables.publish",
+    )
     args = parser.parse_args(argv)
     if not args.page:
         parser.error("the page's folder is required")
+    if args.run:
+        try:
+            results = rebuild_run(args.page, args.run)
+        except ConfigError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        print(f"rebuilt {results}; publish it with: python -m decoders.tables.publish {results} docs")
+        return 0
     try:
         found = rebuild(args.page, args.out)
     except ConfigError as error:
