@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -282,5 +283,9 @@ def test_rebuild_run_names_what_it_cannot_rebuild(tmp_path, capsys):
     with pytest.raises(ConfigError, match=r"run/results: exists"):
         rebuild.rebuild_run(page_dir, tmp_path / "run")
     with pytest.raises(ConfigError, match=r"records\.tar\.xz: cannot unpack"):
+        rebuild.rebuild_run(page_dir, tmp_path / "elsewhere")
+    with tarfile.open(archive, "w:xz") as tar:  # an archive without the results page's job record
+        tar.add(page_dir / PAGE, arcname="results/RESULTS.md")
+    with pytest.raises(ConfigError, match=r"records\.tar\.xz: no job record of results/RESULTS\.md"):
         rebuild.rebuild_run(page_dir, tmp_path / "elsewhere")
     assert not (tmp_path / "elsewhere").exists()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from decoders.checks import check_path
-from decoders.content import read_job_record
+from decoders.content import job_record_path, read_job_record
 from decoders.errors import ConfigError
 from decoders.io import read_json
 from decoders.tables.evidence import ARCHIVE, PAGE_JOBS, RECORDS
@@ -48,6 +48,22 @@ def unpack(archive: Path, folder: Path) -> None:
             tar.extractall(folder, filter="data")
     except (tarfile.TarError, OSError, EOFError) as error:
         raise ConfigError(f"{archive}: cannot unpack the published records ({error})") from None
+
+
+def archived_record(archive: Path, output: str) -> dict[str, Any]:
+    """The job record of ``output`` (a path relative to the run's folder) as a records archive holds it."""
+    member = job_record_path(output).as_posix()
+    try:
+        with tarfile.open(archive, "r:xz") as tar:
+            handle = tar.extractfile(member)
+            record = json.loads(handle.read()) if handle is not None else None
+    except KeyError:
+        record = None
+    except (tarfile.TarError, OSError, EOFError, ValueError) as error:
+        raise ConfigError(f"{archive}: cannot unpack the published records ({error})") from None
+    if not isinstance(record, dict):
+        raise ConfigError(f"{archive}: no job record of {output}")
+    return record
 
 
 def replay(
@@ -187,16 +203,9 @@ def rebuild_run(page_dir: str | Path, workdir: str | Path, root: Path = ROOT) ->
     if (workdir / "results").exists():
         raise ConfigError(f"{workdir / 'results'}: exists; rebuild a run into a new folder")
     runs: dict[str, list[str]] = {}
-    with tempfile.TemporaryDirectory(prefix="rebuild-run-") as scratch:
-        for experiment in experiments:  # which run made each section: its results page's job record
-            folder = Path(scratch) / experiment
-            unpack(page_dir / RECORDS / experiment / ARCHIVE, folder)
-            record = read_job_record(folder / PAGE_JOBS["results_page"])
-            if record is None:
-                raise ConfigError(
-                    f"{page_dir / RECORDS / experiment / ARCHIVE}: no job record of the results page"
-                )
-            runs.setdefault(json.dumps(record, sort_keys=True), []).append(experiment)
+    for experiment in experiments:  # which run made each section: its results page's job record
+        record = archived_record(page_dir / RECORDS / experiment / ARCHIVE, PAGE_JOBS["results_page"])
+        runs.setdefault(json.dumps(record, sort_keys=True), []).append(experiment)
     if len(runs) > 1:
         made = "; ".join(", ".join(names) for names in runs.values())
         raise ConfigError(
