@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -20,7 +23,8 @@ from decoders.parsing.trees import enumerate_trees
 from decoders.ppc import decoders
 from decoders.ppc.lp import audit, parse_price_cut
 from decoders.ppc.model import GrandparentParser
-from decoders.ppc.pipeline import instances_job, train_parsers, udpipe_job, udpipe_train_job
+from decoders.ppc.pipeline import instances_job, train_parsers, udpipe_job
+from decoders.ppc.udpipe_peer import root_labelled, udpipe_train_job
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +246,76 @@ def test_the_udpipe_peer_trains_on_trees_with_several_root_modifiers(run, repo_r
             trained, str(tmp_path / "single.model"), str(tmp_path / "single.json"), dev_fraction=0.1,
             parser_options="iterations=1;hidden_layer=20;transition_system=swap", seed=0,
         )  # fmt: skip
+
+
+def test_root_modifiers_get_udpipes_root_label_and_nothing_else_changes():
+    frame = pd.DataFrame(
+        {
+            "sent_id": ["a", "b", "c"],
+            "heads": [np.array([2, 0, 2]), np.array([0, 0]), np.array([0])],
+            "deprels": [
+                np.array(["nsubj", "ROOT", "obj"], object),
+                np.array(["ROOT", "dobj"], object),
+                ["_"],
+            ],
+        }
+    )
+    before = frame.copy(deep=True)
+    out, relabelled = root_labelled(frame)
+    assert relabelled == 3
+    assert [list(labels) for labels in out["deprels"]] == [["nsubj", "root", "obj"], ["root", "root"], ["_"]]
+    assert all(list(a) == list(b) for a, b in zip(frame["deprels"], before["deprels"], strict=True))
+    same, none = root_labelled(out)
+    assert none == 0 and [list(x) for x in same["deprels"]] == [list(x) for x in out["deprels"]]
+    empty, zero = root_labelled(frame.iloc[:0])
+    assert zero == 0 and empty.empty
+
+
+def test_the_udpipe_peer_trains_and_parses_trees_whose_root_label_is_not_root(run, tmp_path):
+    """The DDT labels its root modifiers ``ROOT``: trained on such trees as they are, UDPipe's parser kills the
+    process (SIGSEGV) at its first heldout evaluation; the peer's job relabels them. Run in a process of its own,
+    so that a crash fails this test instead of the test worker."""
+    _, _, _, splits = run
+    relabelled = {}
+    for split in ("train", "dev", "test"):
+        frame = pd.read_parquet(splits[split])
+        frame["deprels"] = [
+            np.where(np.asarray(heads) == 0, "ROOT", labels)
+            for heads, labels in zip(frame["heads"], frame["deprels"], strict=True)
+        ]
+        relabelled[split] = str(tmp_path / f"{split}.parquet")
+        frame.to_parquet(relabelled[split], index=False)
+    options = "iterations=1;hidden_layer=20;transition_system=swap;single_root=0"
+    script = f"""
+import json, sys
+from decoders.parsing.udpipe import train_udpipe
+from decoders.parsing.treebank import load_splits
+from decoders.ppc.pipeline import udpipe_job
+from decoders.ppc.udpipe_peer import udpipe_train_job
+splits = json.loads(sys.argv[1])
+if sys.argv[2] == "raw":  # the trees as they are: the crash this job avoids
+    frames = load_splits(splits, dev_fraction=0.1)
+    train_udpipe(frames["train"], sys.argv[3], heldout=frames["dev"], parser_options={options!r}, seed=0)
+    sys.exit(0)
+udpipe_train_job(splits, sys.argv[3], sys.argv[3] + ".json", dev_fraction=0.1, parser_options={options!r}, seed=0)
+udpipe_job(splits, sys.argv[3], sys.argv[3] + ".json", sys.argv[3] + ".parquet", sys.argv[3] + ".summary.json",
+           dev_fraction=0.1)
+"""
+
+    def run_job(mode):
+        return subprocess.run(
+            [sys.executable, "-c", script, json.dumps(relabelled), mode, str(tmp_path / f"{mode}.model")],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    raw = run_job("raw")
+    assert raw.returncode == -signal.SIGSEGV, (raw.returncode, raw.stderr[-2000:])
+    peer = run_job("peer")
+    assert peer.returncode == 0, peer.stderr[-2000:]
+    training = json.loads((tmp_path / "peer.model.json").read_text())
+    assert training["root_modifiers_relabelled"]["train"] > 0
+    records = pd.read_parquet(tmp_path / "peer.model.parquet")
+    assert len(records) == 12 and (records["correct"] <= records["total"]).all()
 
 
 def test_the_epoch_kept_is_the_most_integral_among_near_ties():

@@ -16,7 +16,7 @@ from decoders.errors import DecodersError
 from decoders.ppc import lp, model, training
 from decoders.ppc.instance import PPCInstance
 
-MODULES = ("lp", "model", "training", "instance", "decoders", "pipeline")
+MODULES = ("lp", "model", "training", "instance", "decoders", "pipeline", "udpipe_peer")
 N = 3
 
 
@@ -433,6 +433,26 @@ BAD: dict[str, list[tuple[Callable[[], object], str]] | str] = {
             "parser_options must be a string",
         ),
     ],
+    "udpipe_peer.udpipe_train_job": [
+        (
+            lambda: _udpipe_peer().udpipe_train_job({}, "m", "t", dev_fraction=0.1, parser_options=1, seed=0),
+            "parser_options must be a string",
+        ),
+        (
+            lambda: _udpipe_peer().udpipe_train_job(
+                {}, "m", "t", dev_fraction=0.1, parser_options="", seed=-1
+            ),
+            "seed",
+        ),
+    ],
+    "udpipe_peer.root_labelled": [
+        (lambda: _udpipe_peer().root_labelled([[0, 1]]), "frame must be"),
+        (lambda: _udpipe_peer().root_labelled(_frame(heads=[[0]])), "frame must have the columns deprels"),
+        (
+            lambda: _udpipe_peer().root_labelled(_frame(heads=[[0, 1]], deprels=[["ROOT"]])),
+            "sentence s0: 2 heads but 1 labels",
+        ),
+    ],
     "pipeline.udpipe_job": [
         (
             lambda: _pipeline().udpipe_job({}, "m", "t", "r", True, dev_fraction=0.1),
@@ -467,6 +487,17 @@ def _n_attributes() -> int:
 
 def _decoders():
     return importlib.import_module("decoders.ppc.decoders")
+
+
+def _udpipe_peer():
+    return importlib.import_module("decoders.ppc.udpipe_peer")
+
+
+def _frame(**columns):
+    import pandas as pd
+
+    rows = len(next(iter(columns.values())))
+    return pd.DataFrame({"sent_id": [f"s{i}" for i in range(rows)], **columns})
 
 
 def _pipeline():

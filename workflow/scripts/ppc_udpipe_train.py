@@ -5,7 +5,7 @@ from decoders.threads import pin_one_thread
 pin_one_thread()
 
 from decoders.parsing.treebank import split_inputs  # noqa: E402
-from decoders.ppc.pipeline import udpipe_train_job  # noqa: E402
+from decoders.ppc.udpipe_peer import udpipe_train_job  # noqa: E402
 from decoders.workflow import start_script  # noqa: E402
 
 start_script(snakemake)
