@@ -289,3 +289,14 @@ def test_rebuild_run_names_what_it_cannot_rebuild(tmp_path, capsys):
     with pytest.raises(ConfigError, match=r"records\.tar\.xz: no job record of results/RESULTS\.md"):
         rebuild.rebuild_run(page_dir, tmp_path / "elsewhere")
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_record_paths_become_paths_of_the_run_folder(tmp_path):
+    """Job records keep the paths Snakemake gave: a rule may name a workflow file by its absolute path (ppc's
+    ddt sources table), which the published archive must hold under the run's folder, not the machine's root."""
+    run = tmp_path / "run"
+    (run / "workflow").mkdir(parents=True)
+    assert evidence.run_path(run / "workflow" / "sources.tsv", run) == "workflow/sources.tsv"
+    assert evidence.run_path("results/tables/a.csv", run) == "results/tables/a.csv"
+    with pytest.raises(ConfigError, match=r"outside the folder it ran in"):
+        evidence.run_path(tmp_path / "elsewhere.tsv", run)

@@ -258,23 +258,35 @@ def section_files(content: Mapping[str, Any], experiment: str, base: Path) -> tu
     ]
     replayed = tables_jobs + page_jobs
     written = {path for record in replayed for path in record["replay"]["output"]["items"]}
-    files = {path for record in tables_jobs for path in record["inputs"]}
+    files = {run_path(path, base) for record in tables_jobs for path in record["inputs"]}
     for record in page_jobs:
         if record["rule"] == "corpora_table":
-            files.update(record["inputs"])
+            files.update(run_path(path, base) for path in record["inputs"])
         else:
             sections = dict(named_items(record["replay"]["params"])).get("sections", {})
-            files.update(sections.get(experiment, {}).get("provenance", []))
-    files -= written
+            files.update(run_path(path, base) for path in sections.get(experiment, {}).get("provenance", []))
+    files -= {run_path(path, base) for path in written}
     files.update(p.relative_to(base).as_posix() for p in (base / "results" / "benchmarks").rglob("*.tsv"))
     chain = closure(outputs, base)[:-1]
     paths = files | written | {path for record in chain for path in record["inputs"]}
     sidecars = {
-        sidecar.relative_to(base).as_posix() if sidecar.is_absolute() else sidecar.as_posix()
-        for path in paths
-        for sidecar in (job_record_path(path), checksum_path(path))
+        run_path(sidecar, base) for path in paths for sidecar in (job_record_path(path), checksum_path(path))
     }
     return files, sidecars
+
+
+def run_path(path: str | Path, base: Path) -> str:
+    """A path a job record names, relative to the folder the run ran in (``base``): records keep the paths
+    Snakemake gave, and a rule may name a file of the workflow by its absolute path (ppc's ddt sources table)."""
+    path = Path(path)
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.resolve().relative_to(Path(base).resolve()).as_posix()
+    except ValueError:
+        raise ConfigError(
+            f"{path}: a file the run's jobs read lies outside the folder it ran in ({Path(base).resolve()})"
+        ) from None
 
 
 def named_items(values: Mapping[str, Any]) -> list[tuple[str, Any]]:
