@@ -420,6 +420,46 @@ def test_timed_rules_are_the_rules_with_timed_threads(repo_root):
     assert names == TIMED_RULES
 
 
+def test_a_publish_that_fails_leaves_the_page_folder_and_index_as_they_were(tmp_path, monkeypatch):
+    """A failure half-way (here the explorer's build, after the figures and page were written) restores the
+    published page folder and the index: a reader never sees half of a run published."""
+    from decoders.tables import publish as publishing
+
+    cpu = "Test CPU (2 logical CPUs)"
+    results, docs = tmp_path / "results", tmp_path / "docs"
+    (results / "figures" / "chains").mkdir(parents=True)
+    (results / "figures" / "chains" / "f.png").write_bytes(b"first")
+    (results / publishing.PAGE).write_text(_page(cpu, ("chains: x", "aaa")), encoding="utf-8")
+    target = publishing.publish(results, docs)
+
+    def snapshot():
+        files = [docs / publishing.PAGE, *sorted(p for p in target.rglob("*") if p.is_file())]
+        return {p.relative_to(docs).as_posix(): p.read_bytes() for p in files}
+
+    before = snapshot()
+    (results / "figures" / "chains" / "f.png").write_bytes(b"second")
+    (results / "figures" / "bnb").mkdir()
+    (results / "figures" / "bnb" / "g.png").write_bytes(b"bnb")
+    (results / publishing.PAGE).write_text(
+        _page(cpu, ("bnb: z", "bbb"), ("chains: x", "bbb")), encoding="utf-8"
+    )
+
+    def fails(page_dir, out, **kwargs):
+        (out / "half-written.js").parent.mkdir(parents=True, exist_ok=True)
+        (out / "half-written.js").write_text("partial")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(publishing, "build_explorer", fails)
+    with pytest.raises(OSError, match="No space left"):
+        publishing.publish(results, docs)
+    assert snapshot() == before
+    # and without the fault the same run publishes whole
+    monkeypatch.undo()
+    publishing.publish(results, docs)
+    assert (target / "figures" / "bnb" / "g.png").read_bytes() == b"bnb"
+    assert "table of bnb: z at bbb" in (target / publishing.PAGE).read_text(encoding="utf-8")
+
+
 def test_the_publish_command_says_its_usage_and_names_a_missing_page(tmp_path, capsys):
     """`python -m decoders.tables.publish --help` describes the command; a folder without a results page is
     exit code 1 with an error naming the page; a surplus argument is argparse's usage error (2)."""

@@ -21,12 +21,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from decoders.config import experiment_names, load_yaml
 from decoders.errors import ConfigError
-from decoders.io import CHECKSUM_SUFFIX, write_text_atomic
+from decoders.io import CHECKSUM_SUFFIX, write_bytes_atomic, write_text_atomic
 from decoders.tables.evidence import check, index_statuses, publish_records, write_statuses
 from decoders.tables.explorer import EXPLORER, EXPLORER_ASSETS
 from decoders.tables.explorer import build as build_explorer
@@ -61,6 +63,38 @@ def publish(
             "the papers' numbers"
         )
     target = docs / "results" / cpu_slug(" + ".join(cpus))
+    with _restored_on_failure(target, docs / PAGE):
+        _publish_page(results, docs, target, text, order, root)
+    return target
+
+
+@contextmanager
+def _restored_on_failure(target: Path, index_page: Path) -> Iterator[None]:
+    """Leave the page folder ``target`` and the index as they were when the publishing inside fails (an error, a
+    full disk, an interrupt): a copy of both is kept in a temporary folder until it succeeds."""
+    with tempfile.TemporaryDirectory(prefix="decoders-publish-") as scratch:
+        backup = Path(scratch) / "page"
+        if target.exists():
+            shutil.copytree(target, backup)
+        index_before = index_page.read_bytes() if index_page.is_file() else None
+        try:
+            yield
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            if backup.exists():
+                shutil.move(backup, target)
+            if index_before is None:
+                index_page.unlink(missing_ok=True)
+            else:
+                write_bytes_atomic(index_page, index_before)
+            raise
+
+
+def _publish_page(
+    results: Path, docs: Path, target: Path, text: str, order: Sequence[str], root: str | Path | None
+) -> None:
+    """:func:`publish`'s work once the page is accepted: figures, records, page, statuses, explorer, index."""
+    page = results / PAGE
     target.mkdir(parents=True, exist_ok=True)
     earlier = (target / PAGE).read_text(encoding="utf-8") if (target / PAGE).is_file() else ""
     # the scoreboard of the merged page: its sections may come from several runs (from their Markdown tables)
@@ -94,7 +128,6 @@ def publish(
     # the explorer of the merged page (its tables and the records now beside it), one shared copy of the scripts
     build_explorer(target, target / EXPLORER, assets=docs / "results" / EXPLORER_ASSETS)
     write_text_atomic(docs / PAGE, index(docs, statuses))
-    return target
 
 
 def refuse_unclean(root: Path, text: str, page: Path) -> None:
