@@ -25,8 +25,8 @@ from decoders.linking.overlay import Overlay, check_overlay
 
 @dataclass
 class ExactResult:
-    """``positions`` (None if neither the solver nor a hint gave one in time), its cost, the solver's lower
-    bound, whether the optimum is certified, and timing / size counters."""
+    """``positions`` (None if no solution was found in time), its cost, the solver's lower bound, whether the
+    optimum is certified, and timing / size counters."""
 
     positions: np.ndarray | None
     cost: float
@@ -71,10 +71,9 @@ def exact_mindr(
 ) -> ExactResult:
     """Solve MinDR exactly with CP-SAT, stopping at ``deadline`` (a :func:`time.perf_counter` value).
 
-    ``hint`` (positions, one per set) seeds the search. On timeout the best solution known (the solver's or the
-    hint's, whichever costs less; None without a hint when the solver found none) and the solver's certified
-    lower bound are returned with ``optimal`` False; a deadline already passed when the model is built returns
-    the hint (or None). Arguments are checked first (ValueError naming the argument): a CSR graph,
+    ``hint`` (positions, one per set) seeds the search. On timeout the best solution found (or None) and the
+    solver's certified lower bound are returned with ``optimal`` False; a deadline already passed when the model
+    is built returns no solution. Arguments are checked first (ValueError naming the argument): a CSR graph,
     ``overlay`` (None: no added edge) and non-empty ``sets`` of distinct vertex ids, a finite ``deadline``, a
     ``hint`` of valid positions.
     """
@@ -130,8 +129,7 @@ def _exact_mindr(
     if deadline is not None:
         remaining = deadline - built
         if remaining <= 0:
-            late = ExactResult(None, float("nan"), 0.0, False, {**stats, "solver_status": "NOT_STARTED"})
-            return _or_hint(late, D, hint)
+            return ExactResult(None, float("nan"), 0.0, False, {**stats, "solver_status": "NOT_STARTED"})
         solver.parameters.max_time_in_seconds = remaining
     status = solver.solve(model)
     stats.update(
@@ -143,33 +141,12 @@ def _exact_mindr(
     if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):  # never for a valid model: one choice per set
         raise RuntimeError(f"CP-SAT answered {solver.status_name(status)} on a MinDR model")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _or_hint(
-            ExactResult(None, float("nan"), _bound(solver) if terms else 0.0, False, stats), D, hint
-        )
+        return ExactResult(None, float("nan"), _bound(solver) if terms else 0.0, False, stats)
     positions = np.array([next(a for a, v in enumerate(row) if solver.boolean_value(v)) for row in x])
-    cost = _cost(D, positions)
+    cost = float(sum(D[i][j][positions[i], positions[j]] for i in range(k) for j in range(i + 1, k)))
     optimal = status == cp_model.OPTIMAL
     bound = cost if optimal else min(_bound(solver), cost)
-    return _or_hint(ExactResult(positions, cost, bound, optimal, stats), D, hint)
-
-
-def _cost(D: list[list[np.ndarray]], positions: np.ndarray) -> float:
-    """The MinDR cost of one choice per set: the sum of its pairwise distances."""
-    k = len(D)
-    return float(sum(int(D[i][j][positions[i], positions[j]]) for i in range(k) for j in range(i + 1, k)))
-
-
-def _or_hint(result: ExactResult, D: list[list[np.ndarray]], hint: np.ndarray | None) -> ExactResult:
-    """``result``, or the hint's choice when the solver stopped without a solution or with a costlier one (a
-    time limit; a solver need not return its hint): a timed-out exact decoder still answers with the best choice
-    it knows, under the solver's lower bound."""
-    if hint is None or result.optimal:
-        return result
-    cost = _cost(D, hint)
-    if result.positions is not None and result.cost <= cost:
-        return result
-    stats = {**result.stats, "returned": "hint"}
-    return ExactResult(np.asarray(hint, dtype=np.int64), cost, min(result.bound, cost), False, stats)
+    return ExactResult(positions, cost, bound, optimal, stats)
 
 
 def _bound(solver: cp_model.CpSolver) -> float:

@@ -48,7 +48,7 @@ import scipy.sparse as sp
 from decoders.checks import check_deadline
 from decoders.errors import ConfigError
 from decoders.linking.checks import check_positions, integer_array
-from decoders.linking.exact import ExactResult, _candidate_distances, _checked, _cost, _or_hint
+from decoders.linking.exact import ExactResult, _candidate_distances, _checked
 from decoders.linking.overlay import Overlay
 
 #: SCIP parameters (SCIP's own "name = value" syntax): presolve off (module docstring)
@@ -146,6 +146,7 @@ def _exact_mindr_scip(
     from ortools.linear_solver.python import model_builder_helper as mbh
 
     started = time.perf_counter()
+    k = len(sets)
     sizes = [len(s) for s in sets]
     D = _candidate_distances(indptr, indices, overlay, sets)
     distances_seconds = time.perf_counter() - started
@@ -181,8 +182,7 @@ def _exact_mindr_scip(
     if deadline is not None:
         remaining = deadline - built
         if remaining <= 0:
-            late = ExactResult(None, float("nan"), 0.0, False, {**stats, "solver_status": "NOT_STARTED"})
-            return _or_hint(late, D, hint)
+            return ExactResult(None, float("nan"), 0.0, False, {**stats, "solver_status": "NOT_STARTED"})
         solver.set_time_limit_in_seconds(remaining)
     solver.solve(builder)
     code = solver.status()
@@ -198,14 +198,14 @@ def _exact_mindr_scip(
     stats["dual_bound"] = dual
     found = code in (mbh.SolveStatus.OPTIMAL, mbh.SolveStatus.FEASIBLE) and solver.has_solution()
     if not found:
-        return _or_hint(ExactResult(None, float("nan"), dual, False, stats), D, hint)
+        return ExactResult(None, float("nan"), dual, False, stats)
     values = np.asarray(solver.variable_values())[:n_x]
     offsets = np.cumsum([0, *sizes])
     positions = np.array(
         [int(np.argmax(values[a:b])) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
     )
-    cost = _cost(D, positions)
+    cost = int(sum(int(D[i][j][positions[i], positions[j]]) for i in range(k) for j in range(i + 1, k)))
     optimal = code == mbh.SolveStatus.OPTIMAL and cost - dual <= CERTIFICATE_RTOL * cost
     stats["scip_objective"] = float(solver.objective_value())
-    bound = cost if optimal else min(dual, cost)
-    return _or_hint(ExactResult(positions.astype(np.int64), cost, bound, optimal, stats), D, hint)
+    bound = float(cost) if optimal else min(dual, float(cost))
+    return ExactResult(positions.astype(np.int64), float(cost), bound, optimal, stats)
